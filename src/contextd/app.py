@@ -1,0 +1,49 @@
+"""The composition root: builds the store and the core services from Settings."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from contextd.config import Settings
+from contextd.core.projects import ProjectService
+from contextd.core.records import RecordService
+from contextd.core.search import SearchService
+from contextd.core.status import StatusReport, project_status
+from contextd.models import Project
+from contextd.storage.db import Database
+
+__all__ = ["App", "open_app"]
+
+
+@dataclass(slots=True)
+class App:
+    """Everything a command needs, wired once per process (or per MCP server)."""
+
+    settings: Settings
+    db: Database
+    projects: ProjectService
+    records: RecordService
+    search: SearchService
+
+    def current_project(self) -> Project:
+        """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
+        return self.projects.resolve(self.settings.project, self.settings.cwd)
+
+    def status(self, project: Project) -> StatusReport:
+        return project_status(self.records, project, self.settings.home)
+
+
+@contextmanager
+def open_app(settings: Settings) -> Iterator[App]:
+    """Open the store at the settings' home and yield the wired services; closes on exit."""
+    db = Database.open(settings.db_path)
+    try:
+        yield App(
+            settings=settings,
+            db=db,
+            projects=ProjectService(db),
+            records=RecordService(db),
+            search=SearchService(db, settings.search),
+        )
+    finally:
+        db.close()

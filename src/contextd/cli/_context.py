@@ -1,0 +1,88 @@
+"""What every command shares: the --json/--home/--project options and the lazily opened App."""
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from contextd.app import App, open_app
+from contextd.config import Settings, load_settings
+
+__all__ = ["CliState", "common_options", "get_app", "get_settings", "state"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class CliState:
+    json: bool = False
+    home: str | None = None
+    project: str | None = None
+    app: App | None = None
+
+
+def state(ctx: click.Context | None = None) -> CliState:
+    root = (ctx or click.get_current_context()).find_root()
+    if not isinstance(root.obj, CliState):
+        root.obj = CliState()
+    return root.obj
+
+
+def _remember(name: str) -> Callable[[click.Context, click.Parameter, Any], None]:
+    def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> None:
+        if value:  # a value given on the subcommand overrides one given before it
+            setattr(state(ctx), name, value)
+
+    return callback
+
+
+def common_options(command: F) -> F:
+    """Add --json, --home and --project to a command (and to the root group)."""
+    options = [
+        click.option(
+            "--json",
+            "json_output",
+            is_flag=True,
+            expose_value=False,
+            is_eager=True,
+            callback=_remember("json"),
+            help="Print machine-readable JSON.",
+        ),
+        click.option(
+            "--home",
+            type=click.Path(file_okay=False),
+            expose_value=False,
+            is_eager=True,
+            callback=_remember("home"),
+            metavar="DIR",
+            help="Store folder (default: $CONTEXTD_HOME or ~/.contextd).",
+        ),
+        click.option(
+            "--project",
+            expose_value=False,
+            is_eager=True,
+            metavar="NAME",
+            callback=_remember("project"),
+            help="Act on this project (default: $CONTEXTD_PROJECT, then the folder).",
+        ),
+    ]
+    return functools.reduce(lambda cmd, option: option(cmd), reversed(options), command)
+
+
+def get_settings() -> Settings:
+    current = state()
+    return load_settings(home=current.home, project=current.project, cwd=Path.cwd())
+
+
+def get_app() -> App:
+    """Open the store once per process; it is closed when the command ends."""
+    current = state()
+    if current.app is None:
+        ctx = click.get_current_context().find_root()
+        opened = open_app(get_settings())
+        current.app = opened.__enter__()
+        ctx.call_on_close(lambda: opened.__exit__(None, None, None))
+    return current.app

@@ -1,0 +1,153 @@
+"""The only code that prints: JSON for scripts, aligned text for people."""
+
+import json
+import shutil
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from contextd.cli._context import state
+from contextd.clock import age
+from contextd.core.records import RecordDetail
+from contextd.core.views import NOT_CURRENT
+from contextd.models import Kind, Record, Status, body_to_dict
+
+__all__ = ["emit", "record_block", "record_row", "table", "warn"]
+
+_KIND_COLOUR = {
+    Kind.DECISION: "cyan",
+    Kind.CONSTRAINT: "red",
+    Kind.PIPELINE: "magenta",
+    Kind.CHECKPOINT: "yellow",
+    Kind.MEMORY: "green",
+}
+_FIELD_LABELS = {
+    "problem": "Problem",
+    "why_chosen": "Why",
+    "alternatives": "Alternatives",
+    "what_we_tried": "Tried",
+    "tradeoffs": "Trade-offs",
+    "reason": "Reason",
+    "hardness": "Hardness",
+    "scope": "Scope",
+    "triggering_incident": "Incident",
+    "purpose": "Purpose",
+    "steps": "Steps",
+    "goal": "Goal",
+    "done": "Done",
+    "next": "Next",
+}
+
+
+def emit(payload: dict[str, Any], human: Callable[[], None]) -> None:
+    """Print `payload` as JSON under --json, else let `human` print text."""
+    if state().json:
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        human()
+
+
+def warn(message: str) -> None:
+    click.echo(click.style(message, fg="yellow"), err=True)
+
+
+def _width() -> int:
+    return shutil.get_terminal_size((100, 20)).columns
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: max(width - 1, 1)] + "…"
+
+
+def kind_label(record: Record) -> str:
+    label = str(record.kind) if record.kind is not Kind.MEMORY else (record.category or "memory")
+    return click.style(label, fg=_KIND_COLOUR[record.kind])
+
+
+def status_label(record: Record) -> str:
+    if record.status is Status.SUPERSEDED:
+        return click.style(NOT_CURRENT, fg="red", bold=True)
+    if record.status is Status.ARCHIVED:
+        return click.style("archived", dim=True)
+    return ""
+
+
+def record_row(record: Record, short_id: str, *, extra: str = "") -> list[str]:
+    scope = "global" if record.is_global else ""
+    return [
+        click.style(short_id, fg="bright_black"),
+        kind_label(record),
+        " ".join(x for x in (status_label(record), scope) if x),
+        record.title,
+        extra,
+    ]
+
+
+def table(rows: Sequence[list[str]]) -> None:
+    """Print rows as aligned columns; the title column is clipped to the terminal width."""
+    if not rows:
+        return
+    visible = [[click.unstyle(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in visible) for i in range(len(rows[0]))]
+    title_col = 3
+    fixed = sum(w + 2 for i, w in enumerate(widths) if i != title_col)
+    room = max(_width() - fixed, 20)
+    for row, plain in zip(rows, visible, strict=True):
+        cells = []
+        for i, (cell, text) in enumerate(zip(row, plain, strict=True)):
+            if i == title_col:
+                clipped = _clip(text, room)
+                cells.append(clipped.ljust(min(widths[i], room)))
+            else:
+                cells.append(cell + " " * (widths[i] - len(text)))
+        click.echo("  ".join(cells).rstrip())
+
+
+def record_block(detail: RecordDetail, short_ids: dict[str, str]) -> None:
+    """A record in full, for `show` and after a write."""
+    record = detail.record
+    short = short_ids.get(record.id, record.id)
+    header = f"{click.style(short, bold=True)}  {kind_label(record)}  {status_label(record)}"
+    click.echo(header.rstrip())
+    click.echo(click.style(record.title, bold=True))
+    if detail.successor is not None:
+        line = (
+            f"Superseded by {short_ids.get(detail.successor.id, detail.successor.id)}: "
+            f"{detail.successor.title}"
+        )
+        click.echo(click.style(line, fg="red"))
+    if detail.current is not None:
+        click.echo(
+            click.style(
+                f"Current: {short_ids.get(detail.current.id, detail.current.id)}: "
+                f"{detail.current.title}",
+                fg="red",
+            )
+        )
+    for name, value in body_to_dict(record.body).items():
+        if not value:
+            continue
+        label = _FIELD_LABELS.get(name, name)
+        if isinstance(value, list):
+            click.echo(f"{label}:")
+            numbered = name == "steps"
+            for i, item in enumerate(value, 1):
+                click.echo(f"  {f'{i}.' if numbered else '-'} {item}")
+        else:
+            click.echo(f"{label}: {value}")
+    for predecessor in detail.predecessors:
+        click.echo(f"Replaces {short_ids.get(predecessor.id, predecessor.id)}: {predecessor.title}")
+    meta = [
+        f"id {record.id}",
+        "global" if record.is_global else "",
+        f"tags {', '.join(record.tags)}" if record.tags else "",
+        f"hints {' | '.join(record.retrieval_hints)}" if record.retrieval_hints else "",
+        f"related {', '.join(short_ids.get(r, r) for r in record.related_to)}"
+        if record.related_to
+        else "",
+        f"origin {record.origin}, priority {record.priority}",
+        f"created {record.created_at[:10]}, verified {age(record.verified_at)}",
+    ]
+    click.echo(click.style("  ·  ".join(m for m in meta if m), fg="bright_black"))

@@ -1,0 +1,227 @@
+"""add, decide, constrain, pipeline, checkpoint: recording knowledge of each kind."""
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from contextd.cli._context import common_options, get_app
+from contextd.cli._output import emit
+from contextd.core.views import record_view
+from contextd.models import (
+    CheckpointBody,
+    ConstraintBody,
+    DecisionBody,
+    Hardness,
+    Kind,
+    MemoryBody,
+    Origin,
+    PipelineBody,
+    Record,
+    RecordDraft,
+)
+
+__all__ = ["COMMANDS"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def record_options(command: F) -> F:
+    """Options every record command shares."""
+    options = [
+        click.option("--tag", "tags", multiple=True, metavar="TAG", help="A tag (repeatable)."),
+        click.option(
+            "--hint",
+            "hints",
+            multiple=True,
+            metavar="TEXT",
+            help="Another phrasing a later search might use (repeatable, 2-4 is best).",
+        ),
+        click.option(
+            "--global",
+            "is_global",
+            is_flag=True,
+            help="Applies to every project, not just this one.",
+        ),
+        click.option(
+            "--priority",
+            type=click.IntRange(1, 5),
+            default=3,
+            show_default=True,
+            help="1 (low) to 5 (critical).",
+        ),
+        click.option(
+            "--origin",
+            type=click.Choice([o.value for o in Origin]),
+            default="user",
+            show_default=True,
+            help="Who stated it: trust is user > agent > import.",
+        ),
+        click.option(
+            "--related",
+            "related",
+            multiple=True,
+            metavar="ID",
+            help="Id of a related record (repeatable).",
+        ),
+    ]
+    return functools.reduce(lambda cmd, option: option(cmd), reversed(options), command)
+
+
+def _store(
+    kind: Kind,
+    title: str,
+    body: Any,
+    *,
+    category: str | None = None,
+    tags: tuple[str, ...],
+    hints: tuple[str, ...],
+    is_global: bool,
+    priority: int,
+    origin: str,
+    related: tuple[str, ...],
+) -> None:
+    app = get_app()
+    project = None if is_global else app.current_project()
+    draft = RecordDraft(
+        kind=kind,
+        title=title,
+        body=body,
+        category=category,
+        tags=tags,
+        retrieval_hints=hints,
+        origin=Origin(origin),
+        priority=priority,
+        related_to=related,
+        is_global=is_global,
+    )
+    record = app.records.create(draft, project)
+    _report_written(record, app.records.short_ids([record.id])[record.id])
+
+
+def _report_written(record: Record, short_id: str) -> None:
+    def human() -> None:
+        where = " (global)" if record.is_global else ""
+        click.echo(
+            f"Recorded {record.kind} {click.style(short_id, bold=True)}{where}: {record.title}"
+        )
+
+    emit(record_view(record), human)
+
+
+@click.command()
+@click.argument("text")
+@click.option(
+    "--category",
+    required=True,
+    metavar="C",
+    help="architecture, convention, gotcha, preference, user, ...",
+)
+@record_options
+@common_options
+def add(text: str, category: str, **shared: Any) -> None:
+    """Remember a fact, convention, gotcha or preference."""
+    _store(Kind.MEMORY, text, MemoryBody(), category=category, **shared)
+
+
+@click.command()
+@click.argument("summary")
+@click.option("--problem", required=True, help="The situation that forced a choice (40+ chars).")
+@click.option("--why", required=True, help="Why this option won (60+ chars).")
+@click.option("--alternatives", default="", help="What else was considered.")
+@click.option("--tried", default="", help="What was tried, and what happened.")
+@click.option("--tradeoffs", default="", help="What this choice costs.")
+@record_options
+@common_options
+def decide(
+    summary: str,
+    problem: str,
+    why: str,
+    alternatives: str,
+    tried: str,
+    tradeoffs: str,
+    **shared: Any,
+) -> None:
+    """Record a decision with its rationale."""
+    body = DecisionBody(
+        problem=problem,
+        why_chosen=why,
+        alternatives=alternatives,
+        what_we_tried=tried,
+        tradeoffs=tradeoffs,
+    )
+    _store(Kind.DECISION, summary, body, **shared)
+
+
+@click.command()
+@click.argument("rule")
+@click.option("--reason", required=True, help="What breaks if the rule is ignored (40+ chars).")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    metavar="GLOB",
+    help="Path glob the rule covers, e.g. 'migrations/**' (repeatable).",
+)
+@click.option(
+    "--hardness",
+    required=True,
+    type=click.Choice([h.value for h in Hardness]),
+    help="How binding the rule is.",
+)
+@click.option("--incident", default="", help="What happened that made the rule necessary.")
+@record_options
+@common_options
+def constrain(
+    rule: str, reason: str, scopes: tuple[str, ...], hardness: str, incident: str, **shared: Any
+) -> None:
+    """Record a rule that must hold, with its reason and scope."""
+    body = ConstraintBody(
+        reason=reason, hardness=Hardness(hardness), scope=scopes, triggering_incident=incident
+    )
+    _store(Kind.CONSTRAINT, rule, body, **shared)
+
+
+@click.command()
+@click.argument("name")
+@click.option("--purpose", required=True, help="What the workflow achieves (20+ chars).")
+@click.option(
+    "--step",
+    "steps",
+    multiple=True,
+    required=True,
+    metavar="S",
+    help="One step, in order (repeat for each).",
+)
+@record_options
+@common_options
+def pipeline(name: str, purpose: str, steps: tuple[str, ...], **shared: Any) -> None:
+    """Record a workflow as ordered steps."""
+    _store(Kind.PIPELINE, name, PipelineBody(purpose=purpose, steps=steps), **shared)
+
+
+@click.command()
+@click.argument("summary")
+@click.option("--goal", default="", help="What the work is for.")
+@click.option("--done", multiple=True, metavar="D", help="Something finished (repeatable).")
+@click.option(
+    "--next", "next_steps", multiple=True, metavar="N", help="The next step (repeatable)."
+)
+@click.option("--problem", default="", help="An open problem.")
+@record_options
+@common_options
+def checkpoint(
+    summary: str,
+    goal: str,
+    done: tuple[str, ...],
+    next_steps: tuple[str, ...],
+    problem: str,
+    **shared: Any,
+) -> None:
+    """Record where work stopped: goal, what is done, what is next."""
+    body = CheckpointBody(goal=goal, done=done, next=next_steps, problem=problem)
+    _store(Kind.CHECKPOINT, summary, body, **shared)
+
+
+COMMANDS = [add, decide, constrain, pipeline, checkpoint]

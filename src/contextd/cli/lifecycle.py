@@ -1,0 +1,177 @@
+"""update, supersede, archive, unarchive, delete, verify, stale: changing what is stored."""
+
+from typing import Any
+
+import click
+
+from contextd.cli._context import common_options, get_app
+from contextd.cli._output import emit, record_row, table
+from contextd.clock import age
+from contextd.core.views import record_view
+from contextd.models import Hardness, Record, RecordEdit
+
+__all__ = ["COMMANDS"]
+
+# CLI option name -> body field it edits.
+_BODY_OPTIONS = {
+    "problem": "problem",
+    "why": "why_chosen",
+    "alternatives": "alternatives",
+    "tried": "what_we_tried",
+    "tradeoffs": "tradeoffs",
+    "reason": "reason",
+    "hardness": "hardness",
+    "incident": "triggering_incident",
+    "purpose": "purpose",
+    "goal": "goal",
+    "scope": "scope",
+    "step": "steps",
+    "done": "done",
+    "next": "next",
+}
+_LIST_OPTIONS = {"scope", "step", "done", "next"}
+
+
+def _written(record: Record, verb: str) -> None:
+    app = get_app()
+    short = app.records.short_ids([record.id])[record.id]
+
+    def human() -> None:
+        click.echo(f"{verb} {record.kind} {click.style(short, bold=True)}: {record.title}")
+
+    emit(record_view(record), human)
+
+
+@click.command()
+@click.argument("record_id", metavar="ID")
+@click.option("--title", help="New title / text / summary / rule / name.")
+@click.option("--category")
+@click.option("--tag", "tags", multiple=True, help="Replace the tags (repeatable).")
+@click.option("--hint", "hints", multiple=True, help="Replace the retrieval hints (repeatable).")
+@click.option("--priority", type=click.IntRange(1, 5))
+@click.option("--related", multiple=True, metavar="ID", help="Replace the related ids.")
+@click.option("--problem")
+@click.option("--why")
+@click.option("--alternatives")
+@click.option("--tried")
+@click.option("--tradeoffs")
+@click.option("--reason")
+@click.option("--hardness", type=click.Choice([h.value for h in Hardness]))
+@click.option("--incident")
+@click.option("--purpose")
+@click.option("--goal")
+@click.option("--scope", multiple=True, metavar="GLOB", help="Replace the scope globs.")
+@click.option("--step", multiple=True, help="Replace the pipeline's steps.")
+@click.option("--done", multiple=True, help="Replace the checkpoint's done list.")
+@click.option("--next", multiple=True, help="Replace the checkpoint's next steps.")
+@common_options
+def update(
+    record_id: str,
+    title: str | None,
+    category: str | None,
+    tags: tuple[str, ...],
+    hints: tuple[str, ...],
+    priority: int | None,
+    related: tuple[str, ...],
+    **body_options: Any,
+) -> None:
+    """Change fields of a record; the same rules as when it was created apply."""
+    body = {
+        _BODY_OPTIONS[name]: value
+        for name, value in body_options.items()
+        if (value if name in _LIST_OPTIONS else value is not None)
+    }
+    edit = RecordEdit(
+        title=title,
+        category=category,
+        tags=tags or None,
+        retrieval_hints=hints or None,
+        priority=priority,
+        related_to=related or None,
+        body=body,
+    )
+    _written(get_app().records.update(record_id, edit), "Updated")
+
+
+@click.command()
+@click.argument("old_id", metavar="OLD")
+@click.option("--by", "new_id", required=True, metavar="NEW", help="The record that replaces it.")
+@common_options
+def supersede(old_id: str, new_id: str) -> None:
+    """Mark OLD as replaced by NEW: OLD stays readable but leaves default retrieval."""
+    app = get_app()
+    old, new = app.records.supersede(old_id, new_id)
+    shorts = app.records.short_ids([old.id, new.id])
+
+    def human() -> None:
+        click.echo(
+            f"{shorts[old.id]} ({old.title}) is now NOT CURRENT; "
+            f"current truth: {shorts[new.id]} ({new.title})"
+        )
+
+    emit({"superseded": record_view(old), "by": record_view(new)}, human)
+
+
+@click.command()
+@click.argument("record_id", metavar="ID")
+@common_options
+def archive(record_id: str) -> None:
+    """Take a record out of retrieval (reversible with unarchive)."""
+    _written(get_app().records.archive(record_id), "Archived")
+
+
+@click.command()
+@click.argument("record_id", metavar="ID")
+@common_options
+def unarchive(record_id: str) -> None:
+    """Bring an archived record back."""
+    _written(get_app().records.unarchive(record_id), "Restored")
+
+
+@click.command()
+@click.argument("record_id", metavar="ID")
+@common_options
+def delete(record_id: str) -> None:
+    """Delete a record for good (a tombstone remembers the deletion)."""
+    record = get_app().records.delete(record_id)
+
+    def human() -> None:
+        click.echo(f"Deleted {record.kind} {record.id}: {record.title}")
+
+    emit({"deleted": record.id, "kind": str(record.kind), "title": record.title}, human)
+
+
+@click.command()
+@click.argument("record_id", metavar="ID")
+@common_options
+def verify(record_id: str) -> None:
+    """Confirm a record is still true today."""
+    _written(get_app().records.verify(record_id), "Verified")
+
+
+@click.command()
+@click.option("--days", type=int, help="Not verified for this many days (default from config).")
+@common_options
+def stale(days: int | None) -> None:
+    """List active records not verified recently."""
+    app = get_app()
+    limit = app.settings.lifecycle.stale_days if days is None else days
+    records = app.records.stale(app.current_project(), limit)
+    shorts = app.records.short_ids([r.id for r in records])
+
+    def human() -> None:
+        if not records:
+            click.echo(f"Nothing unverified for more than {limit} days.")
+            return
+        table(
+            [record_row(r, shorts[r.id], extra=f"verified {age(r.verified_at)}") for r in records]
+        )
+        click.echo(
+            f"\n{len(records)} stale; `contextd verify ID` confirms one, "
+            "`contextd archive ID` retires it."
+        )
+
+    emit({"days": limit, "records": [record_view(r) for r in records]}, human)
+
+
+COMMANDS = [update, supersede, archive, unarchive, delete, verify, stale]

@@ -1,0 +1,115 @@
+"""init, attach and detach: setting up the store and linking project folders to it."""
+
+import sys
+from pathlib import Path
+
+import click
+
+from contextd.cli._context import common_options, get_app, get_settings
+from contextd.cli._output import emit
+from contextd.core.home import initialise_home
+from contextd.core.views import project_view
+from contextd.errors import InvalidInputError
+
+__all__ = ["COMMANDS"]
+
+
+@click.command()
+@common_options
+def init() -> None:
+    """Create the store folder, its config.toml and database (safe to run again)."""
+    outcome = initialise_home(get_settings())
+    get_app()  # creates and migrates the database
+    payload = {
+        "home": str(outcome.home),
+        "config": str(outcome.config_path),
+        "database": str(outcome.db_path),
+        "created_config": outcome.wrote_config,
+    }
+
+    def human() -> None:
+        click.echo(f"contextd home  {outcome.home}")
+        note = "written" if outcome.wrote_config else "kept as it was"
+        click.echo(f"config         {outcome.config_path} ({note})")
+        click.echo(f"database       {outcome.db_path}")
+        click.echo("Next: run `contextd attach` inside a project folder.")
+
+    emit(payload, human)
+
+
+@click.command()
+@click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--name", help="Display name (default: the folder's name).")
+@common_options
+def attach(path: Path | None, name: str | None) -> None:
+    """Link a project folder (its git root) to contextd; adopts a project with the same remote."""
+    app = get_app()
+    outcome = app.projects.attach((path or Path.cwd()).absolute(), name)
+    payload = {
+        "action": outcome.action,
+        "path": outcome.path,
+        "project": project_view(outcome.project),
+    }
+
+    def human() -> None:
+        project = outcome.project
+        verb = {
+            "created": "Attached new project",
+            "adopted": "Adopted existing project",
+            "already attached": "Already attached:",
+        }[outcome.action]
+        click.echo(
+            f"{verb} {click.style(project.name, bold=True)} ({project.slug}) at {outcome.path}"
+        )
+        if project.git_remote:
+            click.echo(f"git remote  {project.git_remote}")
+
+    emit(payload, human)
+
+
+@click.command()
+@click.option(
+    "--purge",
+    is_flag=True,
+    help="Also delete the project and all its records on this machine (not synced).",
+)
+@click.option("--yes", is_flag=True, help="Do not ask before --purge.")
+@common_options
+def detach(purge: bool, yes: bool) -> None:
+    """Unlink this folder from its project; the records stay unless --purge."""
+    app = get_app()
+    project = app.current_project()
+    if purge and not yes:
+        if not sys.stdin.isatty():
+            raise InvalidInputError("--purge deletes the project's records; add --yes to confirm.")
+        if not click.confirm(
+            f"Delete project {project.name} and all its records on this machine?",
+            default=False,
+            err=True,
+        ):
+            raise click.Abort()
+    outcome = app.projects.detach(project, Path.cwd(), purge=purge)
+    payload = {
+        "project": project_view(project),
+        "detached_path": outcome.path,
+        "purged": purge,
+        "records_deleted": outcome.purged_records or 0,
+    }
+
+    def human() -> None:
+        if purge:
+            click.echo(
+                f"Purged project {project.name}: {outcome.purged_records} records deleted "
+                "on this machine."
+            )
+        else:
+            where = outcome.path or ", ".join(project.paths) or "no folder"
+            click.echo(
+                f"Detached {project.name} from {where}; its records are kept "
+                "(`contextd attach` links it again)."
+            )
+
+    emit(payload, human)
+
+
+COMMANDS = [init, attach, detach]

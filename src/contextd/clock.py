@@ -1,0 +1,62 @@
+"""Timestamps: one ISO-8601 UTC format everywhere, user date input, and human ages."""
+
+import re
+from datetime import UTC, datetime, timedelta
+
+__all__ = ["age", "now", "parse_instant", "parse_when", "to_iso"]
+
+_RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def now() -> str:
+    """Return the current instant as an ISO-8601 UTC string with milliseconds."""
+    return to_iso(datetime.now(UTC))
+
+
+def to_iso(moment: datetime) -> str:
+    """Format an aware datetime the way the store keeps instants (sortable as text)."""
+    return (
+        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    )
+
+
+def parse_instant(text: str) -> datetime:
+    """Parse an ISO-8601 instant written by the store."""
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def parse_when(text: str, *, reference: datetime | None = None) -> datetime | None:
+    """Read a date a person typed: `2026-11-01`, an ISO instant, or a span back like `30d`.
+
+    Returns None when the text is none of those.
+    """
+    text = text.strip()
+    relative = _RELATIVE.match(text.lower())
+    if relative:
+        amount, unit = int(relative.group(1)), relative.group(2)
+        return (reference or datetime.now(UTC)) - timedelta(**{_UNITS[unit]: amount})
+    try:
+        return parse_instant(text)
+    except ValueError:
+        return None
+
+
+def age(text: str, *, reference: datetime | None = None) -> str:
+    """Say how long ago an ISO instant was, the way a person would ('3 hours ago')."""
+    seconds = int(((reference or datetime.now(UTC)) - parse_instant(text)).total_seconds())
+    if seconds < 60:
+        return "just now"
+    for size, unit in (
+        (604800 * 52, "year"),
+        (86400 * 30, "month"),
+        (604800, "week"),
+        (86400, "day"),
+        (3600, "hour"),
+        (60, "minute"),
+    ):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''} ago"
+    return "just now"

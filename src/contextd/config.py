@@ -1,0 +1,139 @@
+"""Settings: where the home is, which project was asked for, and config.toml.
+
+This is the only module that reads environment variables or the config file.
+"""
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from contextd.errors import ConfigError
+
+__all__ = [
+    "CONFIG_FILE",
+    "DB_FILE",
+    "ContextSettings",
+    "LifecycleSettings",
+    "SearchSettings",
+    "Settings",
+    "default_config_text",
+    "load_settings",
+    "resolve_home",
+]
+
+CONFIG_FILE = "config.toml"
+DB_FILE = "contextd.db"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """Weights of the ranking terms; the sum is multiplied by the status factor."""
+
+    fts_weight: float = 1.0
+    priority_weight: float = 0.35
+    recency_weight: float = 0.25
+    recency_half_life_days: float = 90.0
+    project_weight: float = 0.5
+    trust_weight: float = 0.2
+    superseded_penalty: float = 0.35
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSettings:
+    max_context_tokens: int = 6000
+    max_memories: int = 40
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleSettings:
+    stale_days: int = 90
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    home: Path
+    cwd: Path
+    project: str | None = None
+    search: SearchSettings = field(default_factory=SearchSettings)
+    context: ContextSettings = field(default_factory=ContextSettings)
+    lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / DB_FILE
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / CONFIG_FILE
+
+
+_SECTIONS = {"search": SearchSettings, "context": ContextSettings, "lifecycle": LifecycleSettings}
+
+
+def resolve_home(home: str | Path | None = None) -> Path:
+    """The store's folder: the argument, else $CONTEXTD_HOME, else ~/.contextd."""
+    chosen = home or os.environ.get("CONTEXTD_HOME") or Path.home() / ".contextd"
+    return Path(chosen).expanduser().absolute()
+
+
+def load_settings(
+    home: str | Path | None = None,
+    project: str | None = None,
+    cwd: Path | None = None,
+) -> Settings:
+    """Build Settings from arguments, the environment and config.toml (if present).
+
+    Raises:
+        ConfigError: config.toml is not valid TOML or a known key has a wrong type.
+    """
+    resolved_home = resolve_home(home)
+    settings = Settings(
+        home=resolved_home,
+        cwd=(cwd or Path.cwd()).absolute(),
+        project=project or os.environ.get("CONTEXTD_PROJECT") or None,
+    )
+    path = resolved_home / CONFIG_FILE
+    if not path.is_file():
+        return settings
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML ({exc}); fix or remove the file.") from exc
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from exc
+    sections = {
+        name: _section(path, name, cls, data.get(name, {})) for name, cls in _SECTIONS.items()
+    }
+    return replace(settings, **sections)
+
+
+def _section(path: Path, name: str, cls: type[Any], table: object) -> Any:
+    if not isinstance(table, dict):
+        raise ConfigError(f"[{name}] in {path} must be a table of settings.")
+    values: dict[str, Any] = {}
+    for item in fields(cls):
+        if item.name not in table:
+            continue
+        value = table[item.name]
+        expected = type(item.default)
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if type(value) is not expected:
+            raise ConfigError(
+                f"{name}.{item.name} in {path} must be a {expected.__name__}, got {value!r}."
+            )
+        values[item.name] = value
+    return cls(**values)
+
+
+def default_config_text() -> str:
+    """The config.toml that `init` writes: every known key at its default, commented."""
+    lines = ["# contextd settings. Every key is optional; shown here at its default.", ""]
+    for name, cls in _SECTIONS.items():
+        lines.append(f"[{name}]")
+        for item in fields(cls):
+            lines.append(f"# {item.name} = {item.default!r}".replace("'", '"'))
+        lines.append("")
+    return "\n".join(lines)

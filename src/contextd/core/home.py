@@ -1,0 +1,34 @@
+"""The store's home folder: creating it with a commented config.toml."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from contextd.config import Settings, default_config_text
+from contextd.errors import StoreError
+
+__all__ = ["HomeOutcome", "initialise_home"]
+
+
+@dataclass(frozen=True, slots=True)
+class HomeOutcome:
+    home: Path
+    config_path: Path
+    db_path: Path
+    wrote_config: bool
+
+
+def initialise_home(settings: Settings) -> HomeOutcome:
+    """Create the home folder and config.toml when missing; an existing file is kept as it is."""
+    path = settings.config_path
+    wrote = False
+    try:
+        settings.home.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            with path.open("x", encoding="utf-8") as handle:
+                handle.write(default_config_text())
+            wrote = True
+    except FileExistsError:
+        pass  # another process wrote it first: theirs stands
+    except OSError as exc:
+        raise StoreError(f"Cannot set up {settings.home}: {exc.strerror}.") from exc
+    return HomeOutcome(settings.home, path, settings.db_path, wrote)

@@ -1,0 +1,137 @@
+"""Projects: attaching folders, detaching them, and finding the project a command is about."""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from contextd import gitinfo
+from contextd.clock import now
+from contextd.errors import InvalidInputError, NotFoundError, ProjectNotResolvedError
+from contextd.ids import new_id
+from contextd.models import Project
+from contextd.storage import projects as rows
+from contextd.storage.db import Database
+
+__all__ = ["AttachOutcome", "DetachOutcome", "ProjectService", "slugify"]
+
+
+@dataclass(frozen=True, slots=True)
+class AttachOutcome:
+    project: Project
+    path: str
+    action: str  # "created" | "adopted" | "already attached"
+
+
+@dataclass(frozen=True, slots=True)
+class DetachOutcome:
+    project: Project
+    path: str | None
+    purged_records: int | None
+
+
+def slugify(name: str) -> str:
+    """A lower-case, hyphenated, ASCII form of a project name."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+    return slug or "project"
+
+
+class ProjectService:
+    """Attach, detach, list and resolve projects."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def attach(self, folder: Path, name: str | None = None) -> AttachOutcome:
+        """Attach `folder` (its git root when inside git) to a project, creating one if needed.
+
+        A project already known by the same normalised git remote is adopted, so a clone, a
+        worktree or a project that arrived from another machine is not created twice.
+        """
+        if not folder.is_dir():
+            raise InvalidInputError(f"{folder} is not a folder; give the project's folder.")
+        root = gitinfo.work_tree_root(folder) or folder
+        path = str(root.resolve())
+        url = gitinfo.remote_url(root)
+        remote = gitinfo.normalise_remote(url) if url else None
+        stamp = now()
+        with self._db.transaction() as conn:
+            attached = rows.project_for_path(conn, Path(path))
+            if attached and attached[0] == path:
+                rows.touch_project(conn, attached[1], remote, stamp)
+                return AttachOutcome(self._get(attached[1]), path, "already attached")
+            known = rows.find_by_remote(conn, remote) if remote else None
+            if known:
+                rows.add_path(conn, known.id, path, stamp)
+                rows.touch_project(conn, known.id, remote, stamp)
+                return AttachOutcome(self._get(known.id), path, "adopted")
+            display = name or root.name
+            slug = self._free_slug(slugify(display))
+            project = Project(new_id(), slug, display, remote, (path,), stamp, stamp)
+            rows.insert_project(conn, project)
+        return AttachOutcome(project, path, "created")
+
+    def detach(self, project: Project, folder: Path | None, *, purge: bool) -> DetachOutcome:
+        """Unlink a folder from its project; with `purge`, delete the project and its records
+        on this machine only."""
+        with self._db.transaction() as conn:
+            path = None
+            if folder is not None:
+                attached = rows.project_for_path(conn, folder.resolve())
+                if attached and attached[1] == project.id:
+                    path = attached[0]
+                    rows.remove_path(conn, path)
+            if purge:
+                count = rows.delete_project(conn, project.id)
+                return DetachOutcome(project, path, count)
+            if path is None:
+                for attached_path in project.paths:
+                    rows.remove_path(conn, attached_path)
+        return DetachOutcome(project, path, None)
+
+    def list_projects(self) -> list[Project]:
+        return rows.list_projects(self._db.connection())
+
+    def get(self, project_id: str) -> Project | None:
+        return rows.get_project(self._db.connection(), project_id)
+
+    def resolve(self, name: str | None, cwd: Path) -> Project:
+        """The project a command is about: `name` when given, else the one attached at `cwd`.
+
+        Raises:
+            NotFoundError: `name` matches no project.
+            ProjectNotResolvedError: no name and no attached folder holds `cwd`.
+        """
+        conn = self._db.connection()
+        if name:
+            found = rows.find_by_slug_or_name(conn, name)
+            if len(found) == 1:
+                return found[0]
+            if found:
+                slugs = ", ".join(p.slug for p in found)
+                raise InvalidInputError(f"Project '{name}' matches {slugs}; use the slug.")
+            known = ", ".join(p.slug for p in rows.list_projects(conn)) or "none yet"
+            raise NotFoundError(
+                f"No project named '{name}' (known: {known}); run `contextd attach` in its folder."
+            )
+        attached = rows.project_for_path(conn, cwd.resolve())
+        if attached is None:
+            raise ProjectNotResolvedError(
+                f"No contextd project is attached at {cwd}; run `contextd attach` in the "
+                "project's folder, or pass --project NAME."
+            )
+        return self._get(attached[1])
+
+    def _get(self, project_id: str) -> Project:
+        project = rows.get_project(self._db.connection(), project_id)
+        if project is None:  # only if another process purged it a moment ago
+            raise NotFoundError(f"Project {project_id} no longer exists.")
+        return project
+
+    def _free_slug(self, slug: str) -> str:
+        conn = self._db.connection()
+        candidate, number = slug, 2
+        while rows.slug_taken(conn, candidate):
+            candidate, number = f"{slug}-{number}", number + 1
+        return candidate

@@ -1,0 +1,279 @@
+"""Writing and reading records: create, update, and the lifecycle from active to deleted."""
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from contextd.clock import now, to_iso
+from contextd.core.validation import validate_draft
+from contextd.errors import (
+    AmbiguousIdError,
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+    ValidationError,
+)
+from contextd.ids import MIN_PREFIX, new_id
+from contextd.models import (
+    Kind,
+    Project,
+    Record,
+    RecordDraft,
+    RecordEdit,
+    Status,
+    body_from_dict,
+    body_to_dict,
+)
+from contextd.storage import records as rows
+from contextd.storage.db import Database
+
+__all__ = ["RecordDetail", "RecordService"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordDetail:
+    """A record with the lifecycle facts a reader needs beside it."""
+
+    record: Record
+    successor: Record | None  # the record that replaced it, when superseded
+    current: Record | None  # the end of the supersede chain, when different from `successor`
+    predecessors: tuple[Record, ...]  # records this one replaced
+
+
+class RecordService:
+    """Create, change and retire records; every write is one transaction."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # --- writing -------------------------------------------------------------------------
+
+    def create(self, draft: RecordDraft, project: Project | None) -> Record:
+        """Validate and store a new record in `project` (or globally when the draft says so)."""
+        if project is None and not draft.is_global:
+            raise InvalidInputError("A project record needs a project; pass --project or --global.")
+        clean = validate_draft(draft)
+        stamp = now()
+        with self._db.transaction() as conn:
+            related = tuple(self._resolve_id(prefix).id for prefix in clean.related_to)
+            record = Record(
+                id=new_id(),
+                project_id=None if clean.is_global or project is None else project.id,
+                kind=clean.kind,
+                title=clean.title,
+                body=clean.body,
+                category=clean.category,
+                tags=clean.tags,
+                retrieval_hints=clean.retrieval_hints,
+                origin=clean.origin,
+                priority=clean.priority,
+                status=Status.ACTIVE,
+                superseded_by=None,
+                related_to=tuple(dict.fromkeys(related)),
+                session_id=None,
+                created_at=stamp,
+                updated_at=stamp,
+                verified_at=stamp,
+            )
+            rows.insert_record(conn, record)
+        return record
+
+    def update(self, reference: str, edit: RecordEdit) -> Record:
+        """Change fields of a record; the result must pass the same rules as a new one."""
+        if edit.is_empty():
+            raise InvalidInputError("Nothing to change; give at least one field to update.")
+        with self._db.transaction():
+            record = self._resolve_id(reference)
+            body = _edited_body(record, edit.body)
+            related = edit.related_to
+            if related is not None:
+                related = tuple(dict.fromkeys(self._resolve_id(r).id for r in related))
+                if record.id in related:
+                    raise InvalidInputError("A record cannot be related to itself.")
+            draft = validate_draft(
+                RecordDraft(
+                    kind=record.kind,
+                    title=record.title if edit.title is None else edit.title,
+                    body=body,
+                    category=record.category if edit.category is None else edit.category,
+                    tags=record.tags if edit.tags is None else edit.tags,
+                    retrieval_hints=(
+                        record.retrieval_hints
+                        if edit.retrieval_hints is None
+                        else edit.retrieval_hints
+                    ),
+                    origin=record.origin,
+                    priority=record.priority if edit.priority is None else edit.priority,
+                    related_to=record.related_to if related is None else related,
+                    is_global=record.is_global,
+                )
+            )
+            updated = replace(
+                record,
+                title=draft.title,
+                body=draft.body,
+                category=draft.category,
+                tags=draft.tags,
+                retrieval_hints=draft.retrieval_hints,
+                priority=draft.priority,
+                related_to=draft.related_to,
+                updated_at=now(),
+            )
+            rows.replace_record(self._db.connection(), updated)
+        return updated
+
+    def supersede(self, old_reference: str, new_reference: str) -> tuple[Record, Record]:
+        """Mark `old` as replaced by `new`; `old` keeps its content but leaves default retrieval."""
+        with self._db.transaction() as conn:
+            old = self._resolve_id(old_reference)
+            new = self._resolve_id(new_reference)
+            if old.id == new.id:
+                raise InvalidInputError("A record cannot supersede itself; name two records.")
+            if old.status is Status.SUPERSEDED:
+                raise ConflictError(
+                    f"{old.id} is already superseded by {old.superseded_by}; supersede that "
+                    "record instead."
+                )
+            if new.status is not Status.ACTIVE:
+                raise ConflictError(
+                    f"{new.id} is {new.status}; only an active record can replace another."
+                )
+            if new.project_id not in (old.project_id, None):
+                raise InvalidInputError(
+                    "A record can only be superseded by one of its own project or a global one."
+                )
+            retired = replace(old, status=Status.SUPERSEDED, superseded_by=new.id, updated_at=now())
+            rows.replace_record(conn, retired)
+        return retired, new
+
+    def archive(self, reference: str) -> Record:
+        """Take a record out of retrieval, reversibly."""
+        with self._db.transaction() as conn:
+            record = self._resolve_id(reference)
+            if record.status is Status.ARCHIVED:
+                raise ConflictError(f"{record.id} is already archived.")
+            archived = replace(record, status=Status.ARCHIVED, updated_at=now())
+            rows.replace_record(conn, archived)
+        return archived
+
+    def unarchive(self, reference: str) -> Record:
+        """Bring an archived record back (as superseded when it had been replaced)."""
+        with self._db.transaction() as conn:
+            record = self._resolve_id(reference)
+            if record.status is not Status.ARCHIVED:
+                raise ConflictError(f"{record.id} is {record.status}, not archived.")
+            status = Status.SUPERSEDED if record.superseded_by else Status.ACTIVE
+            restored = replace(record, status=status, updated_at=now())
+            rows.replace_record(conn, restored)
+        return restored
+
+    def delete(self, reference: str) -> Record:
+        """Delete a record for good, leaving a dated tombstone."""
+        with self._db.transaction() as conn:
+            record = self._resolve_id(reference)
+            rows.delete_record(conn, record, now())
+        return record
+
+    def verify(self, reference: str) -> Record:
+        """Re-stamp a record as checked and still true today."""
+        with self._db.transaction() as conn:
+            record = self._resolve_id(reference)
+            stamp = now()
+            verified = replace(record, verified_at=stamp, updated_at=stamp)
+            rows.replace_record(conn, verified)
+        return verified
+
+    # --- reading -------------------------------------------------------------------------
+
+    def get(self, reference: str) -> Record:
+        return self._resolve_id(reference)
+
+    def detail(self, reference: str) -> RecordDetail:
+        record = self._resolve_id(reference)
+        conn = self._db.connection()
+        successor = rows.get_record(conn, record.superseded_by) if record.superseded_by else None
+        current = None
+        if successor is not None:
+            end = self._chain_end(successor)
+            current = end if end.id != successor.id else None
+        predecessors = tuple(
+            r for r in (rows.get_record(conn, i) for i in rows.successors_of(conn, record.id)) if r
+        )
+        return RecordDetail(record, successor, current, predecessors)
+
+    def list_records(
+        self, project: Project, *, kinds: tuple[Kind, ...] = (), include_inactive: bool = False
+    ) -> list[Record]:
+        statuses = () if include_inactive else (Status.ACTIVE,)
+        scope = rows.RecordFilter(project.id, kinds=kinds, statuses=statuses)
+        return rows.list_records(self._db.connection(), scope)
+
+    def stale(self, project: Project, days: int) -> list[Record]:
+        """Active records not verified within `days` days, oldest-verified first."""
+        if days < 0:
+            raise InvalidInputError("--days must be zero or more.")
+        cutoff = to_iso(datetime.now(UTC) - timedelta(days=days))
+        records = [r for r in self.list_records(project) if r.verified_at < cutoff]
+        return sorted(records, key=lambda r: r.verified_at)
+
+    def counts(self, project: Project) -> dict[Kind, int]:
+        return rows.count_by_kind(self._db.connection(), rows.RecordFilter(project.id))
+
+    def latest(self, project: Project, kind: Kind) -> Record | None:
+        scope = rows.RecordFilter(project.id, kinds=(kind,))
+        found = rows.list_records(self._db.connection(), scope, limit=1)
+        return found[0] if found else None
+
+    def short_ids(self, ids: list[str]) -> dict[str, str]:
+        """The shortest unambiguous prefix of each id, for people to read and type."""
+        return rows.shortest_unique_prefixes(self._db.connection(), ids, MIN_PREFIX)
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def _resolve_id(self, reference: str) -> Record:
+        prefix = reference.strip().lower()
+        if len(prefix) < MIN_PREFIX:
+            raise InvalidInputError(
+                f"Id '{reference}' is too short; give at least {MIN_PREFIX} characters of it."
+            )
+        conn = self._db.connection()
+        matches = rows.ids_with_prefix(conn, prefix)
+        if len(matches) > 1 and prefix not in matches:
+            raise AmbiguousIdError(reference, matches)
+        if not matches:
+            deleted = rows.tombstone_of(conn, prefix)
+            if deleted:
+                raise NotFoundError(f"Record {reference} was deleted on {deleted[:10]}.")
+            raise NotFoundError(
+                f"No record with id '{reference}'; `contextd memories --all` lists them."
+            )
+        record = rows.get_record(conn, prefix if prefix in matches else matches[0])
+        if record is None:
+            raise NotFoundError(f"No record with id '{reference}'.")
+        return record
+
+    def _chain_end(self, record: Record) -> Record:
+        conn = self._db.connection()
+        seen = {record.id}
+        while record.superseded_by and record.superseded_by not in seen:
+            nxt = rows.get_record(conn, record.superseded_by)
+            if nxt is None:
+                break
+            seen.add(nxt.id)
+            record = nxt
+        return record
+
+
+def _edited_body(record: Record, changes: dict[str, Any]) -> Any:
+    if not changes:
+        return record.body
+    current = body_to_dict(record.body)
+    unknown = sorted(set(changes) - set(current))
+    if unknown:
+        raise ValidationError(
+            unknown[0],
+            f"A {record.kind} has no field {unknown[0]!r}; it has: "
+            f"{', '.join(current) or 'only its title, category, tags and hints'}.",
+        )
+    current.update(changes)
+    return body_from_dict(record.kind, current)

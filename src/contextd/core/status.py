@@ -1,0 +1,39 @@
+"""A person's overview of a project: git position, what is stored, where work stopped."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from contextd import gitinfo
+from contextd.core.records import RecordService
+from contextd.models import Kind, Project, Record
+
+__all__ = ["StatusReport", "project_status"]
+
+
+@dataclass(frozen=True, slots=True)
+class StatusReport:
+    project: Project
+    git: gitinfo.GitState | None
+    counts: dict[Kind, int]
+    last_checkpoint: Record | None
+    home: Path
+
+
+def project_status(records: RecordService, project: Project, home: Path) -> StatusReport:
+    """Gather the overview `contextd status` shows."""
+    return StatusReport(
+        project=project,
+        git=_git_state_of(project),
+        counts=records.counts(project),
+        last_checkpoint=records.latest(project, Kind.CHECKPOINT),
+        home=home,
+    )
+
+
+def _git_state_of(project: Project) -> gitinfo.GitState | None:
+    """Git position of the project's first folder that still exists on this machine."""
+    for path in project.paths:
+        folder = Path(path)
+        if folder.is_dir():
+            return gitinfo.git_state(folder)
+    return None

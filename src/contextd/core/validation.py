@@ -1,0 +1,245 @@
+"""Per-kind rules a record must meet before it is stored, with guidance naming the field."""
+
+import re
+from dataclasses import replace
+
+from contextd.errors import ValidationError
+from contextd.models import (
+    BODY_TYPES,
+    Body,
+    CheckpointBody,
+    ConstraintBody,
+    DecisionBody,
+    Kind,
+    PipelineBody,
+    RecordDraft,
+)
+
+__all__ = [
+    "MAX_FIELD_CHARS",
+    "MAX_HINTS",
+    "MAX_TAGS",
+    "normalise_category",
+    "normalise_tags",
+    "validate_draft",
+]
+
+MAX_FIELD_CHARS = 20_000
+MAX_RECORD_CHARS = 100_000
+MAX_TAGS = 20
+MAX_HINTS = 8
+PRIORITY_RANGE = (1, 5)
+_CATEGORY = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+_TITLE_MIN = {
+    Kind.MEMORY: 10,
+    Kind.DECISION: 10,
+    Kind.CONSTRAINT: 10,
+    Kind.PIPELINE: 3,
+    Kind.CHECKPOINT: 5,
+}
+_TITLE_LABEL = {
+    Kind.MEMORY: "memory text",
+    Kind.DECISION: "decision summary",
+    Kind.CONSTRAINT: "rule",
+    Kind.PIPELINE: "pipeline name",
+    Kind.CHECKPOINT: "checkpoint summary",
+}
+
+
+def validate_draft(draft: RecordDraft) -> RecordDraft:
+    """Check a draft against its kind's rules and return it cleaned (trimmed, normalised).
+
+    Raises:
+        ValidationError: a field is missing, too short, too long or malformed.
+    """
+    title = _text("title", draft.title, label=_TITLE_LABEL[draft.kind])
+    _at_least(
+        "title",
+        title,
+        _TITLE_MIN[draft.kind],
+        f"The {_TITLE_LABEL[draft.kind]}",
+        "say it in a full phrase a later session will understand on its own",
+    )
+    category = normalise_category(draft.category) if draft.category else None
+    if draft.kind is Kind.MEMORY and not category:
+        raise ValidationError(
+            "category",
+            "A memory needs a category (--category): architecture, convention, "
+            "gotcha, preference, user or another single word.",
+        )
+    low, high = PRIORITY_RANGE
+    if not low <= draft.priority <= high:
+        raise ValidationError(
+            "priority", f"Priority must be from {low} (low) to {high} (critical)."
+        )
+    cleaned = replace(
+        draft,
+        title=title,
+        category=category,
+        tags=normalise_tags(draft.tags),
+        retrieval_hints=_hints(draft.retrieval_hints),
+        body=_clean_body(draft.kind, draft.body),
+    )
+    size = len(title) + sum(len(str(v)) for v in _flatten(cleaned.body))
+    if size > MAX_RECORD_CHARS:
+        raise ValidationError(
+            "body",
+            f"The record is {size} characters; the limit is {MAX_RECORD_CHARS}: "
+            "split it into several records linked with --related.",
+        )
+    return cleaned
+
+
+def normalise_tags(tags: tuple[str, ...]) -> tuple[str, ...]:
+    """Lower-case, hyphenate spaces, drop repeats; refuse empty or overlong tags."""
+    out: list[str] = []
+    for raw in tags:
+        tag = re.sub(r"\s+", "-", _text("tags", raw, label="tag").lower()).strip("#")
+        if not tag or len(tag) > 40:
+            raise ValidationError("tags", f"Tag {raw!r} must be 1 to 40 characters.")
+        if tag not in out:
+            out.append(tag)
+    if len(out) > MAX_TAGS:
+        raise ValidationError(
+            "tags", f"A record takes at most {MAX_TAGS} tags; keep the telling ones."
+        )
+    return tuple(out)
+
+
+def normalise_category(category: str) -> str:
+    value = category.strip().lower()
+    if not _CATEGORY.match(value):
+        raise ValidationError(
+            "category",
+            f"Category {category!r} must be one lower-case word (letters, digits, "
+            "- or _), such as architecture, convention, gotcha or preference.",
+        )
+    return value
+
+
+def _hints(hints: tuple[str, ...]) -> tuple[str, ...]:
+    out = [_text("retrieval_hints", h, label="retrieval hint") for h in hints]
+    out = list(dict.fromkeys(h for h in out if h))
+    if len(out) > MAX_HINTS:
+        raise ValidationError(
+            "retrieval_hints",
+            f"Give at most {MAX_HINTS} retrieval hints (2 to 4 is best): "
+            "other phrasings, symptoms or error messages a later search might use.",
+        )
+    return tuple(out)
+
+
+def _decision(body: DecisionBody) -> DecisionBody:
+    problem = _text("problem", body.problem, label="problem")
+    _at_least(
+        "problem",
+        problem,
+        40,
+        "The decision's problem (--problem)",
+        "describe the situation that forced a choice",
+    )
+    why = _text("why_chosen", body.why_chosen, label="why_chosen")
+    _at_least(
+        "why_chosen",
+        why,
+        60,
+        "The decision's why_chosen (--why)",
+        "give the reasons this option beat the alternatives, so a later session does not undo it",
+    )
+    return DecisionBody(
+        problem=problem,
+        why_chosen=why,
+        alternatives=_text("alternatives", body.alternatives, label="alternatives"),
+        what_we_tried=_text("what_we_tried", body.what_we_tried, label="what_we_tried"),
+        tradeoffs=_text("tradeoffs", body.tradeoffs, label="tradeoffs"),
+    )
+
+
+def _constraint(body: ConstraintBody) -> ConstraintBody:
+    reason = _text("reason", body.reason, label="reason")
+    _at_least(
+        "reason",
+        reason,
+        40,
+        "The constraint's reason (--reason)",
+        "explain what breaks if the rule is ignored",
+    )
+    scope = []
+    for glob in body.scope:
+        cleaned = _text("scope", glob, label="scope").removeprefix("./")
+        if not cleaned:
+            raise ValidationError("scope", "A scope must be a path glob such as 'src/db/**'.")
+        scope.append(cleaned)
+    return ConstraintBody(
+        reason=reason,
+        hardness=body.hardness,
+        scope=tuple(dict.fromkeys(scope)),
+        triggering_incident=_text(
+            "triggering_incident", body.triggering_incident, label="triggering_incident"
+        ),
+    )
+
+
+def _pipeline(body: PipelineBody) -> PipelineBody:
+    purpose = _text("purpose", body.purpose, label="purpose")
+    _at_least(
+        "purpose",
+        purpose,
+        20,
+        "The pipeline's purpose (--purpose)",
+        "say what the workflow achieves and when to run it",
+    )
+    steps = tuple(s for s in (_text("steps", step, label="step") for step in body.steps) if s)
+    if not steps:
+        raise ValidationError("steps", "A pipeline needs at least one step (--step), in order.")
+    return PipelineBody(purpose=purpose, steps=steps)
+
+
+def _checkpoint(body: CheckpointBody) -> CheckpointBody:
+    return CheckpointBody(
+        goal=_text("goal", body.goal, label="goal"),
+        done=tuple(d for d in (_text("done", x, label="done item") for x in body.done) if d),
+        next=tuple(n for n in (_text("next", x, label="next step") for x in body.next) if n),
+        problem=_text("problem", body.problem, label="problem"),
+    )
+
+
+def _clean_body(kind: Kind, body: Body) -> Body:
+    if not isinstance(body, BODY_TYPES[kind]):
+        raise ValidationError("body", f"A {kind} record cannot carry a {type(body).__name__}.")
+    if isinstance(body, DecisionBody):
+        return _decision(body)
+    if isinstance(body, ConstraintBody):
+        return _constraint(body)
+    if isinstance(body, PipelineBody):
+        return _pipeline(body)
+    if isinstance(body, CheckpointBody):
+        return _checkpoint(body)
+    return body
+
+
+def _text(field: str, value: str, *, label: str) -> str:
+    if not isinstance(value, str):
+        raise ValidationError(field, f"The {label} must be text.")
+    if "\x00" in value:
+        raise ValidationError(field, f"The {label} contains a NUL character; remove it.")
+    value = value.strip()
+    if len(value) > MAX_FIELD_CHARS:
+        raise ValidationError(
+            field, f"The {label} is {len(value)} characters; the limit is {MAX_FIELD_CHARS}."
+        )
+    return value
+
+
+def _at_least(field: str, value: str, minimum: int, subject: str, advice: str) -> None:
+    if len(value) < minimum:
+        got = f"is {len(value)} characters" if value else "is missing"
+        raise ValidationError(field, f"{subject} {got}; it needs at least {minimum}: {advice}.")
+
+
+def _flatten(body: object) -> list[object]:
+    values: list[object] = []
+    for name in getattr(body, "__slots__", ()):
+        value = getattr(body, name)
+        values.extend(value if isinstance(value, tuple) else [value])
+    return values

@@ -1,0 +1,87 @@
+"""Plain JSON-ready views of core results, shared by the CLI's --json and the MCP server."""
+
+from typing import Any
+
+from contextd.core.records import RecordDetail
+from contextd.models import Project, Record, SearchHit, Status, body_to_dict
+
+__all__ = ["NOT_CURRENT", "detail_view", "hit_view", "project_view", "record_view"]
+
+NOT_CURRENT = "NOT CURRENT"
+
+
+def record_view(record: Record) -> dict[str, Any]:
+    """Every stored field of a record; a superseded one is labelled NOT CURRENT."""
+    view: dict[str, Any] = {
+        "id": record.id,
+        "kind": str(record.kind),
+        "title": record.title,
+        "status": str(record.status),
+        "project_id": record.project_id,
+        "category": record.category,
+        "body": body_to_dict(record.body),
+        "tags": list(record.tags),
+        "retrieval_hints": list(record.retrieval_hints),
+        "origin": str(record.origin),
+        "priority": record.priority,
+        "superseded_by": record.superseded_by,
+        "related_to": list(record.related_to),
+        "session_id": record.session_id,
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+        "verified_at": record.verified_at,
+    }
+    if record.status is Status.SUPERSEDED:
+        view["label"] = NOT_CURRENT
+    return view
+
+
+def detail_view(detail: RecordDetail) -> dict[str, Any]:
+    view = record_view(detail.record)
+    if detail.successor is not None:
+        view["successor"] = {"id": detail.successor.id, "title": detail.successor.title}
+    if detail.current is not None:
+        view["current"] = {"id": detail.current.id, "title": detail.current.title}
+    view["supersedes"] = [{"id": r.id, "title": r.title} for r in detail.predecessors]
+    return view
+
+
+def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
+    record = hit.record
+    view: dict[str, Any] = {
+        "id": record.id,
+        "kind": str(record.kind),
+        "title": record.title,
+        "status": str(record.status),
+        "score": round(hit.score, 4),
+        "category": record.category,
+        "tags": list(record.tags),
+        "scope": "global" if record.is_global else "project",
+        "superseded_by": record.superseded_by,
+        "verified_at": record.verified_at,
+    }
+    if record.status is Status.SUPERSEDED:
+        view["label"] = NOT_CURRENT
+    if explain:
+        terms = hit.terms
+        view["explain"] = {
+            "fts": round(terms.fts, 4),
+            "priority": round(terms.priority, 4),
+            "recency": round(terms.recency, 4),
+            "project_match": round(terms.project_match, 4),
+            "trust": round(terms.trust, 4),
+            "status_multiplier": terms.status_multiplier,
+        }
+    return view
+
+
+def project_view(project: Project) -> dict[str, Any]:
+    return {
+        "id": project.id,
+        "slug": project.slug,
+        "name": project.name,
+        "git_remote": project.git_remote,
+        "paths": list(project.paths),
+        "created_at": project.created_at,
+        "updated_at": project.updated_at,
+    }

@@ -1,0 +1,98 @@
+"""The one exception tree of contextd; every class carries the CLI exit code it maps to.
+
+* ContextdError                    exit 1
+  + InvalidInputError              exit 2   (a value a user typed is wrong)
+    - ValidationError              exit 2   (a record field is missing, too short or malformed)
+    - InvalidQueryError            exit 2   (a search query or filter cannot be used)
+    - AmbiguousIdError             exit 2   (an id prefix matches several records)
+  + NotFoundError                  exit 3   (record, project)
+    - ProjectNotResolvedError      exit 3   (no project given and none attached here)
+  + ConflictError                  exit 4   (the change clashes with the record's current state)
+  + ConfigError                    exit 5   (config.toml unreadable or wrong)
+  + StoreError                     exit 6   (the database cannot be opened or written)
+    - SchemaTooNewError            exit 6
+"""
+
+from typing import ClassVar
+
+__all__ = [
+    "AmbiguousIdError",
+    "ConfigError",
+    "ConflictError",
+    "ContextdError",
+    "InvalidInputError",
+    "InvalidQueryError",
+    "NotFoundError",
+    "ProjectNotResolvedError",
+    "SchemaTooNewError",
+    "StoreError",
+    "ValidationError",
+]
+
+
+class ContextdError(Exception):
+    """Root of every error contextd reports to a user; the message is one clear sentence."""
+
+    exit_code: ClassVar[int] = 1
+
+
+class InvalidInputError(ContextdError):
+    """A value the user gave cannot be used."""
+
+    exit_code = 2
+
+
+class ValidationError(InvalidInputError):
+    """A record field is missing, too short or malformed."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class InvalidQueryError(InvalidInputError):
+    """A search query or filter cannot be used."""
+
+
+class AmbiguousIdError(InvalidInputError):
+    """An id prefix matches more than one record."""
+
+    def __init__(self, prefix: str, candidates: list[str]) -> None:
+        shown = ", ".join(candidates[:5])
+        super().__init__(
+            f"Id prefix '{prefix}' matches {len(candidates)} records ({shown}); "
+            "type more characters."
+        )
+        self.candidates = candidates
+
+
+class NotFoundError(ContextdError):
+    """A record or project does not exist."""
+
+    exit_code = 3
+
+
+class ProjectNotResolvedError(NotFoundError):
+    """No project was named and none is attached at the current directory."""
+
+
+class ConflictError(ContextdError):
+    """The change clashes with the current state of a record."""
+
+    exit_code = 4
+
+
+class ConfigError(ContextdError):
+    """The configuration file cannot be read or holds a wrong value."""
+
+    exit_code = 5
+
+
+class StoreError(ContextdError):
+    """The database cannot be opened, read or written."""
+
+    exit_code = 6
+
+
+class SchemaTooNewError(StoreError):
+    """The database was written by a newer contextd."""

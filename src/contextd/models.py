@@ -1,0 +1,256 @@
+"""Domain values shared by every layer: projects, records and their typed bodies. No I/O."""
+
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any
+
+from contextd.errors import ValidationError
+
+__all__ = [
+    "BODY_TYPES",
+    "Body",
+    "CheckpointBody",
+    "ConstraintBody",
+    "DecisionBody",
+    "Hardness",
+    "Kind",
+    "MemoryBody",
+    "Origin",
+    "PipelineBody",
+    "Project",
+    "Record",
+    "RecordDraft",
+    "RecordEdit",
+    "ScoreTerms",
+    "SearchHit",
+    "SearchQuery",
+    "SearchResult",
+    "Status",
+    "body_from_dict",
+    "body_to_dict",
+]
+
+
+class Kind(StrEnum):
+    MEMORY = "memory"
+    DECISION = "decision"
+    CONSTRAINT = "constraint"
+    PIPELINE = "pipeline"
+    CHECKPOINT = "checkpoint"
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    ARCHIVED = "archived"
+
+
+class Origin(StrEnum):
+    """Who wrote a record; retrieval trusts user > agent > import."""
+
+    USER = "user"
+    AGENT = "agent"
+    IMPORT = "import"
+
+
+class Hardness(StrEnum):
+    ABSOLUTE = "absolute"
+    STRONG = "strong"
+    ADVISORY = "advisory"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBody:
+    """A free memory keeps its text in the record title; it has no extra fields."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionBody:
+    problem: str
+    why_chosen: str
+    alternatives: str = ""
+    what_we_tried: str = ""
+    tradeoffs: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ConstraintBody:
+    reason: str
+    hardness: Hardness
+    scope: tuple[str, ...] = ()
+    triggering_incident: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineBody:
+    purpose: str
+    steps: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointBody:
+    goal: str = ""
+    done: tuple[str, ...] = ()
+    next: tuple[str, ...] = ()
+    problem: str = ""
+
+
+Body = MemoryBody | DecisionBody | ConstraintBody | PipelineBody | CheckpointBody
+
+BODY_TYPES: dict[Kind, type[Body]] = {
+    Kind.MEMORY: MemoryBody,
+    Kind.DECISION: DecisionBody,
+    Kind.CONSTRAINT: ConstraintBody,
+    Kind.PIPELINE: PipelineBody,
+    Kind.CHECKPOINT: CheckpointBody,
+}
+
+
+def body_to_dict(body: Body) -> dict[str, Any]:
+    """Plain JSON-ready form of a body (tuples become lists, enums their value)."""
+    out: dict[str, Any] = {}
+    for item in fields(body):
+        value = getattr(body, item.name)
+        out[item.name] = (
+            list(value)
+            if isinstance(value, tuple)
+            else str(value)
+            if isinstance(value, StrEnum)
+            else value
+        )
+    return out
+
+
+def body_from_dict(kind: Kind, data: dict[str, Any]) -> Body:
+    """Rebuild a typed body from its JSON form; unknown keys are ignored."""
+    body_type = BODY_TYPES[kind]
+    values: dict[str, Any] = {}
+    for item in fields(body_type):
+        if item.name not in data:
+            continue
+        value = data[item.name]
+        if isinstance(value, list):
+            value = tuple(value)
+        if item.name == "hardness":
+            value = _hardness(value)
+        values[item.name] = value
+    return body_type(**values)
+
+
+def _hardness(value: object) -> Hardness:
+    try:
+        return Hardness(str(value))
+    except ValueError:
+        choices = ", ".join(h.value for h in Hardness)
+        raise ValidationError("hardness", f"Hardness must be one of {choices}.") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    id: str
+    slug: str
+    name: str
+    git_remote: str | None
+    paths: tuple[str, ...]
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    id: str
+    project_id: str | None
+    kind: Kind
+    title: str
+    body: Body
+    category: str | None
+    tags: tuple[str, ...]
+    retrieval_hints: tuple[str, ...]
+    origin: Origin
+    priority: int
+    status: Status
+    superseded_by: str | None
+    related_to: tuple[str, ...]
+    session_id: str | None
+    created_at: str
+    updated_at: str
+    verified_at: str
+
+    @property
+    def is_global(self) -> bool:
+        return self.project_id is None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordDraft:
+    """What a caller asks to store; the core validates it and gives it an id and dates."""
+
+    kind: Kind
+    title: str
+    body: Body
+    category: str | None = None
+    tags: tuple[str, ...] = ()
+    retrieval_hints: tuple[str, ...] = ()
+    origin: Origin = Origin.USER
+    priority: int = 3
+    related_to: tuple[str, ...] = ()
+    is_global: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RecordEdit:
+    """Fields to change on a record; None leaves a field as it is."""
+
+    title: str | None = None
+    category: str | None = None
+    tags: tuple[str, ...] | None = None
+    retrieval_hints: tuple[str, ...] | None = None
+    priority: int | None = None
+    related_to: tuple[str, ...] | None = None
+    body: dict[str, Any] = field(default_factory=dict)
+
+    def is_empty(self) -> bool:
+        return not self.body and all(
+            getattr(self, name) is None
+            for name in ("title", "category", "tags", "retrieval_hints", "priority", "related_to")
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    text: str
+    kinds: tuple[Kind, ...] = ()
+    tags: tuple[str, ...] = ()
+    limit: int = 10
+    include_superseded: bool = False
+    include_archived: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreTerms:
+    """Each weighted term of one hit's score, kept so `--explain` can show them."""
+
+    fts: float
+    priority: float
+    recency: float
+    project_match: float
+    trust: float
+    status_multiplier: float
+
+    @property
+    def total(self) -> float:
+        summed = self.fts + self.priority + self.recency + self.project_match + self.trust
+        return summed * self.status_multiplier
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    record: Record
+    score: float
+    terms: ScoreTerms
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    hits: tuple[SearchHit, ...]

@@ -1,0 +1,188 @@
+"""The SQLite file: opening it safely, one connection per thread, and transactions."""
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from contextd.errors import SchemaTooNewError, StoreError
+from contextd.storage.migrations import apply_pending, known_migrations
+
+__all__ = ["APPLICATION_ID", "Database"]
+
+APPLICATION_ID = 0x63747864  # "ctxd": marks a file as a contextd store
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+BUSY_TIMEOUT_MS = 15_000
+
+
+class Database:
+    """A contextd SQLite store, shared across threads: each thread gets its own connection."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: Path) -> "Database":
+        """Open (creating if absent) and migrate the store at `path`.
+
+        Raises:
+            StoreError: the file is not a contextd store, or cannot be opened or written.
+            SchemaTooNewError: the file was written by a newer contextd.
+        """
+        _refuse_foreign_file(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"Cannot create the folder {path.parent}: {exc.strerror}.") from exc
+        database = cls(path)
+        try:
+            database._prepare()
+        except BaseException:
+            database.close()
+            raise
+        return database
+
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection, opened on first use."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+            with self._lock:
+                self._connections.append(conn)
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (BEGIN IMMEDIATE), or a savepoint when one is already open."""
+        conn = self.connection()
+        if conn.in_transaction:
+            name = f"sp_{id(conn)}_{threading.get_ident()}"
+            conn.execute(f"SAVEPOINT {name}")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute(f"ROLLBACK TO {name}")
+                conn.execute(f"RELEASE {name}")
+                raise
+            conn.execute(f"RELEASE {name}")
+            return
+        with translate_errors(self.path):
+            conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.rollback()
+            raise
+        with translate_errors(self.path):
+            conn.commit()
+
+    def close(self) -> None:
+        """Close every connection this store opened."""
+        with self._lock:
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            conn.close()
+        self._local = threading.local()
+
+    def _connect(self) -> sqlite3.Connection:
+        with translate_errors(self.path):
+            conn = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = FULL")
+        return conn
+
+    def _prepare(self) -> None:
+        conn = self.connection()
+        with translate_errors(self.path):
+            _check_identity(conn, self.path)
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            latest = known_migrations()[-1].version
+            if conn.execute("PRAGMA user_version").fetchone()[0] == latest:
+                return
+            with self.transaction():
+                _check_identity(conn, self.path)  # another process may have set it up meanwhile
+                _refuse_newer_schema(conn, self.path, latest)
+                if apply_pending(conn):
+                    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+
+def _refuse_foreign_file(path: Path) -> None:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(_SQLITE_MAGIC))
+    except FileNotFoundError:
+        return
+    except IsADirectoryError as exc:
+        raise StoreError(f"{path} is a folder, not a contextd database; move it aside.") from exc
+    except OSError as exc:
+        raise StoreError(f"Cannot read {path}: {exc.strerror}.") from exc
+    if head and head != _SQLITE_MAGIC:
+        raise StoreError(
+            f"{path} is not a contextd database (not an SQLite file); it was left untouched: "
+            "move it aside or point --home elsewhere."
+        )
+
+
+def _check_identity(conn: sqlite3.Connection, path: Path) -> None:
+    application_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    if application_id == APPLICATION_ID:
+        return
+    has_tables = conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+    ).fetchone()[0]
+    if application_id != 0 or has_tables:
+        raise StoreError(
+            f"{path} is an SQLite file that contextd did not create; it was left untouched: "
+            "move it aside or point --home elsewhere."
+        )
+
+
+def _refuse_newer_schema(conn: sqlite3.Connection, path: Path, latest: int) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > latest:
+        raise SchemaTooNewError(
+            f"{path} was written by a newer contextd (schema {version}, this one knows {latest}); "
+            "upgrade contextd to use it."
+        )
+
+
+@contextmanager
+def translate_errors(path: Path) -> Iterator[None]:
+    """Turn SQLite's low-level failures into one clear StoreError sentence."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        raise StoreError(_explain(path, exc)) from exc
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError):
+            raise
+        raise StoreError(
+            f"{path} is damaged or not a database ({exc}); it was left untouched: "
+            "restore a backup or move it aside."
+        ) from exc
+
+
+def _explain(path: Path, exc: sqlite3.OperationalError) -> str:
+    message = str(exc).lower()
+    if "locked" in message or "busy" in message:
+        return f"{path} stayed locked by another contextd process; try again in a moment."
+    if "readonly" in message or "read-only" in message:
+        return f"{path} is read-only; check the permissions of {path.parent}."
+    if "disk is full" in message or "disk i/o" in message:
+        return f"Writing {path} failed ({exc}); free some disk space and try again."
+    if "unable to open" in message:
+        return f"Cannot open {path}; check that {path.parent} exists and is writable."
+    return f"The database {path} failed: {exc}."

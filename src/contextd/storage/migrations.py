@@ -1,0 +1,82 @@
+"""Numbered SQL migrations (storage/sql/NNNN_name.sql), applied in order in one transaction."""
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from importlib import resources
+
+from contextd.clock import now
+
+__all__ = ["Migration", "applied_versions", "apply_pending", "known_migrations", "split_statements"]
+
+_NAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+def known_migrations() -> list[Migration]:
+    """Every migration shipped with this version of contextd, oldest first."""
+    found: list[Migration] = []
+    for entry in resources.files("contextd.storage").joinpath("sql").iterdir():
+        match = _NAME.match(entry.name)
+        if match:
+            found.append(Migration(int(match.group(1)), match.group(2), entry.read_text("utf-8")))
+    found.sort(key=lambda m: m.version)
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise RuntimeError(f"Two migrations share a number: {versions}")
+    return found
+
+
+def split_statements(script: str) -> list[str]:
+    """Split a SQL script into statements (triggers keep their inner semicolons)."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            if pending.strip():
+                statements.append(pending.strip())
+            pending = ""
+    if pending.strip() and not all(
+        part.strip().startswith("--") or not part.strip() for part in pending.splitlines()
+    ):
+        raise RuntimeError(f"Incomplete SQL statement at the end of a migration: {pending!r}")
+    return statements
+
+
+def applied_versions(conn: sqlite3.Connection) -> set[int]:
+    """Versions already applied to this database (empty for a new file)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'"
+    ).fetchone()
+    if not exists:
+        return set()
+    return {row[0] for row in conn.execute("SELECT version FROM _migrations")}
+
+
+def apply_pending(conn: sqlite3.Connection) -> list[Migration]:
+    """Apply every migration not yet applied; the caller holds the write transaction."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations "
+        "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    done = applied_versions(conn)
+    applied: list[Migration] = []
+    for migration in known_migrations():
+        if migration.version in done:
+            continue
+        for statement in split_statements(migration.sql):
+            conn.execute(statement)
+        conn.execute(
+            "INSERT INTO _migrations(version, name, applied_at) VALUES (?, ?, ?)",
+            (migration.version, migration.name, now()),
+        )
+        conn.execute(f"PRAGMA user_version = {migration.version}")
+        applied.append(migration)
+    return applied

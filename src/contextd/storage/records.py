@@ -1,0 +1,255 @@
+"""SQL for records of every kind, their tombstones, and listings by project scope."""
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
+
+__all__ = [
+    "RecordFilter",
+    "count_by_kind",
+    "delete_record",
+    "get_record",
+    "ids_with_prefix",
+    "insert_record",
+    "list_records",
+    "record_from_row",
+    "replace_record",
+    "search_text",
+    "shortest_unique_prefixes",
+    "successors_of",
+    "tombstone_of",
+]
+
+COLUMNS = (
+    "id, project_id, kind, title, body, category, tags, retrieval_hints, origin, priority, "
+    "status, superseded_by, related_to, session_id, created_at, updated_at, verified_at"
+)
+_PLACEHOLDERS = ", ".join("?" for _ in COLUMNS.split(","))
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFilter:
+    """Which records a listing or search may return. `project_id` None means global only."""
+
+    project_id: str | None
+    kinds: tuple[Kind, ...] = ()
+    statuses: tuple[Status, ...] = (Status.ACTIVE,)
+    tags: tuple[str, ...] = ()
+    category: str | None = None
+
+    def where(self, alias: str = "records") -> tuple[str, list[object]]:
+        """SQL condition and parameters for this filter."""
+        clauses = [f"({alias}.project_id = ? OR {alias}.project_id IS NULL)"]
+        params: list[object] = [self.project_id]
+        if self.statuses:
+            clauses.append(f"{alias}.status IN ({', '.join('?' for _ in self.statuses)})")
+            params.extend(str(s) for s in self.statuses)
+        if self.kinds:
+            clauses.append(f"{alias}.kind IN ({', '.join('?' for _ in self.kinds)})")
+            params.extend(str(k) for k in self.kinds)
+        if self.category:
+            clauses.append(f"{alias}.category = ?")
+            params.append(self.category)
+        for tag in self.tags:
+            clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
+            params.append(tag)
+        return " AND ".join(clauses), params
+
+
+def search_text(record: Record) -> str:
+    """The body's words as one text, indexed by FTS beside title, tags and hints."""
+    parts: list[str] = []
+    for value in body_to_dict(record.body).values():
+        if isinstance(value, list):
+            parts.extend(str(item) for item in value)
+        elif value:
+            parts.append(str(value))
+    if record.category:
+        parts.append(record.category)
+    return "\n".join(parts)
+
+
+def _row_values(record: Record) -> tuple[object, ...]:
+    return (
+        record.id,
+        record.project_id,
+        str(record.kind),
+        record.title,
+        json.dumps(body_to_dict(record.body), ensure_ascii=False),
+        record.category,
+        json.dumps(list(record.tags), ensure_ascii=False),
+        json.dumps(list(record.retrieval_hints), ensure_ascii=False),
+        str(record.origin),
+        record.priority,
+        str(record.status),
+        record.superseded_by,
+        json.dumps(list(record.related_to)),
+        record.session_id,
+        record.created_at,
+        record.updated_at,
+        record.verified_at,
+    )
+
+
+def record_from_row(row: Sequence[object]) -> Record:
+    (
+        record_id,
+        project_id,
+        kind,
+        title,
+        body,
+        category,
+        tags,
+        hints,
+        origin,
+        priority,
+        status,
+        superseded_by,
+        related_to,
+        session_id,
+        created,
+        updated,
+        verified,
+    ) = row
+    record_kind = Kind(str(kind))
+    parsed_body: Body = body_from_dict(record_kind, json.loads(str(body)))
+    return Record(
+        id=str(record_id),
+        project_id=None if project_id is None else str(project_id),
+        kind=record_kind,
+        title=str(title),
+        body=parsed_body,
+        category=None if category is None else str(category),
+        tags=tuple(json.loads(str(tags))),
+        retrieval_hints=tuple(json.loads(str(hints))),
+        origin=Origin(str(origin)),
+        priority=int(str(priority)),
+        status=Status(str(status)),
+        superseded_by=None if superseded_by is None else str(superseded_by),
+        related_to=tuple(json.loads(str(related_to))),
+        session_id=None if session_id is None else str(session_id),
+        created_at=str(created),
+        updated_at=str(updated),
+        verified_at=str(verified),
+    )
+
+
+def insert_record(conn: sqlite3.Connection, record: Record) -> None:
+    conn.execute(
+        f"INSERT INTO records({COLUMNS}, body_text) VALUES ({_PLACEHOLDERS}, ?)",
+        (*_row_values(record), search_text(record)),
+    )
+
+
+def replace_record(conn: sqlite3.Connection, record: Record) -> None:
+    """Write every field of an existing record (the FTS trigger follows text changes)."""
+    assignments = ", ".join(f"{name.strip()} = ?" for name in COLUMNS.split(",")[1:])
+    values = _row_values(record)
+    conn.execute(
+        f"UPDATE records SET {assignments}, body_text = ? WHERE id = ?",
+        (*values[1:], search_text(record), record.id),
+    )
+
+
+def get_record(conn: sqlite3.Connection, record_id: str) -> Record | None:
+    row = conn.execute(f"SELECT {COLUMNS} FROM records WHERE id = ?", (record_id,)).fetchone()
+    return record_from_row(row) if row else None
+
+
+def ids_with_prefix(conn: sqlite3.Connection, prefix: str, limit: int = 6) -> list[str]:
+    """Record ids that start with `prefix` (at most `limit`)."""
+    upper = prefix + "\uffff"
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM records WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+            (prefix, upper, limit),
+        )
+    ]
+
+
+def tombstone_of(conn: sqlite3.Connection, record_id: str) -> str | None:
+    """When the record was deleted, if it was."""
+    row = conn.execute("SELECT deleted_at FROM tombstones WHERE id = ?", (record_id,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def list_records(
+    conn: sqlite3.Connection,
+    scope: RecordFilter,
+    *,
+    oldest_first: bool = False,
+    limit: int | None = None,
+) -> list[Record]:
+    where, params = scope.where()
+    order = "ASC" if oldest_first else "DESC"
+    sql = f"SELECT {COLUMNS} FROM records WHERE {where} ORDER BY created_at {order}, id {order}"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return [record_from_row(row) for row in conn.execute(sql, params)]
+
+
+def count_by_kind(conn: sqlite3.Connection, scope: RecordFilter) -> dict[Kind, int]:
+    where, params = scope.where()
+    rows = conn.execute(f"SELECT kind, count(*) FROM records WHERE {where} GROUP BY kind", params)
+    return {Kind(kind): count for kind, count in rows}
+
+
+def successors_of(conn: sqlite3.Connection, record_id: str) -> list[str]:
+    """Ids of records that name `record_id` as their successor."""
+    return [
+        r[0] for r in conn.execute("SELECT id FROM records WHERE superseded_by = ?", (record_id,))
+    ]
+
+
+def delete_record(conn: sqlite3.Connection, record: Record, deleted_at: str) -> None:
+    """Remove a record, leave a tombstone, and drop links other records held to it."""
+    conn.execute("DELETE FROM records WHERE id = ?", (record.id,))
+    conn.execute(
+        "INSERT INTO tombstones(id, project_id, deleted_at) VALUES (?, ?, ?) "
+        "ON CONFLICT(id) DO UPDATE SET deleted_at = excluded.deleted_at",
+        (record.id, record.project_id, deleted_at),
+    )
+    linked = conn.execute(
+        "SELECT id, related_to FROM records WHERE EXISTS "
+        "(SELECT 1 FROM json_each(records.related_to) WHERE value = ?)",
+        (record.id,),
+    ).fetchall()
+    for other_id, related in linked:
+        kept = [item for item in json.loads(related) if item != record.id]
+        conn.execute("UPDATE records SET related_to = ? WHERE id = ?", (json.dumps(kept), other_id))
+
+
+def shortest_unique_prefixes(
+    conn: sqlite3.Connection, ids: Iterable[str], minimum: int
+) -> dict[str, str]:
+    """For each id, the shortest prefix (at least `minimum` long) no other record shares."""
+    out: dict[str, str] = {}
+    for record_id in ids:
+        neighbours = [
+            row[0]
+            for row in conn.execute(
+                "SELECT * FROM (SELECT id FROM records WHERE id < ? ORDER BY id DESC LIMIT 1) "
+                "UNION ALL SELECT * FROM (SELECT id FROM records WHERE id > ? ORDER BY id LIMIT 1)",
+                (record_id, record_id),
+            )
+        ]
+        shared = max((_common_prefix(record_id, other) for other in neighbours), default=0)
+        length = max(minimum, shared + 1)
+        if length < len(record_id) and record_id[length - 1] == "-":
+            length += 1  # never end a short id on a dash
+        out[record_id] = record_id[:length]
+    return out
+
+
+def _common_prefix(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
