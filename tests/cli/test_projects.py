@@ -1,0 +1,154 @@
+"""init, attach, detach and project resolution through the CLI."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DECISION, Cli, make_repo
+
+
+def test_init_creates_home_config_and_database_and_is_idempotent(run: Cli, home: Path) -> None:
+    first = run.json("init")
+    assert first["created_config"] is True
+    assert (home / "config.toml").is_file() and (home / "contextd.db").is_file()
+    (home / "config.toml").write_text("[search]\nfts_weight = 2.0\n", encoding="utf-8")
+    second = run.json("init")
+    assert second["created_config"] is False
+    assert (home / "config.toml").read_text(encoding="utf-8") == "[search]\nfts_weight = 2.0\n"
+
+
+def test_attach_uses_the_git_root_name_and_normalised_remote(
+    run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_repo(tmp_path / "Orbit", "git@github.com:Acme/Orbit.git")
+    (root / "src" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(root / "src" / "deep")
+    out = run.json("attach")
+    assert out["action"] == "created"
+    assert out["path"] == str(root.resolve())
+    assert out["project"]["name"] == "Orbit"
+    assert out["project"]["slug"] == "orbit"
+    assert out["project"]["git_remote"] == "github.com/acme/orbit"
+
+
+def test_attach_twice_is_idempotent(run: Cli, repo: Path) -> None:
+    again = run.json("attach")
+    assert again["action"] == "already attached"
+    assert len(run.json("memories")["records"]) == 0
+
+
+def test_a_clone_with_the_https_form_of_the_same_remote_adopts_the_project(
+    run: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = run.json(*DECISION)
+    clone = make_repo(tmp_path / "elsewhere" / "orbit-copy", "https://github.com/acme/orbit.git")
+    monkeypatch.chdir(clone)
+    out = run.json("attach")
+    assert out["action"] == "adopted"
+    assert sorted(out["project"]["paths"]) == sorted([str(repo.resolve()), str(clone.resolve())])
+    assert [r["id"] for r in run.json("memories")["records"]] == [first["id"]]
+
+
+def test_two_folders_with_the_same_name_get_distinct_slugs(
+    run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slugs = []
+    for parent in ("a", "b"):
+        folder = tmp_path / parent / "api"
+        folder.mkdir(parents=True)
+        monkeypatch.chdir(folder)
+        slugs.append(run.json("attach")["project"]["slug"])
+    assert slugs == ["api", "api-2"]
+
+
+def test_a_folder_outside_git_is_attached_as_it_is(
+    run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = tmp_path / "notes"
+    plain.mkdir()
+    out = run.json("attach", str(plain))
+    assert out["path"] == str(plain.resolve())
+    assert out["project"]["git_remote"] is None
+
+
+def test_the_deepest_attached_folder_wins(
+    run: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inner = make_repo(repo / "vendor" / "billing")  # a nested repository of its own
+    run.json("attach", str(inner))
+    (inner / "src").mkdir()
+    monkeypatch.chdir(inner / "src")
+    assert run.json("status")["project"]["name"] == "billing"
+    monkeypatch.chdir(repo)
+    assert run.json("status")["project"]["name"] == "orbit"
+
+
+def test_project_option_and_environment_override_the_folder(
+    run: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "sable"
+    other.mkdir()
+    run.json("attach", str(other))
+    assert run.json("status", "--project", "sable")["project"]["slug"] == "sable"
+    monkeypatch.setenv("CONTEXTD_PROJECT", "sable")
+    assert run.json("status")["project"]["slug"] == "sable"
+    assert run.json("--project", "orbit", "status")["project"]["slug"] == "orbit"
+
+
+def test_an_unattached_folder_is_a_clear_error_naming_attach(
+    run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    monkeypatch.chdir(loose)
+    result = run("add", "The build needs Node 20 or newer", "--category", "gotcha")
+    assert result.exit_code == 3
+    assert "contextd attach" in result.stderr
+    assert "Traceback" not in result.output
+    assert result.stderr.count("\n") == 1
+
+
+def test_an_unknown_project_name_lists_the_known_ones(run: Cli, repo: Path) -> None:
+    result = run("status", "--project", "nope")
+    assert result.exit_code == 3
+    assert "No project named 'nope'" in result.stderr and "orbit" in result.stderr
+
+
+def test_no_project_is_created_implicitly(
+    run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    run("memories")
+    run("add", "The build needs Node 20 or newer", "--category", "gotcha")
+    run.json("init")
+    result = run("status", "--project", "anything")
+    assert result.exit_code == 3
+    assert "known: none yet" in result.stderr
+
+
+def test_detach_unlinks_the_folder_but_keeps_the_records(
+    run: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = run.json(*DECISION)
+    out = run.json("detach")
+    assert out["detached_path"] == str(repo.resolve())
+    assert run("status").exit_code == 3
+    assert run.json("show", record["id"], "--project", "orbit")["id"] == record["id"]
+    assert run.json("attach")["action"] == "adopted"  # same remote: the project comes back
+
+
+def test_detach_purge_needs_confirmation_without_a_terminal(run: Cli, repo: Path) -> None:
+    run.json(*DECISION)
+    refused = run("detach", "--purge")
+    assert refused.exit_code == 2
+    assert "--yes" in refused.stderr
+    purged = run.json("detach", "--purge", "--yes")
+    assert purged["records_deleted"] == 1
+    assert run("status", "--project", "orbit").exit_code == 3
+
+
+def test_home_option_points_at_another_store(run: Cli, repo: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other-home"
+    run.json(*DECISION)
+    assert run.json("--home", str(other), "init")["home"] == str(other)
+    assert run("memories", "--home", str(other)).exit_code == 3  # no project there

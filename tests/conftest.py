@@ -1,0 +1,95 @@
+"""Shared fixtures: every test gets its own CONTEXTD_HOME and a clean environment."""
+
+import json
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from contextd.app import App, open_app
+from contextd.cli.main import cli
+from contextd.config import load_settings
+
+
+def pytest_report_header() -> str:
+    conn = sqlite3.connect(":memory:")
+    fts5 = (
+        "yes"
+        if conn.execute("SELECT sqlite_compileoption_used('ENABLE_FTS5')").fetchone()[0]
+        else "no"
+    )
+    loadable = hasattr(conn, "enable_load_extension")
+    conn.close()
+    return f"SQLite {sqlite3.sqlite_version}, FTS5 {fts5}, extension loading {loadable}"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private store folder; nothing a test does reaches the real ~/.contextd."""
+    folder = tmp_path / "home"
+    monkeypatch.setenv("CONTEXTD_HOME", str(folder))
+    monkeypatch.delenv("CONTEXTD_PROJECT", raising=False)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return folder
+
+
+def make_repo(path: Path, remote: str | None = None) -> Path:
+    """A real git work tree, optionally with an `origin` remote."""
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    if remote:
+        subprocess.run(["git", "-C", str(path), "remote", "add", "origin", remote], check=True)
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git project folder, attached, and the current directory."""
+    path = make_repo(tmp_path / "orbit", "git@github.com:acme/orbit.git")
+    monkeypatch.chdir(path)
+    result = CliRunner().invoke(cli, ["attach"])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.fixture
+def app(home: Path, repo: Path) -> Iterator[App]:
+    """The core API over the test store, with the `repo` project current."""
+    with open_app(load_settings(cwd=repo)) as opened:
+        yield opened
+
+
+class Cli:
+    """Runs `contextd` in-process the way a terminal would."""
+
+    def __init__(self) -> None:
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, input: str | None = None) -> Result:
+        return self.runner.invoke(cli, list(args), input=input)
+
+    def json(self, *args: str) -> Any:
+        result = self(*args, "--json")
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+
+@pytest.fixture
+def run() -> Cli:
+    return Cli()
+
+
+DECISION = [
+    "decide",
+    "Use NATS for the task queue",
+    "--problem",
+    "Redis pub/sub dropped tasks whenever workers reconnected during a deploy",
+    "--why",
+    "NATS JetStream keeps durable consumers with acks and replay, so a worker that "
+    "reconnects resumes where it stopped",
+]

@@ -1,0 +1,60 @@
+"""The installed console script and `python -m contextd`, run as real processes."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DECISION, make_repo
+
+
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=os.environ.copy(),
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_console_script_records_and_finds_a_decision(tmp_path: Path) -> None:
+    beside_python = Path(sys.executable).parent / "contextd"
+    exe = str(beside_python) if beside_python.exists() else shutil.which("contextd")
+    if exe is None:
+        pytest.fail("the `contextd` console script is not installed; run `pip install -e .`")
+    project = make_repo(tmp_path / "orbit", "https://github.com/acme/orbit.git")
+    assert _run([exe, "init"], project).returncode == 0
+    assert _run([exe, "attach"], project).returncode == 0
+    made = _run([exe, *DECISION, "--json"], project)
+    assert made.returncode == 0, made.stderr
+    record = json.loads(made.stdout)
+    found = json.loads(_run([exe, "search", "task queue", "--json"], project).stdout)
+    assert found["results"][0]["id"] == record["id"]
+
+
+def test_python_dash_m_reports_a_user_error_without_a_traceback(tmp_path: Path) -> None:
+    done = _run([sys.executable, "-m", "contextd", "show", "0123456789"], tmp_path)
+    assert done.returncode == 3
+    assert done.stderr.startswith("Error: No record")
+    assert "Traceback" not in done.stderr
+    unknown = _run([sys.executable, "-m", "contextd", "frobnicate"], tmp_path)
+    assert unknown.returncode == 2
+
+
+def test_importing_the_cli_stays_light() -> None:
+    code = (
+        "import sys, contextd.cli.main; heavy = {'numpy', 'mcp', 'httpx', 'tokenizers', "
+        "'pydantic'} & set(sys.modules); print(sorted(heavy))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8", check=True
+    )
+    assert done.stdout.strip() == "[]"
