@@ -31,6 +31,9 @@ def pytest_report_header() -> str:
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private store folder; nothing a test does reaches the real ~/.contextd."""
     folder = tmp_path / "home"
+    folder.mkdir()
+    # Fast, deterministic vectors by default; tests of the real model opt in with `local_model`.
+    (folder / "config.toml").write_text('[embeddings]\nprovider = "hashing"\n', encoding="utf-8")
     monkeypatch.setenv("CONTEXTD_HOME", str(folder))
     monkeypatch.delenv("CONTEXTD_PROJECT", raising=False)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))

@@ -9,7 +9,10 @@ from contextd.core.projects import ProjectService
 from contextd.core.records import RecordService
 from contextd.core.search import SearchService
 from contextd.core.status import StatusReport, project_status
+from contextd.embeddings import select_provider
 from contextd.models import Project
+from contextd.retrieval.indexer import Indexer
+from contextd.retrieval.search import Retriever
 from contextd.storage.db import Database
 
 __all__ = ["App", "open_app"]
@@ -21,6 +24,8 @@ class App:
 
     settings: Settings
     db: Database
+    provider_note: str | None
+    indexer: Indexer | None
     projects: ProjectService
     records: RecordService
     search: SearchService
@@ -36,14 +41,19 @@ class App:
 @contextmanager
 def open_app(settings: Settings) -> Iterator[App]:
     """Open the store at the settings' home and yield the wired services; closes on exit."""
+    choice = select_provider(settings.embeddings)
     db = Database.open(settings.db_path)
     try:
+        indexer = Indexer(db, choice.provider) if choice.provider else None
+        retriever = Retriever(db, indexer, settings.search, choice.note)
         yield App(
             settings=settings,
             db=db,
+            provider_note=choice.note,
+            indexer=indexer,
             projects=ProjectService(db),
-            records=RecordService(db),
-            search=SearchService(db, settings.search),
+            records=RecordService(db, indexer),
+            search=SearchService(retriever, settings.context),
         )
     finally:
         db.close()

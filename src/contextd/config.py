@@ -15,6 +15,7 @@ __all__ = [
     "CONFIG_FILE",
     "DB_FILE",
     "ContextSettings",
+    "EmbeddingSettings",
     "LifecycleSettings",
     "SearchSettings",
     "Settings",
@@ -28,16 +29,33 @@ DB_FILE = "contextd.db"
 
 
 @dataclass(frozen=True, slots=True)
+class EmbeddingSettings:
+    """Which provider turns text into vectors (`local`, `hashing`, `openai` or `none`)."""
+
+    provider: str = "local"
+    model: str = "all-MiniLM-L6-v2"
+    api_base: str = "http://localhost:11434/v1"
+    api_key_env: str = ""
+    dimensions: int = 384
+    timeout_s: float = 30.0
+
+
+@dataclass(frozen=True, slots=True)
 class SearchSettings:
     """Weights of the ranking terms; the sum is multiplied by the status factor."""
 
     fts_weight: float = 1.0
+    semantic_weight: float = 1.0
+    semantic_floor: float = 0.15
     priority_weight: float = 0.35
     recency_weight: float = 0.25
     recency_half_life_days: float = 90.0
     project_weight: float = 0.5
     trust_weight: float = 0.2
     superseded_penalty: float = 0.35
+    candidate_pool: int = 50
+    related_factor: float = 0.5
+    mmr_balance: float = 0.7
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +77,7 @@ class Settings:
     search: SearchSettings = field(default_factory=SearchSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
+    embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
 
     @property
     def db_path(self) -> Path:
@@ -69,7 +88,12 @@ class Settings:
         return self.home / CONFIG_FILE
 
 
-_SECTIONS = {"search": SearchSettings, "context": ContextSettings, "lifecycle": LifecycleSettings}
+_SECTIONS: dict[str, type[Any]] = {
+    "embeddings": EmbeddingSettings,
+    "search": SearchSettings,
+    "context": ContextSettings,
+    "lifecycle": LifecycleSettings,
+}
 
 
 def resolve_home(home: str | Path | None = None) -> Path:

@@ -9,6 +9,7 @@
     - ProjectNotResolvedError      exit 3   (no project given and none attached here)
   + ConflictError                  exit 4   (the change clashes with the record's current state)
   + ConfigError                    exit 5   (config.toml unreadable or wrong)
+  + ProviderUnavailableError       exit 5   (embedding model, endpoint or key missing)
   + StoreError                     exit 6   (the database cannot be opened or written)
     - SchemaTooNewError            exit 6
 """
@@ -23,6 +24,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidQueryError",
     "NotFoundError",
+    "ProviderUnavailableError",
     "ProjectNotResolvedError",
     "SchemaTooNewError",
     "StoreError",
@@ -96,3 +98,9 @@ class StoreError(ContextdError):
 
 class SchemaTooNewError(StoreError):
     """The database was written by a newer contextd."""
+
+
+class ProviderUnavailableError(ContextdError):
+    """An embedding provider or vector store cannot be used (missing package, key, server)."""
+
+    exit_code = 5

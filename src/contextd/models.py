@@ -218,12 +218,19 @@ class RecordEdit:
 
 @dataclass(frozen=True, slots=True)
 class SearchQuery:
+    """What to look for and which records may answer; dates are ISO instants (created_at)."""
+
     text: str
     kinds: tuple[Kind, ...] = ()
     tags: tuple[str, ...] = ()
+    category: str | None = None
+    since: str | None = None
+    before: str | None = None
     limit: int = 10
     include_superseded: bool = False
     include_archived: bool = False
+    expand_related: bool = True
+    diversify: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,15 +238,25 @@ class ScoreTerms:
     """Each weighted term of one hit's score, kept so `--explain` can show them."""
 
     fts: float
+    semantic: float
     priority: float
     recency: float
     project_match: float
     trust: float
+    feedback: float
     status_multiplier: float
 
     @property
     def total(self) -> float:
-        summed = self.fts + self.priority + self.recency + self.project_match + self.trust
+        summed = (
+            self.fts
+            + self.semantic
+            + self.priority
+            + self.recency
+            + self.project_match
+            + self.trust
+            + self.feedback
+        )
         return summed * self.status_multiplier
 
 
@@ -248,9 +265,12 @@ class SearchHit:
     record: Record
     score: float
     terms: ScoreTerms
+    linked_from: str | None = None  # set when the hit came in through another hit's related_to
 
 
 @dataclass(frozen=True, slots=True)
 class SearchResult:
-    query: str
+    """Ranked hits; `degraded` says why retrieval fell back to full-text only, if it did."""
+
     hits: tuple[SearchHit, ...]
+    degraded: str | None = None

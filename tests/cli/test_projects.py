@@ -8,6 +8,8 @@ from tests.conftest import DECISION, Cli, make_repo
 
 
 def test_init_creates_home_config_and_database_and_is_idempotent(run: Cli, home: Path) -> None:
+    (home / "config.toml").unlink()
+    home.rmdir()
     first = run.json("init")
     assert first["created_config"] is True
     assert (home / "config.toml").is_file() and (home / "contextd.db").is_file()

@@ -59,7 +59,6 @@ def test_slugify_makes_ascii_hyphenated_names() -> None:
 
 
 def test_config_file_overrides_defaults(home: Path) -> None:
-    home.mkdir()
     (home / "config.toml").write_text(
         "[search]\nfts_weight = 2\n[lifecycle]\nstale_days = 30\n", encoding="utf-8"
     )
@@ -78,13 +77,11 @@ def test_config_file_overrides_defaults(home: Path) -> None:
     ],
 )
 def test_a_broken_config_is_one_clear_error(home: Path, text: str, expected: str) -> None:
-    home.mkdir()
     (home / "config.toml").write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match=expected):
         load_settings()
 
 
 def test_the_default_config_text_parses_to_the_defaults(home: Path) -> None:
-    home.mkdir()
     (home / "config.toml").write_text(default_config_text(), encoding="utf-8")
     assert load_settings().search == load_settings(home=home / "nowhere").search

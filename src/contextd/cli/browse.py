@@ -1,16 +1,22 @@
 """show, memories, search, status: reading what is stored."""
 
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
 import click
 
 from contextd.cli._context import common_options, get_app
-from contextd.cli._output import emit, record_block, record_row, table
+from contextd.cli._output import emit, record_block, record_row, table, warn
 from contextd.clock import age
+from contextd.core.search import MAX_LIMIT, parse_date
 from contextd.core.views import detail_view, hit_view, project_view, record_view
-from contextd.models import Kind, SearchQuery
+from contextd.models import Kind, SearchHit, SearchQuery
 
 __all__ = ["COMMANDS"]
 
 _KINDS = click.Choice([k.value for k in Kind])
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @click.command()
@@ -52,67 +58,145 @@ def memories(kinds: tuple[str, ...], include_all: bool) -> None:
     emit({"project": project_view(project), "records": [record_view(r) for r in records]}, human)
 
 
+def query_options(command: F) -> F:
+    """The filters `search` and `recall` share."""
+    options = [
+        click.option(
+            "--kind", "kinds", multiple=True, type=_KINDS, help="Only this kind (repeatable)."
+        ),
+        click.option(
+            "--tag", "tags", multiple=True, help="Only records with this tag (repeatable)."
+        ),
+        click.option("--category", help="Only memories of this category."),
+        click.option("--since", metavar="WHEN", help="Created on or after (2026-11-01, 30d, 12h)."),
+        click.option("--before", metavar="WHEN", help="Created before (2026-11-01, 30d, 12h)."),
+        click.option(
+            "--include-superseded",
+            is_flag=True,
+            help="Also replaced records (labelled NOT CURRENT).",
+        ),
+        click.option("--include-archived", is_flag=True, help="Also archived records."),
+        click.option(
+            "--mmr", "diversify", is_flag=True, help="Prefer diverse results over near-duplicates."
+        ),
+        click.option("--explain", is_flag=True, help="Show each scoring term per hit."),
+    ]
+    return functools.reduce(lambda cmd, option: option(cmd), reversed(options), command)
+
+
+def _query(text: str, limit: int, options: dict[str, Any]) -> SearchQuery:
+    return SearchQuery(
+        text=text,
+        kinds=tuple(Kind(k) for k in options["kinds"]),
+        tags=options["tags"],
+        category=options["category"],
+        since=parse_date(options["since"], "--since"),
+        before=parse_date(options["before"], "--before"),
+        limit=limit,
+        include_superseded=options["include_superseded"],
+        include_archived=options["include_archived"],
+        diversify=options["diversify"],
+    )
+
+
+def _explain_lines(hits: Sequence[SearchHit], shorts: dict[str, str]) -> None:
+    for h in hits:
+        t = h.terms
+        click.echo(
+            f"{shorts[h.record.id]}  fts {t.fts:.3f} + semantic {t.semantic:.3f} + "
+            f"priority {t.priority:.3f} + recency {t.recency:.3f} + project "
+            f"{t.project_match:.3f} + trust {t.trust:.3f}, x {t.status_multiplier:.2f} "
+            f"= {h.score:.3f}"
+            + (f" (linked from {shorts.get(h.linked_from, '')})" if h.linked_from else "")
+        )
+
+
 @click.command()
 @click.argument("query")
-@click.option("--kind", "kinds", multiple=True, type=_KINDS, help="Only this kind (repeatable).")
-@click.option("--tag", "tags", multiple=True, help="Only records with this tag (repeatable).")
-@click.option("--limit", type=click.IntRange(1, 200), default=10, show_default=True)
-@click.option(
-    "--include-superseded",
-    is_flag=True,
-    help="Also search replaced records (labelled NOT CURRENT).",
-)
-@click.option("--include-archived", is_flag=True, help="Also search archived records.")
-@click.option("--explain", is_flag=True, help="Show each scoring term per hit.")
+@click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=10, show_default=True)
+@query_options
 @common_options
-def search(
-    query: str,
-    kinds: tuple[str, ...],
-    tags: tuple[str, ...],
-    limit: int,
-    include_superseded: bool,
-    include_archived: bool,
-    explain: bool,
-) -> None:
-    """Keyword search over the project's records and the global ones."""
+def search(query: str, limit: int, explain: bool, **options: Any) -> None:
+    """Hybrid search (full-text + meaning) over the project's records and the global ones."""
     app = get_app()
     project = app.current_project()
-    hits = app.search.search(
-        project,
-        SearchQuery(
-            text=query,
-            kinds=tuple(Kind(k) for k in kinds),
-            tags=tags,
-            limit=limit,
-            include_superseded=include_superseded,
-            include_archived=include_archived,
-        ),
-    )
+    result = app.search.search(project, _query(query, limit, options))
+    hits = result.hits
     shorts = app.records.short_ids([h.record.id for h in hits])
 
     def human() -> None:
+        if result.degraded:
+            warn(f"Note: {result.degraded}.")
         if not hits:
             click.echo("No matches. Try other words, or --include-superseded for history.")
             return
-        table([record_row(h.record, shorts[h.record.id], extra=f"{h.score:.2f}") for h in hits])
+        table(
+            [
+                record_row(
+                    h.record,
+                    shorts[h.record.id],
+                    extra=f"{h.score:.2f}" + (" linked" if h.linked_from else ""),
+                )
+                for h in hits
+            ]
+        )
         if explain:
             click.echo()
-            for h in hits:
-                t = h.terms
-                click.echo(
-                    f"{shorts[h.record.id]}  fts {t.fts:.3f} + priority {t.priority:.3f} "
-                    f"+ recency {t.recency:.3f} + project {t.project_match:.3f} + trust "
-                    f"{t.trust:.3f}, x {t.status_multiplier:.2f} = {h.score:.3f}"
-                )
+            _explain_lines(hits, shorts)
 
-    emit(
-        {
-            "query": query,
-            "project": project.slug,
-            "results": [hit_view(h, explain=explain) for h in hits],
-        },
-        human,
-    )
+    payload: dict[str, Any] = {
+        "query": query,
+        "project": project.slug,
+        "results": [hit_view(h, explain=explain) for h in hits],
+    }
+    if result.degraded:
+        payload["degraded"] = result.degraded
+    emit(payload, human)
+
+
+@click.command()
+@click.argument("query")
+@click.option(
+    "--budget",
+    type=int,
+    metavar="TOKENS",
+    help="Token budget (default: context.max_context_tokens).",
+)
+@query_options
+@common_options
+def recall(query: str, budget: int | None, explain: bool, **options: Any) -> None:
+    """The context an agent receives for QUERY, packed into a token budget."""
+    app = get_app()
+    project = app.current_project()
+    packed = app.search.recall(project, _query(query, 10, options), budget)
+
+    def human() -> None:
+        if packed.degraded:
+            warn(f"Note: {packed.degraded}.")
+        click.echo(packed.text or "Nothing relevant stored.")
+        click.echo(
+            click.style(
+                f"\n{len(packed.hits)} passages, ~{packed.tokens}/{packed.budget} tokens"
+                + (f", {packed.omitted} more left out for the budget" if packed.omitted else ""),
+                fg="bright_black",
+            ),
+            err=True,
+        )
+        if explain:
+            _explain_lines(packed.hits, {h.record.id: h.record.id[:13] for h in packed.hits})
+
+    payload: dict[str, Any] = {
+        "query": query,
+        "project": project.slug,
+        "budget": packed.budget,
+        "tokens": packed.tokens,
+        "omitted": packed.omitted,
+        "context": packed.text,
+        "results": [hit_view(h, explain=explain) for h in packed.hits],
+    }
+    if packed.degraded:
+        payload["degraded"] = packed.degraded
+    emit(payload, human)
 
 
 @click.command()
@@ -178,4 +262,4 @@ def status() -> None:
     emit(payload, human)
 
 
-COMMANDS = [show, memories, search, status]
+COMMANDS = [show, memories, search, recall, status]

@@ -1,8 +1,9 @@
 """Writing and reading records: create, update, and the lifecycle from active to deleted."""
 
+import logging
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from contextd.clock import now, to_iso
 from contextd.core.validation import validate_draft
@@ -11,6 +12,7 @@ from contextd.errors import (
     ConflictError,
     InvalidInputError,
     NotFoundError,
+    ProviderUnavailableError,
     ValidationError,
 )
 from contextd.ids import MIN_PREFIX, new_id
@@ -24,10 +26,15 @@ from contextd.models import (
     body_from_dict,
     body_to_dict,
 )
+from contextd.retrieval.indexer import Indexer, embedding_text
 from contextd.storage import records as rows
+from contextd.storage import vectors as vector_rows
 from contextd.storage.db import Database
 
 __all__ = ["RecordDetail", "RecordService"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +50,9 @@ class RecordDetail:
 class RecordService:
     """Create, change and retire records; every write is one transaction."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, indexer: Indexer | None = None) -> None:
         self._db = db
+        self._indexer = indexer
 
     # --- writing -------------------------------------------------------------------------
 
@@ -54,72 +62,78 @@ class RecordService:
             raise InvalidInputError("A project record needs a project; pass --project or --global.")
         clean = validate_draft(draft)
         stamp = now()
+        related = tuple(self._resolve_id(prefix).id for prefix in clean.related_to)
+        record = Record(
+            id=new_id(),
+            project_id=None if clean.is_global or project is None else project.id,
+            kind=clean.kind,
+            title=clean.title,
+            body=clean.body,
+            category=clean.category,
+            tags=clean.tags,
+            retrieval_hints=clean.retrieval_hints,
+            origin=clean.origin,
+            priority=clean.priority,
+            status=Status.ACTIVE,
+            superseded_by=None,
+            related_to=tuple(dict.fromkeys(related)),
+            session_id=None,
+            created_at=stamp,
+            updated_at=stamp,
+            verified_at=stamp,
+        )
+        vectors = self._embed(record)
         with self._db.transaction() as conn:
-            related = tuple(self._resolve_id(prefix).id for prefix in clean.related_to)
-            record = Record(
-                id=new_id(),
-                project_id=None if clean.is_global or project is None else project.id,
-                kind=clean.kind,
-                title=clean.title,
-                body=clean.body,
-                category=clean.category,
-                tags=clean.tags,
-                retrieval_hints=clean.retrieval_hints,
-                origin=clean.origin,
-                priority=clean.priority,
-                status=Status.ACTIVE,
-                superseded_by=None,
-                related_to=tuple(dict.fromkeys(related)),
-                session_id=None,
-                created_at=stamp,
-                updated_at=stamp,
-                verified_at=stamp,
-            )
             rows.insert_record(conn, record)
+            if vectors:
+                vector_rows.upsert_embeddings(conn, vectors, stamp)
         return record
 
     def update(self, reference: str, edit: RecordEdit) -> Record:
         """Change fields of a record; the result must pass the same rules as a new one."""
         if edit.is_empty():
             raise InvalidInputError("Nothing to change; give at least one field to update.")
-        with self._db.transaction():
-            record = self._resolve_id(reference)
-            body = _edited_body(record, edit.body)
-            related = edit.related_to
-            if related is not None:
-                related = tuple(dict.fromkeys(self._resolve_id(r).id for r in related))
-                if record.id in related:
-                    raise InvalidInputError("A record cannot be related to itself.")
-            draft = validate_draft(
-                RecordDraft(
-                    kind=record.kind,
-                    title=record.title if edit.title is None else edit.title,
-                    body=body,
-                    category=record.category if edit.category is None else edit.category,
-                    tags=record.tags if edit.tags is None else edit.tags,
-                    retrieval_hints=(
-                        record.retrieval_hints
-                        if edit.retrieval_hints is None
-                        else edit.retrieval_hints
-                    ),
-                    origin=record.origin,
-                    priority=record.priority if edit.priority is None else edit.priority,
-                    related_to=record.related_to if related is None else related,
-                    is_global=record.is_global,
-                )
+        record = self._resolve_id(reference)
+        related = edit.related_to
+        if related is not None:
+            related = tuple(dict.fromkeys(self._resolve_id(r).id for r in related))
+            if record.id in related:
+                raise InvalidInputError("A record cannot be related to itself.")
+        draft = validate_draft(
+            RecordDraft(
+                kind=record.kind,
+                title=_pick(edit.title, record.title),
+                body=_edited_body(record, edit.body),
+                category=_pick(edit.category, record.category),
+                tags=_pick(edit.tags, record.tags),
+                retrieval_hints=_pick(edit.retrieval_hints, record.retrieval_hints),
+                origin=record.origin,
+                priority=_pick(edit.priority, record.priority),
+                related_to=_pick(related, record.related_to),
+                is_global=record.is_global,
             )
-            updated = replace(
-                record,
-                title=draft.title,
-                body=draft.body,
-                category=draft.category,
-                tags=draft.tags,
-                retrieval_hints=draft.retrieval_hints,
-                priority=draft.priority,
-                related_to=draft.related_to,
-                updated_at=now(),
-            )
-            rows.replace_record(self._db.connection(), updated)
+        )
+        updated = replace(
+            record,
+            title=draft.title,
+            body=draft.body,
+            category=draft.category,
+            tags=draft.tags,
+            retrieval_hints=draft.retrieval_hints,
+            priority=draft.priority,
+            related_to=draft.related_to,
+            updated_at=now(),
+        )
+        text_changed = embedding_text(updated) != embedding_text(record)
+        vectors = self._embed(updated) if text_changed else []
+        with self._db.transaction() as conn:
+            if rows.get_record(conn, record.id) != record:
+                raise ConflictError(f"{record.id} changed while it was being updated; try again.")
+            rows.replace_record(conn, updated)
+            if vectors:
+                vector_rows.upsert_embeddings(conn, vectors, updated.updated_at)
+            elif text_changed:  # no vector for the new text yet: query-time catch-up embeds it
+                vector_rows.delete_embedding(conn, record.id)
         return updated
 
     def supersede(self, old_reference: str, new_reference: str) -> tuple[Record, Record]:
@@ -230,6 +244,16 @@ class RecordService:
 
     # --- helpers -------------------------------------------------------------------------
 
+    def _embed(self, record: Record) -> list[vector_rows.EmbeddingRow]:
+        """The record's vector, or none when the provider is off or unavailable right now."""
+        if self._indexer is None:
+            return []
+        try:
+            return self._indexer.vectors_for([record])
+        except ProviderUnavailableError as exc:
+            log.warning("stored %s without a vector (%s); it is embedded later", record.id, exc)
+            return []
+
     def _resolve_id(self, reference: str) -> Record:
         prefix = reference.strip().lower()
         if len(prefix) < MIN_PREFIX:
@@ -262,6 +286,10 @@ class RecordService:
             seen.add(nxt.id)
             record = nxt
         return record
+
+
+def _pick(new: T | None, old: T) -> T:
+    return old if new is None else new
 
 
 def _edited_body(record: Record, changes: dict[str, Any]) -> Any:

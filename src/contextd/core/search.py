@@ -1,23 +1,111 @@
-"""Search over a project's records and the global ones."""
+"""Search and recall over a project's records and the global ones."""
 
-from contextd.config import SearchSettings
+import math
+from dataclasses import dataclass, replace
+
+from contextd.clock import parse_when, to_iso
+from contextd.config import ContextSettings
 from contextd.errors import InvalidInputError
-from contextd.models import Project, SearchHit, SearchQuery
-from contextd.retrieval.search import search_records
-from contextd.storage.db import Database
+from contextd.models import (
+    Kind,
+    Project,
+    SearchHit,
+    SearchQuery,
+    SearchResult,
+    Status,
+    body_to_dict,
+)
+from contextd.retrieval.search import Retriever
 
-__all__ = ["SearchService", "MAX_LIMIT"]
+__all__ = ["MAX_LIMIT", "Recall", "SearchService", "estimate_tokens", "parse_date", "passage"]
 
 MAX_LIMIT = 200
 
 
-class SearchService:
-    def __init__(self, db: Database, weights: SearchSettings) -> None:
-        self._db = db
-        self._weights = weights
+@dataclass(frozen=True, slots=True)
+class Recall:
+    """What an agent receives: the passages that fit the budget, and what was left out."""
 
-    def search(self, project: Project, query: SearchQuery) -> list[SearchHit]:
+    query: str
+    hits: tuple[SearchHit, ...]  # the packed ones, in rank order
+    text: str
+    budget: int
+    tokens: int
+    omitted: int
+    degraded: str | None
+
+
+class SearchService:
+    def __init__(self, retriever: Retriever, context: ContextSettings) -> None:
+        self._retriever = retriever
+        self._context = context
+
+    def search(self, project: Project, query: SearchQuery) -> SearchResult:
         """Ranked hits for `query`; superseded and archived records only when asked for."""
         if not 1 <= query.limit <= MAX_LIMIT:
             raise InvalidInputError(f"The limit must be from 1 to {MAX_LIMIT}.")
-        return search_records(self._db, query, project.id, self._weights)
+        return self._retriever.search(query, project.id)
+
+    def recall(self, project: Project, query: SearchQuery, budget: int | None = None) -> Recall:
+        """The best passages for `query` packed into `budget` tokens (default from config)."""
+        limit = budget if budget is not None else self._context.max_context_tokens
+        if limit < 50:
+            raise InvalidInputError("The budget must be at least 50 tokens.")
+        wide = replace(query, limit=min(self._context.max_memories, MAX_LIMIT))
+        result = self.search(project, wide)
+        packed: list[SearchHit] = []
+        blocks: list[str] = []
+        used = 0
+        for hit in result.hits:
+            block = passage(hit)
+            cost = estimate_tokens(block)
+            if used + cost > limit:
+                continue  # skip it, and keep packing smaller ones
+            packed.append(hit)
+            blocks.append(block)
+            used += cost
+        omitted = len(result.hits) - len(packed)
+        return Recall(
+            query.text, tuple(packed), "\n\n".join(blocks), limit, used, omitted, result.degraded
+        )
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token for English prose and code (no tokenizer needed)."""
+    return max(1, math.ceil(len(text) / 4))
+
+
+def passage(hit: SearchHit) -> str:
+    """One hit as the text an agent reads: header line, then the fields that say why."""
+    record = hit.record
+    label = record.category if record.kind is Kind.MEMORY and record.category else str(record.kind)
+    flags = []
+    if record.status is Status.SUPERSEDED:
+        flags.append(f"NOT CURRENT, superseded by {record.superseded_by}")
+    elif record.status is Status.ARCHIVED:
+        flags.append("archived")
+    if hit.linked_from:
+        flags.append(f"linked from {hit.linked_from}")
+    if record.is_global:
+        flags.append("global")
+    head = f"[{label} {record.id} · verified {record.verified_at[:10]}"
+    head += f" · {'; '.join(flags)}]" if flags else "]"
+    lines = [head, record.title]
+    for name, value in body_to_dict(record.body).items():
+        if isinstance(value, list) and value:
+            lines.append(f"{name}: " + "; ".join(str(v) for v in value))
+        elif value:
+            lines.append(f"{name}: {value}")
+    return "\n".join(lines)
+
+
+def parse_date(text: str | None, option: str) -> str | None:
+    """A --since/--before value as an ISO instant, or a clear error."""
+    if text is None:
+        return None
+    moment = parse_when(text)
+    if moment is None:
+        raise InvalidInputError(
+            f"{option} {text!r} is not a date; use 2026-11-01, an ISO time, or 30d / 12h / 2w."
+        )
+    return to_iso(moment)

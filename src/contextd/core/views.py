@@ -62,15 +62,22 @@ def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
     }
     if record.status is Status.SUPERSEDED:
         view["label"] = NOT_CURRENT
+    if hit.linked_from:
+        view["linked_from"] = hit.linked_from
     if explain:
         terms = hit.terms
         view["explain"] = {
-            "fts": round(terms.fts, 4),
-            "priority": round(terms.priority, 4),
-            "recency": round(terms.recency, 4),
-            "project_match": round(terms.project_match, 4),
-            "trust": round(terms.trust, 4),
-            "status_multiplier": terms.status_multiplier,
+            name: round(getattr(terms, name), 4)
+            for name in (
+                "fts",
+                "semantic",
+                "priority",
+                "recency",
+                "project_match",
+                "trust",
+                "feedback",
+                "status_multiplier",
+            )
         }
     return view
 

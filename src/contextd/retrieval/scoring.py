@@ -7,7 +7,7 @@ from contextd.clock import parse_instant
 from contextd.config import SearchSettings
 from contextd.models import Origin, Record, ScoreTerms, Status
 
-__all__ = ["score_record"]
+__all__ = ["ARCHIVED_FACTOR", "score_record"]
 
 _TRUST = {Origin.USER: 1.0, Origin.AGENT: 0.5, Origin.IMPORT: 0.0}
 ARCHIVED_FACTOR = 0.2
@@ -16,21 +16,24 @@ ARCHIVED_FACTOR = 0.2
 def score_record(
     record: Record,
     *,
-    fts_relevance: float,
+    fts: float,
+    semantic: float,
     project_id: str | None,
     weights: SearchSettings,
     moment: datetime,
 ) -> ScoreTerms:
-    """Score one candidate; `fts_relevance` is its text match scaled to 0..1."""
+    """Score one candidate; `fts` and `semantic` are its text and meaning match, each 0..1."""
     age_days = max(0.0, (moment - parse_instant(record.verified_at)).total_seconds() / 86400)
     half_life = max(weights.recency_half_life_days, 1e-6)
     return ScoreTerms(
-        fts=weights.fts_weight * fts_relevance,
+        fts=weights.fts_weight * fts,
+        semantic=weights.semantic_weight * semantic,
         priority=weights.priority_weight * (min(max(record.priority, 1), 5) - 1) / 4,
         recency=weights.recency_weight * math.pow(0.5, age_days / half_life),
         project_match=weights.project_weight
         * (1.0 if project_id is not None and record.project_id == project_id else 0.0),
         trust=weights.trust_weight * _TRUST[record.origin],
+        feedback=0.0,
         status_multiplier=_status_factor(record.status, weights),
     )
 

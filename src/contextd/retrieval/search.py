@@ -1,46 +1,190 @@
-"""Keyword search: FTS5 candidates in the project's scope, re-ranked by the scoring formula."""
+"""Hybrid retrieval: FTS5 and vector candidates in the project's scope, fused and ranked."""
 
+import logging
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from contextd.config import SearchSettings
-from contextd.models import SearchHit, SearchQuery, Status
+from contextd.errors import ProviderUnavailableError
+from contextd.models import Record, SearchHit, SearchQuery, SearchResult, Status
+from contextd.retrieval.fusion import mmr, scale_by_best, semantic_relevance
+from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.scoring import score_record
+from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.storage import records as rows
+from contextd.storage import vectors
 from contextd.storage.db import Database, translate_errors
 from contextd.storage.fts import fts_candidates
-from contextd.storage.records import RecordFilter
 
-__all__ = ["search_records"]
+__all__ = ["CATCH_UP_LIMIT", "Retriever"]
 
-_MIN_POOL = 50
+log = logging.getLogger(__name__)
+CATCH_UP_LIMIT = 256  # records embedded on the fly at query time; more needs `refresh`
 
 
-def search_records(
-    db: Database, query: SearchQuery, project_id: str | None, weights: SearchSettings
-) -> list[SearchHit]:
-    """Best records for `query` among the project's own and the global ones, best first."""
+@dataclass(slots=True)
+class _Semantic:
+    cosines: dict[str, float]
+    vector: list[float] | None
+
+
+class Retriever:
+    """Runs the retrieval pipeline for one store and one embedding provider (or none)."""
+
+    def __init__(
+        self,
+        db: Database,
+        indexer: Indexer | None,
+        weights: SearchSettings,
+        provider_note: str | None = None,
+    ) -> None:
+        self._db = db
+        self._indexer = indexer
+        self._weights = weights
+        self._note = provider_note
+        self._index = (
+            SqliteVectorIndex(db, indexer.provider.id, indexer.provider.dimensions)
+            if indexer
+            else None
+        )
+
+    def search(self, query: SearchQuery, project_id: str | None) -> SearchResult:
+        """Best records for `query` among the project's and the global ones, best first."""
+        scope = _scope(query, project_id)
+        pool = max(self._weights.candidate_pool, query.limit * 3)
+        with translate_errors(self._db.path):
+            lexical = {
+                r.id: (r, bm25)
+                for r, bm25 in fts_candidates(self._db.connection(), query.text, scope, pool)
+            }
+        degraded = None if self._indexer else "vectors are off (embeddings.provider = none)"
+        semantic = _Semantic({}, None)
+        if self._indexer is not None:
+            try:
+                degraded = self._catch_up(project_id)
+                semantic = self._semantic(query.text, project_id, pool, list(lexical))
+            except ProviderUnavailableError as exc:
+                degraded = f"semantic search unavailable, full-text only: {exc}"
+                log.warning("%s", degraded)
+        candidates = {rid: rec for rid, (rec, _) in lexical.items()}
+        missing = [rid for rid in semantic.cosines if rid not in candidates]
+        candidates.update(rows.records_in_scope(self._db.connection(), missing, scope))
+        hits = self._rank(candidates, lexical, semantic.cosines, project_id)
+        if query.diversify and semantic.vector is not None:
+            hits = self._diversify(hits, query.limit)
+        hits = hits[: query.limit]
+        if query.expand_related:
+            hits += self._linked(hits, scope, project_id)
+        return SearchResult(tuple(hits), degraded)
+
+    def _semantic(
+        self, text: str, project_id: str | None, pool: int, lexical_ids: list[str]
+    ) -> _Semantic:
+        assert self._indexer is not None and self._index is not None
+        vector = self._indexer.provider.embed_query(text)
+        nearest = dict(self._index.search(vector, project_id, pool))
+        extra = [rid for rid in lexical_ids if rid not in nearest]
+        nearest.update(self._index.similarity(vector, extra))
+        return _Semantic(nearest, vector)
+
+    def _catch_up(self, project_id: str | None) -> str | None:
+        """Embed records stored without a vector (provider was down, or the model changed).
+
+        Returns a note when too many are missing to embed now: those are found by text only.
+        """
+        assert self._indexer is not None
+        provider = self._indexer.provider
+        conn = self._db.connection()
+        missing = vectors.missing_ids(
+            conn, provider.id, provider.dimensions, project_id, CATCH_UP_LIMIT + 1
+        )
+        if len(missing) > CATCH_UP_LIMIT:
+            return (
+                "many records have no vector yet and are found by full-text only; "
+                "run `contextd refresh`"
+            )
+        if missing:
+            found = rows.records_in_scope(conn, missing, rows.RecordFilter(project_id, statuses=()))
+            self._indexer.embed(list(found.values()))
+        return None
+
+    def _rank(
+        self,
+        candidates: dict[str, Record],
+        lexical: dict[str, tuple[Record, float]],
+        cosines: dict[str, float],
+        project_id: str | None,
+    ) -> list[SearchHit]:
+        fts = scale_by_best({rid: bm25 for rid, (_, bm25) in lexical.items()})
+        moment = datetime.now(UTC)
+        hits = []
+        for rid, record in candidates.items():
+            terms = score_record(
+                record,
+                fts=fts.get(rid, 0.0),
+                semantic=semantic_relevance(cosines.get(rid, 0.0), self._weights.semantic_floor),
+                project_id=project_id,
+                weights=self._weights,
+                moment=moment,
+            )
+            if terms.fts > 0 or terms.semantic > 0:
+                hits.append(SearchHit(record, terms.total, terms))
+        hits.sort(key=lambda hit: (hit.score, hit.record.id), reverse=True)
+        return hits
+
+    def _diversify(self, hits: list[SearchHit], limit: int) -> list[SearchHit]:
+        assert self._index is not None and self._indexer is not None
+        vectors = self._index.vectors_of([h.record.id for h in hits])
+        return mmr(
+            hits,
+            lambda h: h.score,
+            lambda a, b: _dot(vectors.get(a.record.id), vectors.get(b.record.id)),
+            limit,
+            self._weights.mmr_balance,
+        )
+
+    def _linked(
+        self, hits: list[SearchHit], scope: rows.RecordFilter, project_id: str | None
+    ) -> list[SearchHit]:
+        shown = {h.record.id for h in hits}
+        wanted: dict[str, SearchHit] = {}
+        for hit in hits:
+            for rid in hit.record.related_to:
+                if rid not in shown and rid not in wanted:
+                    wanted[rid] = hit
+        found = rows.records_in_scope(self._db.connection(), list(wanted), scope)
+        linked = []
+        for rid, parent in wanted.items():
+            if rid in found:
+                linked.append(
+                    SearchHit(
+                        found[rid],
+                        parent.score * self._weights.related_factor,
+                        parent.terms,
+                        linked_from=parent.record.id,
+                    )
+                )
+        return linked
+
+
+def _scope(query: SearchQuery, project_id: str | None) -> rows.RecordFilter:
     statuses = [Status.ACTIVE]
     if query.include_superseded:
         statuses.append(Status.SUPERSEDED)
     if query.include_archived:
         statuses.append(Status.ARCHIVED)
-    scope = RecordFilter(project_id, kinds=query.kinds, statuses=tuple(statuses), tags=query.tags)
-    with translate_errors(db.path):
-        candidates = fts_candidates(
-            db.connection(), query.text, scope, max(_MIN_POOL, query.limit * 5)
-        )
-    if not candidates:
-        return []
-    best = max(relevance for _, relevance in candidates) or 1.0
-    moment = datetime.now(UTC)
-    hits = []
-    for record, relevance in candidates:
-        terms = score_record(
-            record,
-            fts_relevance=relevance / best,
-            project_id=project_id,
-            weights=weights,
-            moment=moment,
-        )
-        hits.append(SearchHit(record, terms.total, terms))
-    hits.sort(key=lambda hit: hit.score, reverse=True)
-    return hits[: query.limit]
+    return rows.RecordFilter(
+        project_id,
+        kinds=query.kinds,
+        statuses=tuple(statuses),
+        tags=query.tags,
+        category=query.category,
+        since=query.since,
+        before=query.before,
+    )
+
+
+def _dot(a: list[float] | None, b: list[float] | None) -> float:
+    if a is None or b is None:
+        return 0.0
+    return sum(x * y for x, y in zip(a, b, strict=True))

@@ -16,6 +16,7 @@ __all__ = [
     "insert_record",
     "list_records",
     "record_from_row",
+    "records_in_scope",
     "replace_record",
     "search_text",
     "shortest_unique_prefixes",
@@ -39,6 +40,8 @@ class RecordFilter:
     statuses: tuple[Status, ...] = (Status.ACTIVE,)
     tags: tuple[str, ...] = ()
     category: str | None = None
+    since: str | None = None
+    before: str | None = None
 
     def where(self, alias: str = "records") -> tuple[str, list[object]]:
         """SQL condition and parameters for this filter."""
@@ -53,6 +56,12 @@ class RecordFilter:
         if self.category:
             clauses.append(f"{alias}.category = ?")
             params.append(self.category)
+        if self.since:
+            clauses.append(f"{alias}.created_at >= ?")
+            params.append(self.since)
+        if self.before:
+            clauses.append(f"{alias}.created_at < ?")
+            params.append(self.before)
         for tag in self.tags:
             clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
             params.append(tag)
@@ -169,6 +178,22 @@ def ids_with_prefix(conn: sqlite3.Connection, prefix: str, limit: int = 6) -> li
             (prefix, upper, limit),
         )
     ]
+
+
+def records_in_scope(
+    conn: sqlite3.Connection, ids: Sequence[str], scope: RecordFilter
+) -> dict[str, Record]:
+    """Those of `ids` that exist and pass `scope`, by id."""
+    found: dict[str, Record] = {}
+    where, params = scope.where()
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        marks = ", ".join("?" for _ in chunk)
+        sql = f"SELECT {COLUMNS} FROM records WHERE id IN ({marks}) AND {where}"
+        for row in conn.execute(sql, (*chunk, *params)):
+            record = record_from_row(row)
+            found[record.id] = record
+    return found
 
 
 def tombstone_of(conn: sqlite3.Connection, record_id: str) -> str | None:

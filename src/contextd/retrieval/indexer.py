@@ -1,0 +1,63 @@
+"""Keeping record vectors current: what text is embedded, and embedding what is missing."""
+
+from collections.abc import Callable, Sequence
+
+from contextd.clock import now
+from contextd.embeddings import EmbeddingProvider, text_hash
+from contextd.models import Record
+from contextd.storage import vectors as rows
+from contextd.storage.db import Database
+from contextd.storage.records import search_text
+
+__all__ = ["Indexer", "embedding_text"]
+
+_BATCH = 64
+
+
+def embedding_text(record: Record) -> str:
+    """Title first (the model reads 256 tokens at most), then hints, tags and body."""
+    parts = [record.title, *record.retrieval_hints, " ".join(record.tags), search_text(record)]
+    return "\n".join(p for p in parts if p)
+
+
+class Indexer:
+    """Embeds records with one provider; unchanged text is never embedded twice."""
+
+    def __init__(self, db: Database, provider: EmbeddingProvider) -> None:
+        self.db = db
+        self.provider = provider
+
+    def vectors_for(self, records: Sequence[Record]) -> list[rows.EmbeddingRow]:
+        """Embed records (no storage); the caller stores them in its own transaction."""
+        texts = [embedding_text(r) for r in records]
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), _BATCH):
+            vectors.extend(self.provider.embed_documents(texts[start : start + _BATCH]))
+        return [
+            rows.EmbeddingRow(r.id, self.provider.id, text_hash(t), v)
+            for r, t, v in zip(records, texts, vectors, strict=True)
+        ]
+
+    def stale(self, records: Sequence[Record], *, force: bool = False) -> list[Record]:
+        """Records whose vector is missing, made by another model, or of older text."""
+        if force:
+            return list(records)
+        stored = rows.stored_hashes(
+            self.db.connection(), self.provider.id, self.provider.dimensions
+        )
+        return [r for r in records if stored.get(r.id) != text_hash(embedding_text(r))]
+
+    def embed(
+        self, records: Sequence[Record], progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Embed and store `records` in batches, each batch one transaction."""
+        done = 0
+        for start in range(0, len(records), _BATCH):
+            batch = records[start : start + _BATCH]
+            computed = self.vectors_for(batch)
+            with self.db.transaction() as conn:
+                rows.upsert_embeddings(conn, computed, now())
+            done += len(batch)
+            if progress:
+                progress(len(batch))
+        return done

@@ -1,0 +1,130 @@
+"""SQL for record vectors: float32 little-endian BLOBs tagged with provider, width and text hash."""
+
+import sqlite3
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "EmbeddingRow",
+    "VectorStats",
+    "decode",
+    "encode",
+    "generation",
+    "delete_embedding",
+    "load_vectors",
+    "missing_ids",
+    "stored_hashes",
+    "upsert_embeddings",
+    "vector_stats",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingRow:
+    record_id: str
+    provider: str
+    text_hash: str
+    vector: list[float]
+
+
+@dataclass(frozen=True, slots=True)
+class VectorStats:
+    records: int
+    current: int  # embedded with the given provider and width
+    other: dict[str, int]  # "provider/dims" -> count of vectors made by something else
+
+
+def encode(vector: list[float]) -> bytes:
+    return struct.pack(f"<{len(vector)}f", *vector)
+
+
+def decode(blob: bytes) -> list[float]:
+    return list(struct.unpack(f"<{len(blob) // 4}f", blob))
+
+
+def upsert_embeddings(conn: sqlite3.Connection, rows: Iterable[EmbeddingRow], stamp: str) -> None:
+    """Store vectors, replacing a record's old one (with a fresh seq, so readers notice)."""
+    batch = list(rows)
+    conn.executemany("DELETE FROM embeddings WHERE record_id = ?", [(r.record_id,) for r in batch])
+    conn.executemany(  # a record deleted meanwhile simply gets no vector
+        "INSERT INTO embeddings(record_id, provider, dimensions, text_hash, vector, updated_at) "
+        "SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM records WHERE id = ?)",
+        [
+            (
+                r.record_id,
+                r.provider,
+                len(r.vector),
+                r.text_hash,
+                encode(r.vector),
+                stamp,
+                r.record_id,
+            )
+            for r in batch
+        ],
+    )
+
+
+def stored_hashes(conn: sqlite3.Connection, provider: str, dimensions: int) -> dict[str, str]:
+    """record id -> text hash of its vector made by this provider and width."""
+    return {
+        r[0]: r[1]
+        for r in conn.execute(
+            "SELECT record_id, text_hash FROM embeddings WHERE provider = ? AND dimensions = ?",
+            (provider, dimensions),
+        )
+    }
+
+
+def generation(conn: sqlite3.Connection) -> tuple[int, int]:
+    """Changes whenever a vector is added, replaced or removed."""
+    row = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM embeddings").fetchone()
+    return int(row[0]), int(row[1])
+
+
+def load_vectors(
+    conn: sqlite3.Connection, provider: str, dimensions: int
+) -> list[tuple[str, str | None, bytes]]:
+    """(record id, project id, vector blob) of every vector of this provider and width."""
+    return [
+        (str(r[0]), r[1], bytes(r[2]))
+        for r in conn.execute(
+            "SELECT e.record_id, r.project_id, e.vector FROM embeddings AS e "
+            "JOIN records AS r ON r.id = e.record_id WHERE e.provider = ? AND e.dimensions = ? "
+            "ORDER BY e.seq",
+            (provider, dimensions),
+        )
+    ]
+
+
+def missing_ids(
+    conn: sqlite3.Connection, provider: str, dimensions: int, project_id: str | None, limit: int
+) -> list[str]:
+    """Records of the project (and global ones) without a vector of this provider and width."""
+    return [
+        str(r[0])
+        for r in conn.execute(
+            "SELECT r.id FROM records AS r LEFT JOIN embeddings AS e ON e.record_id = r.id "
+            "AND e.provider = ? AND e.dimensions = ? WHERE e.record_id IS NULL "
+            "AND (r.project_id = ? OR r.project_id IS NULL) LIMIT ?",
+            (provider, dimensions, project_id, limit),
+        )
+    ]
+
+
+def delete_embedding(conn: sqlite3.Connection, record_id: str) -> None:
+    conn.execute("DELETE FROM embeddings WHERE record_id = ?", (record_id,))
+
+
+def vector_stats(conn: sqlite3.Connection, provider: str, dimensions: int) -> VectorStats:
+    records = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
+    other: dict[str, int] = {}
+    current = 0
+    for name, dims, count in conn.execute(
+        "SELECT provider, dimensions, count(*) FROM embeddings GROUP BY provider, dimensions"
+    ):
+        if name == provider and dims == dimensions:
+            current = int(count)
+        else:
+            other[f"{name}/{dims}"] = int(count)
+    return VectorStats(records, current, other)
