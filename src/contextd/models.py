@@ -195,6 +195,7 @@ class RecordDraft:
     priority: int = 3
     related_to: tuple[str, ...] = ()
     is_global: bool = False
+    created_at: str | None = None  # kept from the source when importing; else now
 
 
 @dataclass(frozen=True, slots=True)

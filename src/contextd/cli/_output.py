@@ -85,13 +85,13 @@ def record_row(record: Record, short_id: str, *, extra: str = "") -> list[str]:
     ]
 
 
-def table(rows: Sequence[list[str]]) -> None:
-    """Print rows as aligned columns; the title column is clipped to the terminal width."""
+def table(rows: Sequence[list[str]], clip_column: int | None = 3) -> None:
+    """Print rows as aligned columns; one column (the title) is clipped to the terminal width."""
     if not rows:
         return
     visible = [[click.unstyle(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in visible) for i in range(len(rows[0]))]
-    title_col = 3
+    title_col = -1 if clip_column is None else clip_column
     fixed = sum(w + 2 for i, w in enumerate(widths) if i != title_col)
     room = max(_width() - fixed, 20)
     for row, plain in zip(rows, visible, strict=True):

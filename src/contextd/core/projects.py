@@ -72,6 +72,18 @@ class ProjectService:
             rows.insert_project(conn, project)
         return AttachOutcome(project, path, "created")
 
+    def ensure(self, name: str) -> Project:
+        """The project with this slug or name, created without a folder when there is none
+        (for imports: such a project is adopted later by `attach` in its checkout)."""
+        found = rows.find_by_slug_or_name(self._db.connection(), name)
+        if found:
+            return found[0]
+        stamp = now()
+        project = Project(new_id(), self._free_slug(slugify(name)), name, None, (), stamp, stamp)
+        with self._db.transaction() as conn:
+            rows.insert_project(conn, project)
+        return project
+
     def detach(self, project: Project, folder: Path | None, *, purge: bool) -> DetachOutcome:
         """Unlink a folder from its project; with `purge`, delete the project and its records
         on this machine only."""

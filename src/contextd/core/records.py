@@ -1,6 +1,7 @@
 """Writing and reading records: create, update, and the lifecycle from active to deleted."""
 
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -58,12 +59,42 @@ class RecordService:
 
     def create(self, draft: RecordDraft, project: Project | None) -> Record:
         """Validate and store a new record in `project` (or globally when the draft says so)."""
+        return self.create_many([draft], project)[0]
+
+    def create_many(
+        self,
+        drafts: Sequence[RecordDraft],
+        project: Project | None,
+        *,
+        short_title_ok: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Record]:
+        """Validate every draft, store them all in one transaction, then embed them in batches.
+
+        Nothing is stored if any draft is refused.
+        """
+        records = [self._build(d, project, short_title_ok) for d in drafts]
+        single = len(records) == 1
+        vectors = self._embed(records[0]) if single else []
+        with self._db.transaction() as conn:
+            for record in records:
+                rows.insert_record(conn, record)
+            if vectors:
+                vector_rows.upsert_embeddings(conn, vectors, records[0].created_at)
+        if not single and self._indexer is not None:
+            try:
+                self._indexer.embed(records, progress)
+            except ProviderUnavailableError as exc:
+                log.warning("stored %d records without vectors (%s)", len(records), exc)
+        return records
+
+    def _build(self, draft: RecordDraft, project: Project | None, short_title_ok: bool) -> Record:
         if project is None and not draft.is_global:
             raise InvalidInputError("A project record needs a project; pass --project or --global.")
-        clean = validate_draft(draft)
-        stamp = now()
-        related = tuple(self._resolve_id(prefix).id for prefix in clean.related_to)
-        record = Record(
+        clean = validate_draft(draft, short_title_ok=short_title_ok)
+        stamp = clean.created_at or now()
+        related = tuple(dict.fromkeys(self._resolve_id(prefix).id for prefix in clean.related_to))
+        return Record(
             id=new_id(),
             project_id=None if clean.is_global or project is None else project.id,
             kind=clean.kind,
@@ -76,18 +107,12 @@ class RecordService:
             priority=clean.priority,
             status=Status.ACTIVE,
             superseded_by=None,
-            related_to=tuple(dict.fromkeys(related)),
+            related_to=related,
             session_id=None,
             created_at=stamp,
             updated_at=stamp,
             verified_at=stamp,
         )
-        vectors = self._embed(record)
-        with self._db.transaction() as conn:
-            rows.insert_record(conn, record)
-            if vectors:
-                vector_rows.upsert_embeddings(conn, vectors, stamp)
-        return record
 
     def update(self, reference: str, edit: RecordEdit) -> Record:
         """Change fields of a record; the result must pass the same rules as a new one."""

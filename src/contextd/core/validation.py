@@ -3,6 +3,7 @@
 import re
 from dataclasses import replace
 
+from contextd.clock import parse_instant, to_iso
 from contextd.errors import ValidationError
 from contextd.models import (
     BODY_TYPES,
@@ -46,17 +47,21 @@ _TITLE_LABEL = {
 }
 
 
-def validate_draft(draft: RecordDraft) -> RecordDraft:
+def validate_draft(draft: RecordDraft, *, short_title_ok: bool = False) -> RecordDraft:
     """Check a draft against its kind's rules and return it cleaned (trimmed, normalised).
+
+    `short_title_ok` lets a bulk import keep short texts (a chat line such as "Hi!").
 
     Raises:
         ValidationError: a field is missing, too short, too long or malformed.
     """
     title = _text("title", draft.title, label=_TITLE_LABEL[draft.kind])
+    if short_title_ok and not title:
+        raise ValidationError("title", f"The {_TITLE_LABEL[draft.kind]} is empty.")
     _at_least(
         "title",
         title,
-        _TITLE_MIN[draft.kind],
+        1 if short_title_ok else _TITLE_MIN[draft.kind],
         f"The {_TITLE_LABEL[draft.kind]}",
         "say it in a full phrase a later session will understand on its own",
     )
@@ -74,6 +79,7 @@ def validate_draft(draft: RecordDraft) -> RecordDraft:
         )
     cleaned = replace(
         draft,
+        created_at=_instant(draft.created_at) if draft.created_at else None,
         title=title,
         category=category,
         tags=normalise_tags(draft.tags),
@@ -216,6 +222,15 @@ def _clean_body(kind: Kind, body: Body) -> Body:
     if isinstance(body, CheckpointBody):
         return _checkpoint(body)
     return body
+
+
+def _instant(text: str) -> str:
+    try:
+        return to_iso(parse_instant(text))
+    except ValueError:
+        raise ValidationError(
+            "created_at", f"created_at {text!r} is not an ISO date or time."
+        ) from None
 
 
 def _text(field: str, value: str, *, label: str) -> str:

@@ -1,0 +1,76 @@
+"""`contextd eval DIR`: score retrieval on a dataset, in a scratch store."""
+
+import dataclasses
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from contextd.app import open_app
+from contextd.cli._context import common_options, get_settings
+from contextd.cli._output import emit, table
+from contextd.core.evaluation import METRICS, Evaluator, load_dataset
+
+__all__ = ["COMMANDS"]
+
+
+@click.command(name="eval")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@common_options
+def evaluate(folder: Path) -> None:
+    """Score retrieval on a dataset folder (corpus.jsonl + queries.jsonl) with your settings.
+
+    The dataset is loaded into a temporary store through the normal write path; your own
+    store is not touched.
+    """
+    corpus, queries = load_dataset(folder)
+    settings = get_settings()
+    bars: dict[str, Any] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        bar = bars.get(stage)
+        if bar is None:
+            bar = bars[stage] = click.progressbar(length=total, label=f"{stage:<8}", file=None)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+        if done >= total:
+            bar.__exit__(None, None, None)
+
+    with tempfile.TemporaryDirectory(prefix="contextd-eval-") as scratch:
+        scratch_settings = dataclasses.replace(settings, home=Path(scratch), project=None)
+        with open_app(scratch_settings) as app:
+            report = Evaluator(app.projects, app.records, app.search).run(corpus, queries, progress)
+            report.config = {
+                "dataset": str(folder),
+                "embeddings": app.indexer.provider.id if app.indexer else "none",
+                "provider_note": app.provider_note,
+                "search": dataclasses.asdict(settings.search),
+                "context": dataclasses.asdict(settings.context),
+            }
+
+    def human() -> None:
+        header = ["", *METRICS, "p50_ms", "p95_ms", "n"]
+        rows = [header, _row("overall", report.overall)]
+        rows += [_row(name, values) for name, values in report.by_category.items()]
+        table(rows, clip_column=None)
+        click.echo(
+            f"\nindex build {report.index_build_s:.1f} s · embeddings {report.config['embeddings']}"
+        )
+        for note in report.notes:
+            click.echo(f"note: {note}")
+
+    emit(report.as_dict(), human)
+
+
+def _row(name: str, values: dict[str, float]) -> list[str]:
+    return [
+        name,
+        *(f"{values[m]:.3f}" for m in METRICS),
+        f"{values['p50_ms']:.1f}",
+        f"{values['p95_ms']:.1f}",
+        str(int(values["n"])),
+    ]
+
+
+COMMANDS = [evaluate]

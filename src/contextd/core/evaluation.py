@@ -1,0 +1,265 @@
+"""`contextd eval`: load a retrieval dataset into a scratch store and score the recall path.
+
+Dataset format: `corpus.jsonl` ({id, project, kind, category?, text, created_at?, supersedes?})
+and `queries.jsonl` ({id, project, query, relevant, superseded?, category?}).
+"""
+
+import json
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from contextd.core.projects import ProjectService
+from contextd.core.records import RecordService
+from contextd.core.search import SearchService
+from contextd.errors import InvalidInputError
+from contextd.models import Kind, MemoryBody, Origin, Project, RecordDraft, SearchQuery, Status
+
+__all__ = ["EvalQuery", "EvalReport", "Evaluator", "load_dataset", "score_ranking", "summarise"]
+
+METRICS = ("hit@1", "hit@5", "recall@5", "recall@10", "mrr", "stale@5", "leak@5")
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusItem:
+    id: str
+    project: str
+    kind: str
+    category: str | None
+    text: str
+    created_at: str | None
+    supersedes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EvalQuery:
+    id: str
+    project: str
+    query: str
+    relevant: tuple[str, ...]
+    superseded: tuple[str, ...] = ()
+    category: str = "all"
+
+
+@dataclass(frozen=True, slots=True)
+class RankedItem:
+    """One returned result, in dataset terms."""
+
+    id: str
+    project: str
+    current: bool  # False when shown as NOT CURRENT
+
+
+@dataclass
+class EvalReport:
+    overall: dict[str, float]
+    by_category: dict[str, dict[str, float]]
+    index_build_s: float
+    config: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "overall": self.overall,
+            "by_category": self.by_category,
+            "index_build_s": round(self.index_build_s, 3),
+            "config": self.config,
+            "notes": self.notes,
+        }
+
+
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    try:
+                        yield number, json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        raise InvalidInputError(
+                            f"{path}:{number} is not valid JSON ({exc.msg})."
+                        ) from None
+    except FileNotFoundError:
+        raise InvalidInputError(
+            f"{path} is missing; a dataset folder holds corpus.jsonl and queries.jsonl."
+        ) from None
+
+
+def load_dataset(folder: Path) -> tuple[list[CorpusItem], list[EvalQuery]]:
+    """Read and check both files; a malformed line is one clear error naming it."""
+    corpus, queries = [], []
+    try:
+        for number, row in _lines(folder / "corpus.jsonl"):
+            where = f"{folder / 'corpus.jsonl'}:{number}"
+            corpus.append(
+                CorpusItem(
+                    id=str(row["id"]),
+                    project=str(row["project"]),
+                    kind=str(row.get("kind", "memory")),
+                    category=row.get("category"),
+                    text=str(row["text"]),
+                    created_at=row.get("created_at"),
+                    supersedes=tuple(row.get("supersedes") or ()),
+                )
+            )
+        for number, row in _lines(folder / "queries.jsonl"):
+            where = f"{folder / 'queries.jsonl'}:{number}"
+            queries.append(
+                EvalQuery(
+                    id=str(row["id"]),
+                    project=str(row["project"]),
+                    query=str(row["query"]),
+                    relevant=tuple(row["relevant"]),
+                    superseded=tuple(row.get("superseded") or ()),
+                    category=str(row.get("category") or "all"),
+                )
+            )
+    except (KeyError, TypeError) as exc:
+        raise InvalidInputError(f"{where} lacks a required field ({exc}).") from None
+    if not corpus or not queries:
+        raise InvalidInputError(f"{folder} holds no records or no queries.")
+    return corpus, queries
+
+
+def score_ranking(query: EvalQuery, ranked: list[RankedItem]) -> dict[str, float]:
+    """Every metric of one query from its ranked results."""
+    ids = [item.id for item in ranked]
+    relevant = set(query.relevant)
+    first = next((rank for rank, rid in enumerate(ids, 1) if rid in relevant), None)
+
+    def share(k: int) -> float:
+        return len(relevant & set(ids[:k])) / len(relevant) if relevant else 0.0
+
+    top5 = ranked[:5]
+    return {
+        "hit@1": float(first == 1),
+        "hit@5": float(first is not None and first <= 5),
+        "recall@5": share(5),
+        "recall@10": share(10),
+        "mrr": 1.0 / first if first else 0.0,
+        "stale@5": float(any(i.id in query.superseded and i.current for i in top5)),
+        "leak@5": float(any(i.project != query.project for i in top5)),
+    }
+
+
+def summarise(rows: list[dict[str, float]]) -> dict[str, float]:
+    out = {name: round(statistics.fmean(r[name] for r in rows), 4) for name in METRICS}
+    latencies = sorted(r["latency_ms"] for r in rows)
+    out["p50_ms"] = round(_percentile(latencies, 0.50), 2)
+    out["p95_ms"] = round(_percentile(latencies, 0.95), 2)
+    out["n"] = len(rows)
+    return out
+
+
+def _percentile(sorted_values: list[float], fraction: float) -> float:
+    if not sorted_values:
+        return 0.0
+    index = min(len(sorted_values) - 1, max(0, round(fraction * (len(sorted_values) - 1))))
+    return sorted_values[index]
+
+
+class Evaluator:
+    """Loads a dataset through the normal write path, then runs every query through recall."""
+
+    def __init__(
+        self, projects: ProjectService, records: RecordService, search: SearchService
+    ) -> None:
+        self._projects = projects
+        self._records = records
+        self._search = search
+
+    def run(
+        self,
+        corpus: list[CorpusItem],
+        queries: list[EvalQuery],
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> EvalReport:
+        started = time.perf_counter()
+        mapping = self._ingest(corpus, progress)
+        build_s = time.perf_counter() - started
+        back = {record_id: item for item, record_id in mapping.items()}
+        projects = {p.id: p for p in self._projects.list_projects()}
+        rows_by_category: dict[str, list[dict[str, float]]] = defaultdict(list)
+        for done, query in enumerate(queries, 1):
+            project = self._project(query.project)
+            began = time.perf_counter()
+            result = self._search.recall(project, SearchQuery(text=query.query, limit=10))
+            elapsed = (time.perf_counter() - began) * 1000
+            ranked = [
+                RankedItem(
+                    back.get(h.record.id, h.record.id),
+                    projects[h.record.project_id].name
+                    if h.record.project_id in projects
+                    else query.project,
+                    h.record.status is Status.ACTIVE,
+                )
+                for h in result.hits
+                if not h.linked_from
+            ]
+            row = score_ranking(query, ranked)
+            row["latency_ms"] = elapsed
+            rows_by_category[query.category].append(row)
+            if progress:
+                progress("queries", done, len(queries))
+        everything = [row for rows in rows_by_category.values() for row in rows]
+        return EvalReport(
+            overall=summarise(everything),
+            by_category={name: summarise(rows) for name, rows in sorted(rows_by_category.items())},
+            index_build_s=build_s,
+            notes=[
+                "records were loaded as memories with their kind as category, and the "
+                "minimum text length was relaxed so short lines load"
+            ],
+        )
+
+    def _project(self, name: str) -> Project:
+        return self._projects.ensure(name)
+
+    def _ingest(
+        self, corpus: list[CorpusItem], progress: Callable[[str, int, int], None] | None
+    ) -> dict[str, str]:
+        """Load the corpus project by project, in file order; returns dataset id -> record id."""
+        by_project: dict[str, list[CorpusItem]] = defaultdict(list)
+        for item in corpus:
+            by_project[item.project].append(item)
+        mapping: dict[str, str] = {}
+        loaded = 0
+        for name, items in by_project.items():
+            project = self._project(name)
+            drafts = [
+                RecordDraft(
+                    kind=Kind.MEMORY,
+                    title=item.text,
+                    body=MemoryBody(),
+                    category=_category(item),
+                    origin=Origin.IMPORT,
+                    created_at=item.created_at,
+                )
+                for item in items
+            ]
+
+            def tick(count: int) -> None:
+                nonlocal loaded
+                loaded += count
+                if progress:
+                    progress("records", loaded, len(corpus))
+
+            records = self._records.create_many(drafts, project, short_title_ok=True, progress=tick)
+            mapping.update(
+                {item.id: record.id for item, record in zip(items, records, strict=True)}
+            )
+        for item in corpus:
+            for old in item.supersedes:
+                if old in mapping:
+                    self._records.supersede(mapping[old], mapping[item.id])
+        return mapping
+
+
+def _category(item: CorpusItem) -> str:
+    raw = (item.category or item.kind or "note").lower()
+    cleaned = "".join(c if c.isalnum() or c in "-_" else "-" for c in raw).strip("-_")
+    return cleaned[:40] if cleaned and cleaned[0].isalpha() else "note"
