@@ -53,6 +53,7 @@ class SearchSettings:
     project_weight: float = 0.5
     trust_weight: float = 0.2
     superseded_penalty: float = 0.35
+    successor_factor: float = 0.9
     candidate_pool: int = 50
     related_factor: float = 0.5
     mmr_balance: float = 0.7

@@ -267,6 +267,7 @@ class SearchHit:
     score: float
     terms: ScoreTerms
     linked_from: str | None = None  # set when the hit came in through another hit's related_to
+    via: str | None = None  # set when a superseded record's match was credited to this one
 
 
 @dataclass(frozen=True, slots=True)

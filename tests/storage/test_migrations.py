@@ -52,7 +52,7 @@ def test_migrating_a_blank_store_creates_every_table_and_the_three_fts_triggers(
             if "records_fts" in sql
         }
 
-    assert EXPECTED_TABLES <= tables  # later migrations may add more
+    assert tables >= EXPECTED_TABLES  # later migrations may add more
     assert set(fts_triggers) == EXPECTED_TRIGGERS
     assert set(fts_triggers.values()) == {"records"}
 
@@ -151,9 +151,8 @@ def test_several_threads_opening_one_fresh_store_at_once_all_succeed_and_migrate
 def _opener_with_a_rival(rival_ran: list[str]) -> type[Database]:
     """A Database whose connection lets a second opener create the store at one precise moment:
     right after this connection has read its application_id, before its next top-level
-    statement (when it holds no lock). A real
-    second Database.open runs there (on its own connection), so the interleaving that two
-    processes starting together can hit is reproduced on every run."""
+    statement (when it holds no lock). A real second Database.open runs there, on its own
+    connection, so the interleaving two processes starting together can hit happens every run."""
 
     class RivalOpensAfterTheIdentityRead(Database):
         def _connect(self) -> sqlite3.Connection:
@@ -229,7 +228,7 @@ def test_split_statements_finds_the_shipped_triggers_whole() -> None:
         for s in statements
     ]
     triggers = {s.split()[2]: s for s in code if s.startswith("CREATE TRIGGER")}
-    assert EXPECTED_TRIGGERS <= set(triggers)
+    assert set(triggers) >= EXPECTED_TRIGGERS
     assert all(s.rstrip().endswith("END;") for s in triggers.values())
     update = triggers["records_fts_update"]
     assert update.count("INSERT INTO records_fts") == 2

@@ -233,7 +233,7 @@ class RecordService:
         successor = rows.get_record(conn, record.superseded_by) if record.superseded_by else None
         current = None
         if successor is not None:
-            end = self._chain_end(successor)
+            end = rows.chain_end(conn, successor) or successor
             current = end if end.id != successor.id else None
         predecessors = tuple(
             r for r in (rows.get_record(conn, i) for i in rows.successors_of(conn, record.id)) if r
@@ -299,17 +299,6 @@ class RecordService:
         record = rows.get_record(conn, prefix if prefix in matches else matches[0])
         if record is None:
             raise NotFoundError(f"No record with id '{reference}'.")
-        return record
-
-    def _chain_end(self, record: Record) -> Record:
-        conn = self._db.connection()
-        seen = {record.id}
-        while record.superseded_by and record.superseded_by not in seen:
-            nxt = rows.get_record(conn, record.superseded_by)
-            if nxt is None:
-                break
-            seen.add(nxt.id)
-            record = nxt
         return record
 
 

@@ -1,7 +1,7 @@
 """Hybrid retrieval: FTS5 and vector candidates in the project's scope, fused and ranked."""
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from contextd.config import SearchSettings
@@ -49,8 +49,18 @@ class Retriever:
         )
 
     def search(self, query: SearchQuery, project_id: str | None) -> SearchResult:
-        """Best records for `query` among the project's and the global ones, best first."""
-        scope = _scope(query, project_id)
+        """Best records for `query` among the project's and the global ones, best first.
+
+        Superseded records are always matched; unless asked for, each one hands its match to
+        the current end of its supersede chain, so a question worded like an old fact finds
+        the fact that replaced it.
+        """
+        wanted = _scope(query, project_id)
+        scope = (
+            replace(wanted, statuses=(*wanted.statuses, Status.SUPERSEDED))
+            if (Status.SUPERSEDED not in wanted.statuses)
+            else wanted
+        )
         pool = max(self._weights.candidate_pool, query.limit * 3)
         with translate_errors(self._db.path):
             lexical = {
@@ -70,11 +80,12 @@ class Retriever:
         missing = [rid for rid in semantic.cosines if rid not in candidates]
         candidates.update(rows.records_in_scope(self._db.connection(), missing, scope))
         hits = self._rank(candidates, lexical, semantic.cosines, project_id)
+        hits = self._forward_superseded(hits, wanted)
         if query.diversify and semantic.vector is not None:
             hits = self._diversify(hits, query.limit)
         hits = hits[: query.limit]
         if query.expand_related:
-            hits += self._linked(hits, scope, project_id)
+            hits += self._linked(hits, wanted)
         return SearchResult(tuple(hits), degraded)
 
     def _semantic(
@@ -132,6 +143,27 @@ class Retriever:
         hits.sort(key=lambda hit: (hit.score, hit.record.id), reverse=True)
         return hits
 
+    def _forward_superseded(
+        self, hits: list[SearchHit], wanted: rows.RecordFilter
+    ) -> list[SearchHit]:
+        """Credit each superseded hit to its chain's current record, then keep what was asked."""
+        conn = self._db.connection()
+        best: dict[str, SearchHit] = {
+            h.record.id: h for h in hits if h.record.status in wanted.statuses
+        }
+        for hit in hits:
+            if hit.record.status is not Status.SUPERSEDED:
+                continue
+            end = rows.chain_end(conn, hit.record)
+            if end is None or end.status is not Status.ACTIVE:
+                continue
+            allowed = rows.records_in_scope(conn, [end.id], wanted).get(end.id)
+            carried = hit.score / hit.terms.status_multiplier * self._weights.successor_factor
+            if allowed and (end.id not in best or best[end.id].score < carried):
+                terms = replace(hit.terms, status_multiplier=self._weights.successor_factor)
+                best[end.id] = SearchHit(allowed, carried, terms, via=hit.record.id)
+        return sorted(best.values(), key=lambda h: (h.score, h.record.id), reverse=True)
+
     def _diversify(self, hits: list[SearchHit], limit: int) -> list[SearchHit]:
         assert self._index is not None and self._indexer is not None
         vectors = self._index.vectors_of([h.record.id for h in hits])
@@ -143,9 +175,7 @@ class Retriever:
             self._weights.mmr_balance,
         )
 
-    def _linked(
-        self, hits: list[SearchHit], scope: rows.RecordFilter, project_id: str | None
-    ) -> list[SearchHit]:
+    def _linked(self, hits: list[SearchHit], scope: rows.RecordFilter) -> list[SearchHit]:
         shown = {h.record.id for h in hits}
         wanted: dict[str, SearchHit] = {}
         for hit in hits:

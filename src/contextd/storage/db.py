@@ -2,6 +2,7 @@
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -106,9 +107,12 @@ class Database:
     def _prepare(self) -> None:
         conn = self.connection()
         with translate_errors(self.path):
-            _check_identity(conn, self.path)
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("BEGIN")  # one snapshot for both reads of the identity check
+            try:
+                _check_identity(conn, self.path)
+            finally:
+                conn.rollback()
+            _use_wal(conn)
             latest = known_migrations()[-1].version
             if conn.execute("PRAGMA user_version").fetchone()[0] == latest:
                 return
@@ -134,6 +138,18 @@ def _refuse_foreign_file(path: Path) -> None:
             f"{path} is not a contextd database (not an SQLite file); it was left untouched: "
             "move it aside or point --home elsewhere."
         )
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL; SQLite does not apply the busy timeout to this, so wait here."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _check_identity(conn: sqlite3.Connection, path: Path) -> None:

@@ -9,6 +9,7 @@ from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, 
 
 __all__ = [
     "RecordFilter",
+    "chain_end",
     "count_by_kind",
     "delete_record",
     "get_record",
@@ -229,6 +230,19 @@ def successors_of(conn: sqlite3.Connection, record_id: str) -> list[str]:
     return [
         r[0] for r in conn.execute("SELECT id FROM records WHERE superseded_by = ?", (record_id,))
     ]
+
+
+def chain_end(conn: sqlite3.Connection, record: Record, max_steps: int = 50) -> Record | None:
+    """The last record of `record`'s supersede chain (None if a link points nowhere)."""
+    current = record
+    for _ in range(max_steps):
+        if current.superseded_by is None:
+            return current
+        following = get_record(conn, current.superseded_by)
+        if following is None:
+            return None
+        current = following
+    return None
 
 
 def delete_record(conn: sqlite3.Connection, record: Record, deleted_at: str) -> None:
