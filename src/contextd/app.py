@@ -5,6 +5,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from contextd.config import Settings
+from contextd.core.index import IndexService
 from contextd.core.projects import ProjectService
 from contextd.core.records import RecordService
 from contextd.core.search import SearchService
@@ -29,6 +30,7 @@ class App:
     projects: ProjectService
     records: RecordService
     search: SearchService
+    index: IndexService
 
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
@@ -54,6 +56,7 @@ def open_app(settings: Settings) -> Iterator[App]:
             projects=ProjectService(db),
             records=RecordService(db, indexer),
             search=SearchService(retriever, settings.context),
+            index=IndexService(db, indexer, choice.note),
         )
     finally:
         db.close()

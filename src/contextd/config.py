@@ -5,7 +5,7 @@ This is the only module that reads environment variables or the config file.
 
 import os
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,8 @@ __all__ = [
     "Settings",
     "default_config_text",
     "load_settings",
+    "parse_setting",
+    "settings_view",
     "resolve_home",
 ]
 
@@ -44,7 +46,9 @@ class EmbeddingSettings:
 class SearchSettings:
     """Weights of the ranking terms; the sum is multiplied by the status factor."""
 
-    fts_weight: float = 1.0
+    fusion: str = "relative"  # or "weighted", "rrf"; chosen on the eval sets
+    rrf_k: float = 60.0
+    fts_weight: float = 0.5
     semantic_weight: float = 1.0
     semantic_floor: float = 0.15
     priority_weight: float = 0.35
@@ -53,7 +57,8 @@ class SearchSettings:
     project_weight: float = 0.5
     trust_weight: float = 0.2
     superseded_penalty: float = 0.35
-    successor_factor: float = 0.9
+    successor_factor: float = 1.0
+    chain_bonus: float = 0.3
     candidate_pool: int = 50
     related_factor: float = 0.5
     mmr_balance: float = 0.7
@@ -94,6 +99,12 @@ _SECTIONS: dict[str, type[Any]] = {
     "search": SearchSettings,
     "context": ContextSettings,
     "lifecycle": LifecycleSettings,
+}
+
+
+_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
+    ("search", "fusion"): ("weighted", "relative", "rrf"),
 }
 
 
@@ -149,8 +160,47 @@ def _section(path: Path, name: str, cls: type[Any], table: object) -> Any:
             raise ConfigError(
                 f"{name}.{item.name} in {path} must be a {expected.__name__}, got {value!r}."
             )
+        _check_choice(name, item.name, value)
         values[item.name] = value
     return cls(**values)
+
+
+def _check_choice(section: str, name: str, value: object) -> None:
+    choices = _CHOICES.get((section, name))
+    if choices and value not in choices:
+        raise ConfigError(f"{section}.{name} must be one of {', '.join(choices)}; got {value!r}.")
+
+
+def parse_setting(key: str, raw: str) -> tuple[str, str, str | int | float | bool]:
+    """Check a `section.name` key and convert the typed-in value to the setting's type.
+
+    Raises:
+        ConfigError: the key is unknown or the value does not fit it.
+    """
+    section, _, name = key.partition(".")
+    cls = _SECTIONS.get(section)
+    known = {f.name: f for f in fields(cls)} if cls else {}
+    if name not in known:
+        every = ", ".join(f"{s}.{f.name}" for s, c in _SECTIONS.items() for f in fields(c))
+        raise ConfigError(f"Unknown setting {key!r}; known settings: {every}.")
+    expected: type[Any] = type(known[name].default)
+    value: str | int | float | bool
+    try:
+        if expected is bool:
+            if raw.lower() not in ("true", "false"):
+                raise ValueError(raw)
+            value = raw.lower() == "true"
+        else:
+            value = expected(raw)
+    except ValueError:
+        raise ConfigError(f"{key} takes a {expected.__name__}; {raw!r} is not one.") from None
+    _check_choice(section, name, value)
+    return section, name, value
+
+
+def settings_view(settings: Settings) -> dict[str, Any]:
+    """Every section's effective values, for `contextd config`."""
+    return {name: asdict(getattr(settings, name)) for name in _SECTIONS}
 
 
 def default_config_text() -> str:

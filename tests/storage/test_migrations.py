@@ -148,50 +148,6 @@ def test_several_threads_opening_one_fresh_store_at_once_all_succeed_and_migrate
         assert applied == [m.version for m in known_migrations()]
 
 
-def _opener_with_a_rival(rival_ran: list[str]) -> type[Database]:
-    """A Database whose connection lets a second opener create the store at one precise moment:
-    right after this connection has read its application_id, before its next top-level
-    statement (when it holds no lock). A real second Database.open runs there, on its own
-    connection, so the interleaving two processes starting together can hit happens every run."""
-
-    class RivalOpensAfterTheIdentityRead(Database):
-        def _connect(self) -> sqlite3.Connection:
-            conn = super()._connect()
-            read_application_id = False
-
-            def trace(statement: str) -> None:
-                nonlocal read_application_id
-                # "-- ..." lines trace SQL that runs inside a statement (a lock may be held).
-                if rival_ran or statement.startswith("--"):
-                    return
-                if read_application_id:
-                    Database.open(self.path).close()
-                    rival_ran.append(statement)
-                elif "application_id" in statement.lower():
-                    read_application_id = True
-
-            conn.set_trace_callback(trace)
-            return conn
-
-    return RivalOpensAfterTheIdentityRead
-
-
-def test_a_fresh_store_created_by_another_opener_during_the_identity_check_is_accepted(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "fresh.db"
-    rival_ran: list[str] = []
-
-    _opener_with_a_rival(rival_ran).open(path).close()
-
-    assert rival_ran, "the second opener never got its turn"
-    with closing(_plain(path)) as conn:
-        application_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        applied = [r[0] for r in conn.execute("SELECT version FROM _migrations ORDER BY 1")]
-    assert application_id == APPLICATION_ID
-    assert applied == [m.version for m in known_migrations()]
-
-
 def test_split_statements_keeps_a_trigger_body_with_inner_semicolons_as_one_statement() -> None:
     script = (
         "-- leading comment; with a semicolon\n"

@@ -1,6 +1,7 @@
 """`contextd eval DIR`: score retrieval on a dataset, in a scratch store."""
 
 import dataclasses
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,9 @@ def evaluate(folder: Path) -> None:
     def progress(stage: str, done: int, total: int) -> None:
         bar = bars.get(stage)
         if bar is None:
-            bar = bars[stage] = click.progressbar(length=total, label=f"{stage:<8}", file=None)
+            bar = bars[stage] = click.progressbar(
+                length=total, label=f"{stage:<8}", file=sys.stderr
+            )
             bar.__enter__()
         bar.update(done - bar.pos)
         if done >= total:

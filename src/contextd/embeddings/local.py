@@ -120,12 +120,15 @@ class _Bert:
             p = f"encoder.layer.{layer}."
 
             def split(t: Any) -> Any:
-                return t.reshape(batch, width, self.heads, size).transpose(0, 2, 1, 3)
+                # Contiguous copies: numpy's matmul only reaches BLAS on contiguous blocks.
+                heads = t.reshape(batch, width, self.heads, size).transpose(0, 2, 1, 3)
+                return np.ascontiguousarray(heads)
 
             q = split(x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"])
             k = split(x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"])
             v = split(x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"])
-            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(size)) + bias
+            scores = q @ np.ascontiguousarray(k.transpose(0, 1, 3, 2))
+            scores = scores / np.float32(math.sqrt(size)) + bias
             scores -= scores.max(axis=-1, keepdims=True)
             probs = np.exp(scores)
             probs /= probs.sum(axis=-1, keepdims=True)
@@ -157,13 +160,26 @@ class _Bert:
 
 
 def _gelu(np: Any, x: Any) -> Any:
-    """Exact (erf) GELU, as BERT uses; erf from Abramowitz-Stegun 7.1.26 (error < 1.5e-7)."""
-    z = x / np.float32(math.sqrt(2.0))
-    sign = np.sign(z)
-    a = np.abs(z)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (
-        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
-    )
-    erf = sign * (1.0 - poly * np.exp(-a * a))
-    return 0.5 * x * (1.0 + erf)
+    """Exact (erf) GELU as BERT uses it, computed in place to spare memory traffic.
+
+    erf comes from Abramowitz-Stegun 7.1.26 (error < 1.5e-7), numpy having no erf of its own.
+    """
+    f = np.float32
+    z = np.abs(x) * f(1 / math.sqrt(2.0))
+    t = z * f(0.3275911)
+    t += f(1.0)
+    np.reciprocal(t, out=t)
+    poly = t * f(1.061405429)
+    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += f(coefficient)
+        poly *= t
+    z *= z
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    poly *= z  # now 1 - erf(|x| / sqrt 2)
+    np.subtract(f(1.0), poly, out=poly)
+    poly *= np.sign(x)
+    poly += f(1.0)
+    poly *= x
+    poly *= f(0.5)
+    return poly

@@ -3,7 +3,7 @@
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-__all__ = ["mmr", "scale_by_best", "semantic_relevance"]
+__all__ = ["mmr", "scale_by_best", "scale_by_rank", "semantic_relevance"]
 
 T = TypeVar("T")
 
@@ -14,6 +14,12 @@ def scale_by_best(raw: dict[str, float]) -> dict[str, float]:
     if best <= 0:
         return dict.fromkeys(raw, 0.0)
     return {key: max(value, 0.0) / best for key, value in raw.items()}
+
+
+def scale_by_rank(raw: dict[str, float], k: float) -> dict[str, float]:
+    """Reciprocal-rank scores, 1 for the best: (k + 1) / (k + rank). Ignores the raw scale."""
+    ordered = sorted(raw, key=lambda key: raw[key], reverse=True)
+    return {key: (k + 1) / (k + rank) for rank, key in enumerate(ordered, 1)}
 
 
 def semantic_relevance(cosine: float, floor: float) -> float:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from contextd.config import SearchSettings
 from contextd.errors import ProviderUnavailableError
 from contextd.models import Record, SearchHit, SearchQuery, SearchResult, Status
-from contextd.retrieval.fusion import mmr, scale_by_best, semantic_relevance
+from contextd.retrieval.fusion import mmr, scale_by_best, scale_by_rank, semantic_relevance
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.scoring import score_record
 from contextd.retrieval.vector_index import SqliteVectorIndex
@@ -126,14 +126,23 @@ class Retriever:
         cosines: dict[str, float],
         project_id: str | None,
     ) -> list[SearchHit]:
-        fts = scale_by_best({rid: bm25 for rid, (_, bm25) in lexical.items()})
+        weights = self._weights
+        bm25 = {rid: score for rid, (_, score) in lexical.items()}
+        meaning = {rid: semantic_relevance(c, weights.semantic_floor) for rid, c in cosines.items()}
+        if weights.fusion == "rrf":
+            fts = scale_by_rank(bm25, weights.rrf_k)
+            sem = scale_by_rank({r: v for r, v in meaning.items() if v > 0}, weights.rrf_k)
+        elif weights.fusion == "relative":
+            fts, sem = scale_by_best(bm25), scale_by_best(meaning)
+        else:
+            fts, sem = scale_by_best(bm25), meaning
         moment = datetime.now(UTC)
         hits = []
         for rid, record in candidates.items():
             terms = score_record(
                 record,
                 fts=fts.get(rid, 0.0),
-                semantic=semantic_relevance(cosines.get(rid, 0.0), self._weights.semantic_floor),
+                semantic=sem.get(rid, 0.0),
                 project_id=project_id,
                 weights=self._weights,
                 moment=moment,
@@ -146,11 +155,17 @@ class Retriever:
     def _forward_superseded(
         self, hits: list[SearchHit], wanted: rows.RecordFilter
     ) -> list[SearchHit]:
-        """Credit each superseded hit to its chain's current record, then keep what was asked."""
+        """Credit each superseded hit to its chain's current record, then keep what was asked.
+
+        A current record matched both directly and through its predecessors gets its best
+        match plus `chain_bonus` times the next best: the whole history is about the query.
+        """
         conn = self._db.connection()
         best: dict[str, SearchHit] = {
             h.record.id: h for h in hits if h.record.status in wanted.statuses
         }
+        runner_up: dict[str, float] = {}
+        factor = self._weights.successor_factor
         for hit in hits:
             if hit.record.status is not Status.SUPERSEDED:
                 continue
@@ -158,10 +173,21 @@ class Retriever:
             if end is None or end.status is not Status.ACTIVE:
                 continue
             allowed = rows.records_in_scope(conn, [end.id], wanted).get(end.id)
-            carried = hit.score / hit.terms.status_multiplier * self._weights.successor_factor
-            if allowed and (end.id not in best or best[end.id].score < carried):
-                terms = replace(hit.terms, status_multiplier=self._weights.successor_factor)
+            if allowed is None:
+                continue
+            carried = hit.score / hit.terms.status_multiplier * factor
+            current = best.get(end.id)
+            if current is None or current.score < carried:
+                if current is not None:
+                    runner_up[end.id] = max(runner_up.get(end.id, 0.0), current.score)
+                terms = replace(hit.terms, status_multiplier=factor)
                 best[end.id] = SearchHit(allowed, carried, terms, via=hit.record.id)
+            else:
+                runner_up[end.id] = max(runner_up.get(end.id, 0.0), carried)
+        bonus = self._weights.chain_bonus
+        for rid, second in runner_up.items():
+            hit = best[rid]
+            best[rid] = replace(hit, score=hit.score + bonus * second)
         return sorted(best.values(), key=lambda h: (h.score, h.record.id), reverse=True)
 
     def _diversify(self, hits: list[SearchHit], limit: int) -> list[SearchHit]:

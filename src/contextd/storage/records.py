@@ -43,11 +43,15 @@ class RecordFilter:
     category: str | None = None
     since: str | None = None
     before: str | None = None
+    every_project: bool = False  # maintenance only: ignore the project scope
 
     def where(self, alias: str = "records") -> tuple[str, list[object]]:
         """SQL condition and parameters for this filter."""
-        clauses = [f"({alias}.project_id = ? OR {alias}.project_id IS NULL)"]
-        params: list[object] = [self.project_id]
+        clauses = ["1"]
+        params: list[object] = []
+        if not self.every_project:
+            clauses = [f"({alias}.project_id = ? OR {alias}.project_id IS NULL)"]
+            params = [self.project_id]
         if self.statuses:
             clauses.append(f"{alias}.status IN ({', '.join('?' for _ in self.statuses)})")
             params.extend(str(s) for s in self.statuses)

@@ -12,6 +12,7 @@ __all__ = [
     "encode",
     "generation",
     "delete_embedding",
+    "drop_other_models",
     "load_vectors",
     "missing_ids",
     "stored_hashes",
@@ -114,6 +115,13 @@ def missing_ids(
 
 def delete_embedding(conn: sqlite3.Connection, record_id: str) -> None:
     conn.execute("DELETE FROM embeddings WHERE record_id = ?", (record_id,))
+
+
+def drop_other_models(conn: sqlite3.Connection, provider: str, dimensions: int) -> None:
+    """Forget vectors made by any other provider or width."""
+    conn.execute(
+        "DELETE FROM embeddings WHERE provider != ? OR dimensions != ?", (provider, dimensions)
+    )
 
 
 def vector_stats(conn: sqlite3.Connection, provider: str, dimensions: int) -> VectorStats:

@@ -1,0 +1,114 @@
+"""config and refresh: settings, and keeping the semantic index current."""
+
+import dataclasses
+import sys
+from typing import Any
+
+import click
+
+from contextd.cli._context import common_options, get_app, get_settings
+from contextd.cli._output import emit
+from contextd.config import settings_view
+from contextd.core.config_file import set_config_value
+
+__all__ = ["COMMANDS"]
+
+
+@click.group(invoke_without_command=True)
+@click.option("--check", is_flag=True, help="Ask the embedding provider for a real vector.")
+@click.option("--toml", "show_toml", is_flag=True, help="Print config.toml as it is on disk.")
+@common_options
+@click.pass_context
+def config(ctx: click.Context, check: bool, show_toml: bool) -> None:
+    """Show the settings in effect (and where they live), or check the embedding provider."""
+    if ctx.invoked_subcommand is not None:
+        return
+    settings = get_settings()
+    if show_toml:
+        path = settings.config_path
+        click.echo(path.read_text(encoding="utf-8") if path.exists() else "", nl=False)
+        return
+    payload: dict[str, Any] = {
+        "home": str(settings.home),
+        "config": str(settings.config_path),
+        "database": str(settings.db_path),
+        "settings": settings_view(settings),
+    }
+    if check:
+        report = get_app().index.check()
+        payload["check"] = {
+            "provider": report.provider,
+            "dimensions": report.dimensions,
+            "seconds": round(report.seconds, 3),
+            "index": dataclasses.asdict(report.state),
+            "fix": report.state.fix,
+        }
+
+    def human() -> None:
+        click.echo(
+            f"home      {settings.home}\nconfig    {settings.config_path}\n"
+            f"database  {settings.db_path}\n"
+        )
+        for section, values in payload["settings"].items():
+            click.echo(f"[{section}]")
+            for name, value in values.items():
+                click.echo(f"{name} = {value!r}")
+            click.echo()
+        if check:
+            found = payload["check"]
+            state = report.state
+            click.echo(
+                click.style("✓ ", fg="green") + f"{found['provider']} answered a "
+                f"{found['dimensions']}-dimension vector in {found['seconds']:.2f} s"
+            )
+            click.echo(f"index     {state.embedded}/{state.records} records embedded")
+            if state.note:
+                click.echo(f"note      {state.note}")
+            if state.fix:
+                click.echo(click.style(f"fix       run `{state.fix}`", fg="yellow"))
+
+    emit(payload, human)
+
+
+@config.command(name="set")
+@click.argument("key")
+@click.argument("value")
+@common_options
+def set_value(key: str, value: str) -> None:
+    """Set KEY (section.name, e.g. embeddings.provider) to VALUE in config.toml."""
+    stored = set_config_value(get_settings().home, key, value)
+    emit({"key": key, "value": stored}, lambda: click.echo(f"{key} = {stored!r}"))
+
+
+@click.command()
+@click.option(
+    "--force-embeddings",
+    is_flag=True,
+    help="Re-embed every record (after changing the embedding model).",
+)
+@common_options
+def refresh(force_embeddings: bool) -> None:
+    """Bring the semantic index up to date: embed records that lack a current vector."""
+    app = get_app()
+    bar_context: Any = click.progressbar(
+        length=0, label="embedding", file=sys.stderr, show_pos=True
+    )
+    with bar_context as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.length = total
+            bar.update(done - bar.pos)
+
+        count = app.index.refresh(force=force_embeddings, progress=progress)
+    state = app.index.state()
+    payload = {"embedded": count, "index": dataclasses.asdict(state)}
+    emit(
+        payload,
+        lambda: click.echo(
+            f"Embedded {count} records; {state.embedded}/{state.records} have a current vector "
+            f"({state.provider})."
+        ),
+    )
+
+
+COMMANDS = [config, refresh]

@@ -1,0 +1,37 @@
+"""Changing config.toml in place, keeping the user's comments and layout."""
+
+from pathlib import Path
+
+from contextd.config import load_settings, parse_setting
+from contextd.errors import ConfigError
+
+__all__ = ["set_config_value"]
+
+
+def set_config_value(home: Path, key: str, raw: str) -> str | int | float | bool:
+    """Write `key = raw` (typed) into home/config.toml; the file is replaced atomically.
+
+    Raises:
+        ConfigError: unknown key, wrong value, or a config file that cannot be parsed.
+    """
+    import tomlkit  # Deferred: only `config set` edits TOML.
+    from tomlkit.exceptions import TOMLKitError
+
+    section, name, value = parse_setting(key, raw)
+    path = home / "config.toml"
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        document = tomlkit.parse(text)
+    except (OSError, UnicodeDecodeError, TOMLKitError) as exc:
+        raise ConfigError(f"Cannot edit {path} ({exc}); fix or remove it first.") from exc
+    table = document.get(section)
+    if table is None:
+        table = tomlkit.table()
+        document[section] = table
+    table[name] = value
+    home.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_suffix(".toml.tmp")
+    scratch.write_text(tomlkit.dumps(document), encoding="utf-8")
+    scratch.replace(path)
+    load_settings(home=home)  # the whole file must still load
+    return value

@@ -1,0 +1,107 @@
+"""The semantic index as a whole: its state, re-embedding, and checking the provider."""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from contextd.errors import ProviderUnavailableError
+from contextd.retrieval.indexer import Indexer
+from contextd.storage import records as record_rows
+from contextd.storage import vectors as vector_rows
+from contextd.storage.db import Database
+
+__all__ = ["IndexService", "IndexState", "ProviderCheck"]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexState:
+    provider: str  # "none" when vectors are off
+    dimensions: int
+    records: int
+    embedded: int  # records with a vector of the provider in use
+    other_models: dict[str, int]  # vectors made by another provider or width
+    note: str | None  # why the configured provider is not the one in use
+
+    @property
+    def fix(self) -> str | None:
+        """The command that brings the index up to date, when it is not."""
+        if self.provider == "none":
+            return None
+        if self.other_models:
+            return "contextd refresh --force-embeddings"
+        return "contextd refresh" if self.embedded < self.records else None
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderCheck:
+    provider: str
+    dimensions: int
+    seconds: float
+    state: IndexState
+
+
+class IndexService:
+    def __init__(self, db: Database, indexer: Indexer | None, note: str | None) -> None:
+        self._db = db
+        self._indexer = indexer
+        self._note = note
+
+    def state(self) -> IndexState:
+        conn = self._db.connection()
+        if self._indexer is None:
+            count = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
+            return IndexState("none", 0, count, 0, {}, self._note)
+        provider = self._indexer.provider
+        stats = vector_rows.vector_stats(conn, provider.id, provider.dimensions)
+        return IndexState(
+            provider.id, provider.dimensions, stats.records, stats.current, stats.other, self._note
+        )
+
+    def refresh(
+        self, *, force: bool = False, progress: Callable[[int, int], None] | None = None
+    ) -> int:
+        """Embed every record whose vector is missing, stale or (with `force`) any; returns
+        how many were embedded."""
+        if self._indexer is None:
+            raise ProviderUnavailableError(
+                "Vectors are off (embeddings.provider = none); nothing to refresh."
+            )
+        everything = record_rows.RecordFilter(None, statuses=(), every_project=True)
+        records = record_rows.list_records(self._db.connection(), everything, oldest_first=True)
+        pending = self._indexer.stale(records, force=force)
+        done = 0
+
+        def tick(count: int) -> None:
+            nonlocal done
+            done += count
+            if progress:
+                progress(done, len(pending))
+
+        self._indexer.embed(pending, tick)
+        if force:
+            with self._db.transaction() as conn:
+                vector_rows.drop_other_models(
+                    conn, self._indexer.provider.id, self._indexer.provider.dimensions
+                )
+        return len(pending)
+
+    def check(self) -> ProviderCheck:
+        """Ask the provider for one real vector and report its width and speed.
+
+        Raises:
+            ProviderUnavailableError: vectors are off, or the provider fails to answer.
+        """
+        if self._indexer is None:
+            raise ProviderUnavailableError(
+                "Vectors are off (embeddings.provider = none); retrieval is full-text only."
+            )
+        provider = self._indexer.provider
+        started = time.perf_counter()
+        vector = provider.embed_query("contextd configuration check")
+        elapsed = time.perf_counter() - started
+        if len(vector) != provider.dimensions:
+            raise ProviderUnavailableError(
+                f"{provider.id} returned {len(vector)} dimensions, not {provider.dimensions}; "
+                f"run `contextd config set embeddings.dimensions {len(vector)}`."
+            )
+        return ProviderCheck(provider.id, len(vector), elapsed, self.state())
