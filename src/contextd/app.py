@@ -37,7 +37,7 @@ class App:
         return self.projects.resolve(self.settings.project, self.settings.cwd)
 
     def status(self, project: Project) -> StatusReport:
-        return project_status(self.records, project, self.settings.home)
+        return project_status(self.records, self.index, project, self.settings.home)
 
 
 @contextmanager

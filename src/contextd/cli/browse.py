@@ -1,5 +1,6 @@
 """show, memories, search, status: reading what is stored."""
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -223,6 +224,7 @@ def status() -> None:
         "goal": goal,
         "next": next_steps,
         "home": str(report.home),
+        "index": dataclasses.asdict(report.index) | {"fix": report.index.fix},
     }
 
     def human() -> None:
@@ -245,8 +247,20 @@ def status() -> None:
             Kind.CHECKPOINT: "Checkpoints",
         }
         rows += [(labels[k], str(report.counts.get(k, 0))) for k in Kind]
+        index = report.index
+        if index.provider == "none":
+            rows.append(("Semantic", "off (full-text only)"))
+        else:
+            mark = (
+                click.style("✓", fg="green") if index.fix is None else click.style("!", fg="yellow")
+            )
+            rows.append(("Semantic", f"{mark} {index.embedded}/{index.records} {index.provider}"))
         for label, value in rows:
             click.echo(f"{label:<13}{value}")
+        if index.note:
+            click.echo(click.style(f"note: {index.note}", fg="yellow"))
+        if index.fix:
+            click.echo(click.style(f"run `{index.fix}` to bring the index up to date", fg="yellow"))
         if checkpoint:
             click.echo(
                 f"\n{click.style('Last checkpoint', bold=True)}\n{checkpoint.title} "

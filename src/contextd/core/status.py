@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contextd import gitinfo
+from contextd.core.index import IndexService, IndexState
 from contextd.core.records import RecordService
 from contextd.models import Kind, Project, Record
 
@@ -17,9 +18,12 @@ class StatusReport:
     counts: dict[Kind, int]
     last_checkpoint: Record | None
     home: Path
+    index: IndexState
 
 
-def project_status(records: RecordService, project: Project, home: Path) -> StatusReport:
+def project_status(
+    records: RecordService, index: IndexService, project: Project, home: Path
+) -> StatusReport:
     """Gather the overview `contextd status` shows."""
     return StatusReport(
         project=project,
@@ -27,6 +31,7 @@ def project_status(records: RecordService, project: Project, home: Path) -> Stat
         counts=records.counts(project),
         last_checkpoint=records.latest(project, Kind.CHECKPOINT),
         home=home,
+        index=index.state(),
     )
 
 

@@ -42,6 +42,7 @@ class Retriever:
         self._indexer = indexer
         self._weights = weights
         self._note = provider_note
+        self._complete: dict[str | None, tuple[int, ...]] = {}
         self._index = (
             SqliteVectorIndex(db, indexer.provider.id, indexer.provider.dimensions)
             if indexer
@@ -106,6 +107,9 @@ class Retriever:
         assert self._indexer is not None
         provider = self._indexer.provider
         conn = self._db.connection()
+        state = vectors.store_state(conn)
+        if self._complete.get(project_id) == state:
+            return None  # nothing was written since this project was last found complete
         missing = vectors.missing_ids(
             conn, provider.id, provider.dimensions, project_id, CATCH_UP_LIMIT + 1
         )
@@ -117,6 +121,7 @@ class Retriever:
         if missing:
             found = rows.records_in_scope(conn, missing, rows.RecordFilter(project_id, statuses=()))
             self._indexer.embed(list(found.values()))
+        self._complete[project_id] = vectors.store_state(conn)
         return None
 
     def _rank(

@@ -1,0 +1,130 @@
+"""Pure ranking pieces: scaling raw match scores to 0..1, and MMR diversity."""
+
+import math
+from collections import Counter
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextd.retrieval.fusion import mmr, scale_by_best, scale_by_rank, semantic_relevance
+
+finite = st.floats(allow_nan=False, allow_infinity=False)
+
+
+def test_scale_by_best_gives_the_best_match_one_and_the_rest_their_share() -> None:
+    scaled = scale_by_best({"a": 8.0, "b": 4.0, "c": 2.0})
+    assert scaled == {"a": 1.0, "b": 0.5, "c": 0.25}
+
+
+def test_scale_by_best_turns_all_zero_or_negative_scores_into_zero() -> None:
+    assert scale_by_best({"a": 0.0, "b": 0.0}) == {"a": 0.0, "b": 0.0}
+    assert scale_by_best({"a": -3.0, "b": -1.0}) == {"a": 0.0, "b": 0.0}
+
+
+def test_scale_by_best_clips_negative_scores_beside_a_positive_best_to_zero() -> None:
+    assert scale_by_best({"a": 2.0, "b": -5.0}) == {"a": 1.0, "b": 0.0}
+
+
+def test_scale_by_best_of_nothing_is_nothing() -> None:
+    assert scale_by_best({}) == {}
+
+
+@given(st.dictionaries(st.text(max_size=4), finite, max_size=20))
+def test_scale_by_best_always_lands_in_zero_to_one(raw: dict[str, float]) -> None:
+    scaled = scale_by_best(raw)
+    assert scaled.keys() == raw.keys()
+    assert all(0.0 <= value <= 1.0 for value in scaled.values())
+    if raw and max(raw.values()) > 0:
+        assert max(scaled.values()) == 1.0
+
+
+def test_scale_by_rank_gives_the_best_one_and_falls_with_rank() -> None:
+    scaled = scale_by_rank({"low": 1.0, "top": 9.0, "mid": 5.0}, k=60.0)
+    assert scaled["top"] == 1.0
+    assert scaled["top"] > scaled["mid"] > scaled["low"] > 0
+    assert scaled["mid"] == 61 / 62
+
+
+def test_scale_by_rank_ignores_the_raw_scale() -> None:
+    small = scale_by_rank({"a": 0.3, "b": 0.2, "c": 0.1}, k=10.0)
+    huge = scale_by_rank({"a": 9e9, "b": 5.0, "c": -7.0}, k=10.0)
+    assert small == huge
+
+
+@given(st.dictionaries(st.text(max_size=4), finite, min_size=1, max_size=20))
+def test_scale_by_rank_is_monotone_in_the_raw_score(raw: dict[str, float]) -> None:
+    scaled = scale_by_rank(raw, k=60.0)
+    assert max(scaled.values()) == 1.0
+    for a in raw:
+        for b in raw:
+            if raw[a] > raw[b]:
+                assert scaled[a] > scaled[b]
+
+
+def test_semantic_relevance_treats_cosines_at_or_below_the_floor_as_no_match() -> None:
+    assert semantic_relevance(0.15, 0.15) == 0.0
+    assert semantic_relevance(0.1, 0.15) == 0.0
+    assert semantic_relevance(-0.9, 0.15) == 0.0
+
+
+def test_semantic_relevance_gives_an_identical_text_one() -> None:
+    assert semantic_relevance(1.0, 0.15) == 1.0
+    assert math.isclose(semantic_relevance(0.575, 0.15), 0.5)
+
+
+@given(
+    st.floats(min_value=-1.0, max_value=1.0),
+    st.floats(min_value=-1.0, max_value=1.0),
+    st.floats(min_value=0.0, max_value=0.9),
+)
+def test_semantic_relevance_is_monotone_and_bounded(a: float, b: float, floor: float) -> None:
+    low, high = sorted((a, b))
+    assert 0.0 <= semantic_relevance(low, floor) <= semantic_relevance(high, floor) <= 1.0
+
+
+def test_mmr_returns_the_limit_without_repeating_an_item() -> None:
+    items = ["a", "b", "c", "d", "e"]
+    picked = mmr(items, lambda i: float(ord(i)), lambda x, y: 0.5, limit=3)
+    assert len(picked) == 3
+    assert len(set(picked)) == 3
+    assert set(picked) <= set(items)
+
+
+def test_mmr_returns_everything_when_the_limit_exceeds_the_items() -> None:
+    picked = mmr(["a", "b"], lambda i: 1.0, lambda x, y: 0.0, limit=10)
+    assert sorted(picked) == ["a", "b"]
+
+
+def test_mmr_with_full_balance_is_plain_relevance_order() -> None:
+    scores = {"a": 0.2, "b": 0.9, "c": 0.5, "d": 0.7}
+    picked = mmr(list(scores), scores.__getitem__, lambda x, y: 1.0, limit=4, balance=1.0)
+    assert picked == ["b", "d", "c", "a"]
+
+
+def test_mmr_picks_a_diverse_item_second_over_a_near_duplicate_of_the_first() -> None:
+    scores = {"deploy": 1.0, "deploy-again": 0.95, "billing": 0.8}
+
+    def similarity(x: str, y: str) -> float:
+        return 1.0 if x.startswith("deploy") and y.startswith("deploy") else 0.0
+
+    picked = mmr(list(scores), scores.__getitem__, similarity, limit=3, balance=0.7)
+    assert picked == ["deploy", "billing", "deploy-again"]
+
+
+@given(
+    st.lists(st.integers(min_value=0, max_value=20), max_size=15),
+    st.integers(min_value=0, max_value=20),
+    st.floats(min_value=0.0, max_value=1.0),
+)
+def test_mmr_output_is_a_subset_of_the_input_in_some_order(
+    items: list[int], limit: int, balance: float
+) -> None:
+    picked = mmr(
+        items,
+        lambda i: (i * 7 % 11) / 11,
+        lambda x, y: 1.0 - abs(x - y) / 20,
+        limit,
+        balance,
+    )
+    assert len(picked) == min(limit, len(items))
+    assert not Counter(picked) - Counter(items)
