@@ -2,8 +2,10 @@
 
 import sqlite3
 from contextlib import closing
+from pathlib import Path
 
-from contextd.app import App
+from contextd.app import App, open_app
+from contextd.config import load_settings
 from contextd.models import (
     DecisionBody,
     Kind,
@@ -294,3 +296,21 @@ def test_diversify_prefers_a_different_record_over_a_near_duplicate(app: App) ->
     assert set(plain) == {first.id, twin.id}
     assert diverse[0] in (first.id, twin.id)
     assert diverse[1] == other.id
+
+
+def test_a_zero_superseded_penalty_still_hands_the_match_to_the_replacement(
+    home: Path, repo: Path
+) -> None:
+    """search.superseded_penalty = 0 is an accepted setting ("never show old facts")."""
+    (home / "config.toml").write_text(
+        '[embeddings]\nprovider = "hashing"\n[search]\nsuperseded_penalty = 0.0\n',
+        encoding="utf-8",
+    )
+    with open_app(load_settings(cwd=repo)) as opened:
+        old = _memory(opened, "Deploys run on Jenkins nightly builds from the build server")
+        new = _memory(opened, "Releases ship through GitHub Actions workflows on every merge")
+        opened.records.supersede(old.id, new.id)
+        hits = opened.search.search(
+            opened.current_project(), SearchQuery(text="Jenkins nightly builds server")
+        ).hits
+    assert [h.record.id for h in hits] == [new.id]

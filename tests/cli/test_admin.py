@@ -1,0 +1,183 @@
+"""`config`, `config set`, `config --toml` and `refresh`."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DECISION, Cli
+
+CONSTRAINT = [
+    "constrain",
+    "Never edit an applied migration",
+    "--reason",
+    "Applied migrations are checksummed and edits break deploys",
+]
+
+
+def _set(run: Cli, key: str, value: str) -> None:
+    result = run("config", "set", key, value)
+    assert result.exit_code == 0, result.output
+
+
+def test_config_json_shows_the_paths_and_every_settings_section(run: Cli, home: Path) -> None:
+    shown = run.json("config")
+    assert shown["home"] == str(home)
+    assert shown["config"] == str(home / "config.toml")
+    assert shown["database"] == str(home / "contextd.db")
+    settings = shown["settings"]
+    assert set(settings) == {"embeddings", "search", "context", "lifecycle"}
+    assert settings["embeddings"]["provider"] == "hashing"  # from the test config.toml
+    assert settings["embeddings"]["dimensions"] == 384
+    assert settings["search"]["fts_weight"] == 0.5
+    assert settings["context"]["max_context_tokens"] == 6000
+    assert settings["lifecycle"]["stale_days"] == 90
+    assert "check" not in shown
+
+
+def test_config_text_lists_paths_and_sections(run: Cli, home: Path) -> None:
+    result = run("config")
+    assert result.exit_code == 0, result.output
+    assert f"home      {home}" in result.stdout
+    for section in ("[embeddings]", "[search]", "[context]", "[lifecycle]"):
+        assert section in result.stdout
+    assert "provider = 'hashing'" in result.stdout
+
+
+def test_config_set_changes_the_value_and_keeps_the_comments(run: Cli, home: Path) -> None:
+    path = home / "config.toml"
+    path.write_text(
+        "# my contextd settings\n"
+        "[embeddings]\n"
+        'provider = "hashing"  # fast for tests\n'
+        "\n"
+        "[search]\n"
+        "# weights tuned on the eval set\n"
+        "fts_weight = 0.5\n",
+        encoding="utf-8",
+    )
+    result = run.json("config", "set", "search.fts_weight", "0.8")
+    assert result == {"key": "search.fts_weight", "value": 0.8}
+    settings = run.json("config")["settings"]
+    assert settings["search"]["fts_weight"] == 0.8
+    assert settings["embeddings"]["provider"] == "hashing"
+    text = path.read_text(encoding="utf-8")
+    assert "# my contextd settings" in text
+    assert "# fast for tests" in text
+    assert "# weights tuned on the eval set" in text
+    assert "fts_weight = 0.8" in text and "0.5" not in text
+
+
+def test_config_set_adds_a_missing_section(run: Cli, home: Path) -> None:
+    _set(run, "lifecycle.stale_days", "30")
+    assert run.json("config")["settings"]["lifecycle"]["stale_days"] == 30
+    text = (home / "config.toml").read_text(encoding="utf-8")
+    assert "[lifecycle]" in text and "stale_days = 30" in text
+    assert 'provider = "hashing"' in text
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("search.no_such_weight", "1", ["Unknown setting 'search.no_such_weight'", "known settings", "search.fts_weight", "lifecycle.stale_days"]),  # noqa: E501
+        ("nosection.fts_weight", "1", ["Unknown setting", "embeddings.provider"]),
+        ("search.fts_weight", "abc", ["search.fts_weight takes a float", "'abc'"]),
+        ("embeddings.provider", "banana", ["local, hashing, openai, none", "'banana'"]),
+        ("lifecycle.stale_days", "1.5", ["lifecycle.stale_days takes a int", "'1.5'"]),
+        ("search.fusion", "average", ["weighted, relative, rrf"]),
+    ],
+)
+def test_a_bad_key_or_value_is_a_one_line_error_and_the_file_is_untouched(
+    run: Cli, home: Path, key: str, value: str, expected: list[str]
+) -> None:
+    path = home / "config.toml"
+    before = path.read_text(encoding="utf-8")
+    result = run("config", "set", key, value)
+    assert result.exit_code == 5
+    assert result.stdout == ""
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1
+    for part in expected:
+        assert part in result.stderr
+    assert path.read_text(encoding="utf-8") == before
+
+
+def test_a_bad_value_under_json_is_reported_as_a_json_error(run: Cli) -> None:
+    result = run("config", "set", "search.fts_weight", "abc", "--json")
+    assert result.exit_code == 5
+    assert '"type": "ConfigError"' in result.stdout
+
+
+def test_config_toml_prints_the_file_as_it_is_on_disk(run: Cli, home: Path) -> None:
+    text = '# hand-written\n[embeddings]\nprovider = "hashing"\n\n[search]\nfts_weight = 0.7\n'
+    (home / "config.toml").write_text(text, encoding="utf-8")
+    result = run("config", "--toml")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == text
+
+
+def test_config_toml_prints_nothing_when_there_is_no_file(run: Cli, home: Path) -> None:
+    (home / "config.toml").unlink()
+    result = run("config", "--toml")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+
+
+@pytest.mark.usefixtures("repo")
+def test_refresh_with_nothing_pending_embeds_nothing(run: Cli) -> None:
+    result = run("refresh")
+    assert result.exit_code == 0, result.output
+    assert "Embedded 0 records; 0/0 have a current vector (hashing:v1:384)." in result.stdout
+    run.json(*DECISION)  # embedded when written
+    again = run.json("refresh")
+    assert again["embedded"] == 0
+    assert again["index"]["embedded"] == 1 and again["index"]["records"] == 1
+
+
+@pytest.mark.usefixtures("repo")
+def test_refresh_json_reports_the_index_after_records_are_added(run: Cli) -> None:
+    run.json(*DECISION)
+    run.json(*CONSTRAINT)
+    report = run.json("refresh")
+    assert report["embedded"] == 0
+    assert report["index"] == {
+        "provider": "hashing:v1:384",
+        "dimensions": 384,
+        "records": 2,
+        "embedded": 2,
+        "other_models": {},
+        "note": None,
+    }
+    forced = run.json("refresh", "--force-embeddings")
+    assert forced["embedded"] == 2 and forced["index"]["embedded"] == 2
+
+
+@pytest.mark.usefixtures("repo")
+def test_refresh_embeds_records_written_while_vectors_were_off(run: Cli) -> None:
+    _set(run, "embeddings.provider", "none")
+    run.json(*DECISION)
+    run.json(*CONSTRAINT)
+    _set(run, "embeddings.provider", "hashing")
+    pending = run.json("config", "--check")["check"]
+    assert pending["index"]["embedded"] == 0 and pending["fix"] == "contextd refresh"
+    report = run.json("refresh")
+    assert report["embedded"] == 2
+    assert report["index"]["embedded"] == 2 and report["index"]["records"] == 2
+    assert run.json("refresh")["embedded"] == 0
+
+
+@pytest.mark.usefixtures("repo")
+def test_with_vectors_off_refresh_fails_and_search_falls_back_to_full_text(run: Cli) -> None:
+    record = run.json(*DECISION)
+    _set(run, "embeddings.provider", "none")
+
+    result = run("refresh")
+    assert result.exit_code == 5
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1
+    assert "Vectors are off" in result.stderr
+
+    check = run("config", "--check")
+    assert check.exit_code == 5
+    assert "full-text only" in check.stderr
+
+    found = run.json("search", "task queue")
+    assert [hit["id"] for hit in found["results"]] == [record["id"]]
+    assert isinstance(found["degraded"], str) and "vectors are off" in found["degraded"]
