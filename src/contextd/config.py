@@ -108,6 +108,17 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
 }
 
 
+_POSITIVE = {
+    ("embeddings", "dimensions"),
+    ("embeddings", "timeout_s"),
+    ("search", "recency_half_life_days"),
+    ("search", "candidate_pool"),
+    ("search", "rrf_k"),
+    ("context", "max_context_tokens"),
+    ("context", "max_memories"),
+}
+
+
 def resolve_home(home: str | Path | None = None) -> Path:
     """The store's folder: the argument, else $CONTEXTD_HOME, else ~/.contextd."""
     chosen = home or os.environ.get("CONTEXTD_HOME") or Path.home() / ".contextd"
@@ -169,6 +180,11 @@ def _check_choice(section: str, name: str, value: object) -> None:
     choices = _CHOICES.get((section, name))
     if choices and value not in choices:
         raise ConfigError(f"{section}.{name} must be one of {', '.join(choices)}; got {value!r}.")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if (section, name) in _POSITIVE and value <= 0:
+            raise ConfigError(f"{section}.{name} must be greater than 0; got {value!r}.")
+        if value < 0:
+            raise ConfigError(f"{section}.{name} cannot be negative; got {value!r}.")
 
 
 def parse_setting(key: str, raw: str) -> tuple[str, str, str | int | float | bool]:

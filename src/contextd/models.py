@@ -248,8 +248,9 @@ class ScoreTerms:
     status_multiplier: float
 
     @property
-    def total(self) -> float:
-        summed = (
+    def summed(self) -> float:
+        """The terms before the status multiplier."""
+        return (
             self.fts
             + self.semantic
             + self.priority
@@ -258,7 +259,10 @@ class ScoreTerms:
             + self.trust
             + self.feedback
         )
-        return summed * self.status_multiplier
+
+    @property
+    def total(self) -> float:
+        return self.summed * self.status_multiplier
 
 
 @dataclass(frozen=True, slots=True)

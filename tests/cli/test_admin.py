@@ -11,6 +11,8 @@ CONSTRAINT = [
     "Never edit an applied migration",
     "--reason",
     "Applied migrations are checksummed and edits break deploys",
+    "--hardness",
+    "strong",
 ]
 
 
@@ -78,7 +80,16 @@ def test_config_set_adds_a_missing_section(run: Cli, home: Path) -> None:
 @pytest.mark.parametrize(
     ("key", "value", "expected"),
     [
-        ("search.no_such_weight", "1", ["Unknown setting 'search.no_such_weight'", "known settings", "search.fts_weight", "lifecycle.stale_days"]),  # noqa: E501
+        (
+            "search.no_such_weight",
+            "1",
+            [
+                "Unknown setting 'search.no_such_weight'",
+                "known settings",
+                "search.fts_weight",
+                "lifecycle.stale_days",
+            ],
+        ),  # noqa: E501
         ("nosection.fts_weight", "1", ["Unknown setting", "embeddings.provider"]),
         ("search.fts_weight", "abc", ["search.fts_weight takes a float", "'abc'"]),
         ("embeddings.provider", "banana", ["local, hashing, openai, none", "'banana'"]),
@@ -98,6 +109,17 @@ def test_a_bad_key_or_value_is_a_one_line_error_and_the_file_is_untouched(
     for part in expected:
         assert part in result.stderr
     assert path.read_text(encoding="utf-8") == before
+
+
+@pytest.mark.usefixtures("repo")
+def test_a_zero_vector_width_is_a_config_error_not_a_crash(run: Cli) -> None:
+    """Refused either by `config set` or when the provider is built; never exit 70."""
+    result = run("config", "set", "embeddings.dimensions", "0")
+    if result.exit_code == 0:
+        result = run("config", "--check")
+    assert result.exit_code == 5, result.output
+    assert "embeddings.dimensions" in result.stderr
+    assert "unexpectedly" not in result.stderr
 
 
 def test_a_bad_value_under_json_is_reported_as_a_json_error(run: Cli) -> None:
@@ -171,8 +193,10 @@ def test_with_vectors_off_refresh_fails_and_search_falls_back_to_full_text(run: 
 
     result = run("refresh")
     assert result.exit_code == 5
-    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1
-    assert "Vectors are off" in result.stderr
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[-1] == (
+        "Error: Vectors are off (embeddings.provider = none); nothing to refresh."
+    )
 
     check = run("config", "--check")
     assert check.exit_code == 5

@@ -4,7 +4,10 @@ import math
 
 import pytest
 
+from contextd.config import EmbeddingSettings
+from contextd.embeddings import select_provider
 from contextd.embeddings.hashing import HashingEmbedder
+from contextd.errors import ConfigError
 
 
 def _dot(a: list[float], b: list[float]) -> float:
@@ -47,3 +50,18 @@ def test_empty_text_gives_a_finite_vector() -> None:
         vector = HashingEmbedder().embed_query(text)
         assert len(vector) == 384
         assert all(math.isfinite(x) for x in vector)
+
+
+def test_select_provider_gives_hashing_the_configured_width() -> None:
+    choice = select_provider(EmbeddingSettings(provider="hashing", dimensions=64))
+    assert choice.note is None
+    assert isinstance(choice.provider, HashingEmbedder)
+    assert choice.provider.id == "hashing:v1:64"
+    assert len(choice.provider.embed_query("task queue")) == 64
+
+
+@pytest.mark.parametrize("dimensions", [0, -8])
+def test_select_provider_refuses_a_non_positive_hashing_width(dimensions: int) -> None:
+    """select_provider documents ConfigError for a non-positive width, for every provider."""
+    with pytest.raises(ConfigError, match="embeddings.dimensions"):
+        select_provider(EmbeddingSettings(provider="hashing", dimensions=dimensions))

@@ -26,6 +26,7 @@ class Behaviour:
     dimensions: int = 16
     status: int = 200
     shuffle: bool = False
+    raw: bytes | None = None  # sent as is with HTTP 200 instead of embeddings
     requests: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
 
 
@@ -48,6 +49,9 @@ class Handler(BaseHTTPRequestHandler):
         behaviour.requests.append(({k.lower(): v for k, v in self.headers.items()}, body))
         if self.path != "/v1/embeddings":
             self._send(404, b'{"error": "not found"}')
+            return
+        if behaviour.raw is not None:
+            self._send(200, behaviour.raw)
             return
         if behaviour.status != 200:
             self._send(behaviour.status, b'{"error": "the model crashed"}')
@@ -166,6 +170,43 @@ def test_an_http_error_becomes_provider_unavailable_with_the_status(
     with pytest.raises(ProviderUnavailableError, match="HTTP 500") as caught:
         _provider(server.api_base).embed_query("hello")
     assert "the model crashed" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"error": "no such model"}',
+        b'{"data": [[0.1, 0.2, 0.3]]}',
+        b"<html><body>Welcome to the dashboard</body></html>",
+    ],
+    ids=["no-data", "bare-lists", "not-json"],
+)
+def test_a_malformed_answer_becomes_provider_unavailable(
+    server: EmbeddingServer, raw: bytes
+) -> None:
+    server.behaviour.raw = raw
+    with pytest.raises(ProviderUnavailableError, match="/v1/embeddings"):
+        _provider(server.api_base).embed_query("hello")
+
+
+@pytest.mark.usefixtures("repo")
+def test_a_write_succeeds_when_the_endpoint_answers_something_that_is_not_json(
+    run: Cli, server: EmbeddingServer
+) -> None:
+    """api_base pointing at a web page instead of an embeddings API must not block writes."""
+    server.behaviour.raw = b"<html><body>Welcome to the dashboard</body></html>"
+    for key, value in (
+        ("embeddings.provider", "openai"),
+        ("embeddings.api_base", server.api_base),
+        ("embeddings.dimensions", "16"),
+    ):
+        result = run("config", "set", key, value)
+        assert result.exit_code == 0, result.output
+    record = run(*DECISION, "--json")
+    assert record.exit_code == 0, record.output
+    found = run("search", "task queue", "--json")
+    assert found.exit_code == 0, found.output
+    assert "full-text" in json.loads(found.stdout)["degraded"]
 
 
 def test_a_width_mismatch_tells_the_command_that_fixes_it(server: EmbeddingServer) -> None:

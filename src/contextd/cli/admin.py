@@ -90,16 +90,21 @@ def set_value(key: str, value: str) -> None:
 def refresh(force_embeddings: bool) -> None:
     """Bring the semantic index up to date: embed records that lack a current vector."""
     app = get_app()
-    bar_context: Any = click.progressbar(
-        length=0, label="embedding", file=sys.stderr, show_pos=True
-    )
-    with bar_context as bar:
+    bars: list[Any] = []
 
-        def progress(done: int, total: int) -> None:
-            bar.length = total
-            bar.update(done - bar.pos)
+    def progress(done: int, total: int) -> None:
+        if not bars:  # only draw a bar once there is work
+            bars.append(
+                click.progressbar(length=total, label="embedding", file=sys.stderr, show_pos=True)
+            )
+            bars[0].__enter__()
+        bars[0].update(done - bars[0].pos)
 
+    try:
         count = app.index.refresh(force=force_embeddings, progress=progress)
+    finally:
+        if bars:
+            bars[0].__exit__(None, None, None)
     state = app.index.state()
     payload = {"embedded": count, "index": dataclasses.asdict(state)}
     emit(

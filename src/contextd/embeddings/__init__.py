@@ -33,6 +33,8 @@ def select_provider(settings: EmbeddingSettings) -> ProviderChoice:
         ConfigError: an unknown provider name or a non-positive width.
     """
     name = settings.provider
+    if settings.dimensions <= 0:
+        raise ConfigError("embeddings.dimensions must be the vector width, greater than 0.")
     if name == "none":
         return ProviderChoice(None, None)
     if name == "hashing":
@@ -46,8 +48,6 @@ def select_provider(settings: EmbeddingSettings) -> ProviderChoice:
             )
         return ProviderChoice(LocalMiniLM(), None)
     if name == "openai":
-        if settings.dimensions <= 0:
-            raise ConfigError("embeddings.dimensions must be the endpoint's vector width (> 0).")
         return ProviderChoice(
             OpenAICompatible(
                 model=settings.model,

@@ -52,7 +52,7 @@ class LocalMiniLM:
         with self._lock:
             if self._model is None:
                 folder = self._model_dir or find_model_dir()
-                if folder is None:
+                if folder is None or not (folder / "model.safetensors").is_file():
                     raise ProviderUnavailableError(
                         f"The local embedding model is not installed; run `{INSTALL_HINT}` "
                         "(or set embeddings.provider to hashing)."

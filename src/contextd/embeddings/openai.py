@@ -69,13 +69,19 @@ class OpenAICompatible:
                 f"The embedding endpoint {url} answered HTTP {response.status_code}: "
                 f"{response.text[:200]}"
             )
-        return self._parse(response.json(), len(texts), url)
+        try:
+            payload = response.json()
+        except ValueError as exc:
+            raise ProviderUnavailableError(
+                f"{url} did not answer JSON; check embeddings.api_base."
+            ) from exc
+        return self._parse(payload, len(texts), url)
 
     def _parse(self, payload: Any, expected: int, url: str) -> list[list[float]]:
         try:
             items = sorted(payload["data"], key=lambda item: item.get("index", 0))
             vectors = [[float(x) for x in item["embedding"]] for item in items]
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ProviderUnavailableError(
                 f"{url} did not return OpenAI-style embeddings ({exc})."
             ) from exc

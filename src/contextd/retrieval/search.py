@@ -180,7 +180,7 @@ class Retriever:
             allowed = rows.records_in_scope(conn, [end.id], wanted).get(end.id)
             if allowed is None:
                 continue
-            carried = hit.score / hit.terms.status_multiplier * factor
+            carried = hit.terms.summed * factor
             current = best.get(end.id)
             if current is None or current.score < carried:
                 if current is not None:
