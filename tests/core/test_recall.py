@@ -106,11 +106,16 @@ def test_the_packed_text_itself_fits_the_budget(app: App) -> None:
     ).hits
     assert len(hits) == 6
     assert all(len(passage(h)) % 4 == 0 for h in hits)
-    budget = sum(estimate_tokens(passage(h)) for h in hits)
-    packed = app.search.recall(app.current_project(), SearchQuery(text="task queue fact"), budget)
+    blocks = [passage(h) for h in hits]
+    exact = estimate_tokens("\n\n".join(blocks))
+    packed = app.search.recall(app.current_project(), SearchQuery(text="task queue fact"), exact)
     assert packed.omitted == 0
-    assert packed.tokens <= budget
-    assert estimate_tokens(packed.text) <= budget
+    assert packed.tokens == estimate_tokens(packed.text) <= exact
+    # Without room for the separators, one passage no longer fits.
+    tight = sum(estimate_tokens(b) for b in blocks)
+    squeezed = app.search.recall(app.current_project(), SearchQuery(text="task queue fact"), tight)
+    assert squeezed.omitted == 1
+    assert estimate_tokens(squeezed.text) <= tight
 
 
 @pytest.mark.parametrize("budget", [0, 10, 49, -5])

@@ -103,7 +103,7 @@ def load_dataset(folder: Path) -> tuple[list[CorpusItem], list[EvalQuery]]:
                     category=row.get("category"),
                     text=str(row["text"]),
                     created_at=row.get("created_at"),
-                    supersedes=tuple(row.get("supersedes") or ()),
+                    supersedes=_ids(row.get("supersedes") or [], "supersedes", where),
                 )
             )
         for number, row in _lines(folder / "queries.jsonl"):
@@ -113,8 +113,8 @@ def load_dataset(folder: Path) -> tuple[list[CorpusItem], list[EvalQuery]]:
                     id=str(row["id"]),
                     project=str(row["project"]),
                     query=str(row["query"]),
-                    relevant=tuple(row["relevant"]),
-                    superseded=tuple(row.get("superseded") or ()),
+                    relevant=_ids(row["relevant"], "relevant", where),
+                    superseded=_ids(row.get("superseded") or [], "superseded", where),
                     category=str(row.get("category") or "all"),
                 )
             )
@@ -123,6 +123,12 @@ def load_dataset(folder: Path) -> tuple[list[CorpusItem], list[EvalQuery]]:
     if not corpus or not queries:
         raise InvalidInputError(f"{folder} holds no records or no queries.")
     return corpus, queries
+
+
+def _ids(value: object, name: str, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidInputError(f"{where}: {name} must be a list of ids.")
+    return tuple(value)
 
 
 def score_ranking(query: EvalQuery, ranked: list[RankedItem]) -> dict[str, float]:

@@ -20,6 +20,7 @@ from contextd.retrieval.search import Retriever
 __all__ = ["MAX_LIMIT", "Recall", "SearchService", "estimate_tokens", "parse_date", "passage"]
 
 MAX_LIMIT = 200
+SEPARATOR = "\n\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,24 +56,35 @@ class SearchService:
         result = self.search(project, wide)
         packed: list[SearchHit] = []
         blocks: list[str] = []
-        used = 0
+        length = 0  # characters of the text so far, separators included
         for hit in result.hits:
             block = passage(hit)
-            cost = estimate_tokens(block)
-            if used + cost > limit:
+            grown = length + (len(SEPARATOR) if blocks else 0) + len(block)
+            if _tokens_for(grown) > limit:
                 continue  # skip it, and keep packing smaller ones
             packed.append(hit)
             blocks.append(block)
-            used += cost
+            length = grown
+        text = SEPARATOR.join(blocks)
         omitted = len(result.hits) - len(packed)
         return Recall(
-            query.text, tuple(packed), "\n\n".join(blocks), limit, used, omitted, result.degraded
+            query.text,
+            tuple(packed),
+            text,
+            limit,
+            estimate_tokens(text) if text else 0,
+            omitted,
+            result.degraded,
         )
 
 
 def estimate_tokens(text: str) -> int:
     """About four characters a token for English prose and code (no tokenizer needed)."""
-    return max(1, math.ceil(len(text) / 4))
+    return _tokens_for(len(text))
+
+
+def _tokens_for(characters: int) -> int:
+    return max(1, math.ceil(characters / 4))
 
 
 def passage(hit: SearchHit) -> str:

@@ -198,9 +198,11 @@ class Retriever:
     def _diversify(self, hits: list[SearchHit], limit: int) -> list[SearchHit]:
         assert self._index is not None and self._indexer is not None
         vectors = self._index.vectors_of([h.record.id for h in hits])
+        # Relevance on the cosine's 0..1 scale, so mmr_balance weighs like against like.
+        relevance = scale_by_best({h.record.id: h.score for h in hits})
         return mmr(
             hits,
-            lambda h: h.score,
+            lambda h: relevance[h.record.id],
             lambda a, b: _dot(vectors.get(a.record.id), vectors.get(b.record.id)),
             limit,
             self._weights.mmr_balance,
