@@ -42,7 +42,7 @@ def _decision(app: App, project: Project, title: str, problem: str) -> Record:
 def _candidate_ids(app: App, project: Project, text: str) -> list[str]:
     scope = RecordFilter(project.id, statuses=())
     hits = fts_candidates(app.db.connection(), text, scope, limit=50)
-    return [record.id for record, _ in hits]
+    return [record_id for record_id, _ in hits]
 
 
 # --- the index follows the records table ----------------------------------------------------

@@ -233,7 +233,8 @@ class RecordService:
         successor = rows.get_record(conn, record.superseded_by) if record.superseded_by else None
         current = None
         if successor is not None:
-            end = rows.chain_end(conn, successor) or successor
+            end_head = rows.chain_end(conn, successor.id)
+            end = (rows.get_record(conn, end_head.id) if end_head else None) or successor
             current = end if end.id != successor.id else None
         predecessors = tuple(
             r for r in (rows.get_record(conn, i) for i in rows.successors_of(conn, record.id)) if r

@@ -2,10 +2,11 @@
 
 import math
 from datetime import datetime
+from typing import Protocol
 
 from contextd.clock import parse_instant
 from contextd.config import SearchSettings
-from contextd.models import Origin, Record, ScoreTerms, Status
+from contextd.models import Origin, ScoreTerms, Status
 
 __all__ = ["ARCHIVED_FACTOR", "score_record"]
 
@@ -13,8 +14,23 @@ _TRUST = {Origin.USER: 1.0, Origin.AGENT: 0.5, Origin.IMPORT: 0.0}
 ARCHIVED_FACTOR = 0.2
 
 
+class Scorable(Protocol):
+    """What the formula reads of a record (a full Record or a storage RecordHead)."""
+
+    @property
+    def project_id(self) -> str | None: ...
+    @property
+    def status(self) -> Status: ...
+    @property
+    def priority(self) -> int: ...
+    @property
+    def origin(self) -> Origin: ...
+    @property
+    def verified_at(self) -> str: ...
+
+
 def score_record(
-    record: Record,
+    record: Scorable,
     *,
     fts: float,
     semantic: float,

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from contextd.config import SearchSettings
 from contextd.errors import ProviderUnavailableError
-from contextd.models import Record, SearchHit, SearchQuery, SearchResult, Status
+from contextd.models import ScoreTerms, SearchHit, SearchQuery, SearchResult, Status
 from contextd.retrieval.fusion import mmr, scale_by_best, scale_by_rank, semantic_relevance
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.scoring import score_record
@@ -20,6 +20,18 @@ __all__ = ["CATCH_UP_LIMIT", "Retriever"]
 
 log = logging.getLogger(__name__)
 CATCH_UP_LIMIT = 256  # records embedded on the fly at query time; more needs `refresh`
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    head: rows.RecordHead
+    score: float
+    terms: ScoreTerms
+    via: str | None = None
+
+
+def _best_first(candidates: list[_Candidate]) -> list[_Candidate]:
+    return sorted(candidates, key=lambda c: (c.score, c.head.id), reverse=True)
 
 
 @dataclass(slots=True)
@@ -42,7 +54,7 @@ class Retriever:
         self._indexer = indexer
         self._weights = weights
         self._note = provider_note
-        self._complete: dict[str | None, tuple[int, ...]] = {}
+        self._complete: dict[str | None, tuple[int, int]] = {}
         self._index = (
             SqliteVectorIndex(db, indexer.provider.id, indexer.provider.dimensions)
             if indexer
@@ -62,12 +74,10 @@ class Retriever:
             if (Status.SUPERSEDED not in wanted.statuses)
             else wanted
         )
-        pool = max(self._weights.candidate_pool, query.limit * 3)
+        pool = max(self._weights.candidate_pool, query.limit)
+        conn = self._db.connection()
         with translate_errors(self._db.path):
-            lexical = {
-                r.id: (r, bm25)
-                for r, bm25 in fts_candidates(self._db.connection(), query.text, scope, pool)
-            }
+            lexical = dict(fts_candidates(conn, query.text, scope, pool))
         degraded = None if self._indexer else "vectors are off (embeddings.provider = none)"
         semantic = _Semantic({}, None)
         if self._indexer is not None:
@@ -77,14 +87,12 @@ class Retriever:
             except ProviderUnavailableError as exc:
                 degraded = f"semantic search unavailable, full-text only: {exc}"
                 log.warning("%s", degraded)
-        candidates = {rid: rec for rid, (rec, _) in lexical.items()}
-        missing = [rid for rid in semantic.cosines if rid not in candidates]
-        candidates.update(rows.records_in_scope(self._db.connection(), missing, scope))
-        hits = self._rank(candidates, lexical, semantic.cosines, project_id)
-        hits = self._forward_superseded(hits, wanted)
+        heads = rows.heads_in_scope(conn, list(lexical.keys() | semantic.cosines.keys()), scope)
+        ranked = self._rank(heads, lexical, semantic.cosines, project_id)
+        ranked = self._forward_superseded(ranked, wanted)
         if query.diversify and semantic.vector is not None:
-            hits = self._diversify(hits, query.limit)
-        hits = hits[: query.limit]
+            ranked = self._diversify(ranked, query.limit)
+        hits = self._materialise(ranked[: query.limit])
         if query.expand_related:
             hits += self._linked(hits, wanted)
         return SearchResult(tuple(hits), degraded)
@@ -107,8 +115,7 @@ class Retriever:
         assert self._indexer is not None
         provider = self._indexer.provider
         conn = self._db.connection()
-        state = vectors.store_state(conn)
-        if self._complete.get(project_id) == state:
+        if self._complete.get(project_id) == self._db.change_token():
             return None  # nothing was written since this project was last found complete
         missing = vectors.missing_ids(
             conn, provider.id, provider.dimensions, project_id, CATCH_UP_LIMIT + 1
@@ -121,92 +128,101 @@ class Retriever:
         if missing:
             found = rows.records_in_scope(conn, missing, rows.RecordFilter(project_id, statuses=()))
             self._indexer.embed(list(found.values()))
-        self._complete[project_id] = vectors.store_state(conn)
+        self._complete[project_id] = self._db.change_token()
         return None
 
     def _rank(
         self,
-        candidates: dict[str, Record],
-        lexical: dict[str, tuple[Record, float]],
+        heads: dict[str, rows.RecordHead],
+        lexical: dict[str, float],
         cosines: dict[str, float],
         project_id: str | None,
-    ) -> list[SearchHit]:
+    ) -> list[_Candidate]:
         weights = self._weights
-        bm25 = {rid: score for rid, (_, score) in lexical.items()}
         meaning = {rid: semantic_relevance(c, weights.semantic_floor) for rid, c in cosines.items()}
         if weights.fusion == "rrf":
-            fts = scale_by_rank(bm25, weights.rrf_k)
+            fts = scale_by_rank(lexical, weights.rrf_k)
             sem = scale_by_rank({r: v for r, v in meaning.items() if v > 0}, weights.rrf_k)
         elif weights.fusion == "relative":
-            fts, sem = scale_by_best(bm25), scale_by_best(meaning)
+            fts, sem = scale_by_best(lexical), scale_by_best(meaning)
         else:
-            fts, sem = scale_by_best(bm25), meaning
+            fts, sem = scale_by_best(lexical), meaning
         moment = datetime.now(UTC)
-        hits = []
-        for rid, record in candidates.items():
+        ranked = []
+        for rid, head in heads.items():
             terms = score_record(
-                record,
+                head,
                 fts=fts.get(rid, 0.0),
                 semantic=sem.get(rid, 0.0),
                 project_id=project_id,
-                weights=self._weights,
+                weights=weights,
                 moment=moment,
             )
             if terms.fts > 0 or terms.semantic > 0:
-                hits.append(SearchHit(record, terms.total, terms))
-        hits.sort(key=lambda hit: (hit.score, hit.record.id), reverse=True)
-        return hits
+                ranked.append(_Candidate(head, terms.total, terms))
+        return _best_first(ranked)
 
     def _forward_superseded(
-        self, hits: list[SearchHit], wanted: rows.RecordFilter
-    ) -> list[SearchHit]:
-        """Credit each superseded hit to its chain's current record, then keep what was asked.
+        self, ranked: list[_Candidate], wanted: rows.RecordFilter
+    ) -> list[_Candidate]:
+        """Credit each superseded match to its chain's current record, then keep what was asked.
 
         A current record matched both directly and through its predecessors gets its best
         match plus `chain_bonus` times the next best: the whole history is about the query.
         """
         conn = self._db.connection()
-        best: dict[str, SearchHit] = {
-            h.record.id: h for h in hits if h.record.status in wanted.statuses
-        }
+        best = {c.head.id: c for c in ranked if c.head.status in wanted.statuses}
         runner_up: dict[str, float] = {}
         factor = self._weights.successor_factor
-        for hit in hits:
-            if hit.record.status is not Status.SUPERSEDED:
+        for candidate in ranked:
+            if candidate.head.status is not Status.SUPERSEDED:
                 continue
-            end = rows.chain_end(conn, hit.record)
+            end = rows.chain_end(conn, candidate.head.superseded_by)
             if end is None or end.status is not Status.ACTIVE:
                 continue
-            allowed = rows.records_in_scope(conn, [end.id], wanted).get(end.id)
+            allowed = rows.heads_in_scope(conn, [end.id], wanted).get(end.id)
             if allowed is None:
                 continue
-            carried = hit.terms.summed * factor
+            carried = candidate.terms.summed * factor
             current = best.get(end.id)
             if current is None or current.score < carried:
                 if current is not None:
                     runner_up[end.id] = max(runner_up.get(end.id, 0.0), current.score)
-                terms = replace(hit.terms, status_multiplier=factor)
-                best[end.id] = SearchHit(allowed, carried, terms, via=hit.record.id)
+                terms = replace(candidate.terms, status_multiplier=factor)
+                best[end.id] = _Candidate(allowed, carried, terms, via=candidate.head.id)
             else:
                 runner_up[end.id] = max(runner_up.get(end.id, 0.0), carried)
-        bonus = self._weights.chain_bonus
         for rid, second in runner_up.items():
-            hit = best[rid]
-            best[rid] = replace(hit, score=hit.score + bonus * second)
-        return sorted(best.values(), key=lambda h: (h.score, h.record.id), reverse=True)
+            best[rid] = replace(
+                best[rid], score=best[rid].score + self._weights.chain_bonus * second
+            )
+        return _best_first(list(best.values()))
 
-    def _diversify(self, hits: list[SearchHit], limit: int) -> list[SearchHit]:
-        assert self._index is not None and self._indexer is not None
-        vectors = self._index.vectors_of([h.record.id for h in hits])
+    def _diversify(self, ranked: list[_Candidate], limit: int) -> list[_Candidate]:
+        assert self._index is not None
+        vectors_by_id = self._index.vectors_of([c.head.id for c in ranked])
         # Relevance on the cosine's 0..1 scale, so mmr_balance weighs like against like.
-        relevance = scale_by_best({h.record.id: h.score for h in hits})
+        relevance = scale_by_best({c.head.id: c.score for c in ranked})
         return mmr(
-            hits,
-            lambda h: relevance[h.record.id],
-            lambda a, b: _dot(vectors.get(a.record.id), vectors.get(b.record.id)),
+            ranked,
+            lambda c: relevance[c.head.id],
+            lambda a, b: _dot(vectors_by_id.get(a.head.id), vectors_by_id.get(b.head.id)),
             limit,
             self._weights.mmr_balance,
         )
+
+    def _materialise(self, ranked: list[_Candidate]) -> list[SearchHit]:
+        """Full records for the few candidates that are returned."""
+        records = rows.records_in_scope(
+            self._db.connection(),
+            [c.head.id for c in ranked],
+            rows.RecordFilter(None, statuses=(), every_project=True),
+        )
+        return [
+            SearchHit(records[c.head.id], c.score, c.terms, via=c.via)
+            for c in ranked
+            if c.head.id in records
+        ]
 
     def _linked(self, hits: list[SearchHit], scope: rows.RecordFilter) -> list[SearchHit]:
         shown = {h.record.id for h in hits}

@@ -28,6 +28,7 @@ class SqliteVectorIndex:
         self._provider_id = provider_id
         self._dimensions = dimensions
         self._matrix: _Matrix | None = None
+        self._token: tuple[int, int] | None = None
         self._lock = threading.Lock()
 
     def search(
@@ -71,11 +72,15 @@ class SqliteVectorIndex:
         }
 
     def _current(self) -> _Matrix:
-        conn = self._db.connection()
-        current = rows.generation(conn)
+        token = self._db.change_token()
         with self._lock:
+            if self._matrix is not None and self._token == token:
+                return self._matrix
+            conn = self._db.connection()
+            current = rows.generation(conn)
             if self._matrix is None or self._matrix.generation != current:
                 self._matrix = self._load(conn, current)
+            self._token = token
             return self._matrix
 
     def _load(self, conn: Any, generation: tuple[int, int]) -> _Matrix:

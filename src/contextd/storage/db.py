@@ -25,6 +25,7 @@ class Database:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._commits = 0
 
     @classmethod
     def open(cls, path: Path) -> "Database":
@@ -82,6 +83,14 @@ class Database:
             raise
         with translate_errors(self.path):
             conn.commit()
+        with self._lock:
+            self._commits += 1
+
+    def change_token(self) -> tuple[int, int]:
+        """Differs whenever anything was committed since it was last read, by this process
+        (commit count) or another one (SQLite's data_version); costs no table read."""
+        version = self.connection().execute("PRAGMA data_version").fetchone()[0]
+        return int(version), self._commits
 
     def close(self) -> None:
         """Close every connection this store opened."""

@@ -17,6 +17,8 @@ __all__ = [
     "insert_record",
     "list_records",
     "record_from_row",
+    "RecordHead",
+    "heads_in_scope",
     "records_in_scope",
     "replace_record",
     "search_text",
@@ -185,20 +187,62 @@ def ids_with_prefix(conn: sqlite3.Connection, prefix: str, limit: int = 6) -> li
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class RecordHead:
+    """The fields ranking needs, read without parsing a record's JSON columns."""
+
+    id: str
+    project_id: str | None
+    status: Status
+    priority: int
+    origin: Origin
+    verified_at: str
+    superseded_by: str | None
+
+
+_HEAD_COLUMNS = "id, project_id, status, priority, origin, verified_at, superseded_by"
+
+
+def _head(row: Sequence[object]) -> RecordHead:
+    rid, project_id, status, priority, origin, verified, successor = row
+    return RecordHead(
+        str(rid),
+        None if project_id is None else str(project_id),
+        Status(str(status)),
+        int(str(priority)),
+        Origin(str(origin)),
+        str(verified),
+        None if successor is None else str(successor),
+    )
+
+
+def heads_in_scope(
+    conn: sqlite3.Connection, ids: Sequence[str], scope: RecordFilter
+) -> dict[str, RecordHead]:
+    """Heads of those of `ids` that exist and pass `scope`, by id."""
+    heads = (_head(row) for row in _by_ids(conn, _HEAD_COLUMNS, ids, scope))
+    return {head.id: head for head in heads}
+
+
 def records_in_scope(
     conn: sqlite3.Connection, ids: Sequence[str], scope: RecordFilter
 ) -> dict[str, Record]:
     """Those of `ids` that exist and pass `scope`, by id."""
-    found: dict[str, Record] = {}
+    records = (record_from_row(row) for row in _by_ids(conn, COLUMNS, ids, scope))
+    return {record.id: record for record in records}
+
+
+def _by_ids(
+    conn: sqlite3.Connection, columns: str, ids: Sequence[str], scope: RecordFilter
+) -> list[Sequence[object]]:
+    # CROSS JOIN makes SQLite look each id up by its index instead of scanning the scope.
     where, params = scope.where()
-    for start in range(0, len(ids), 500):
-        chunk = list(ids[start : start + 500])
-        marks = ", ".join("?" for _ in chunk)
-        sql = f"SELECT {COLUMNS} FROM records WHERE id IN ({marks}) AND {where}"
-        for row in conn.execute(sql, (*chunk, *params)):
-            record = record_from_row(row)
-            found[record.id] = record
-    return found
+    selected = ", ".join(f"records.{name.strip()}" for name in columns.split(","))
+    sql = (
+        f"SELECT {selected} FROM json_each(?) AS wanted CROSS JOIN records "
+        f"ON records.id = wanted.value WHERE {where}"
+    )
+    return conn.execute(sql, (json.dumps(list(ids)), *params)).fetchall()
 
 
 def tombstone_of(conn: sqlite3.Connection, record_id: str) -> str | None:
@@ -236,16 +280,23 @@ def successors_of(conn: sqlite3.Connection, record_id: str) -> list[str]:
     ]
 
 
-def chain_end(conn: sqlite3.Connection, record: Record, max_steps: int = 50) -> Record | None:
-    """The last record of `record`'s supersede chain (None if a link points nowhere)."""
-    current = record
+def chain_end(
+    conn: sqlite3.Connection, superseded_by: str | None, max_steps: int = 50
+) -> RecordHead | None:
+    """The last record of a supersede chain starting at `superseded_by` (None if a link
+    points nowhere)."""
+    current = None
+    following = superseded_by
     for _ in range(max_steps):
-        if current.superseded_by is None:
-            return current
-        following = get_record(conn, current.superseded_by)
         if following is None:
+            return current
+        row = conn.execute(
+            f"SELECT {_HEAD_COLUMNS} FROM records WHERE id = ?", (following,)
+        ).fetchone()
+        if row is None:
             return None
-        current = following
+        current = _head(row)
+        following = current.superseded_by
     return None
 
 

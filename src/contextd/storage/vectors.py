@@ -15,7 +15,6 @@ __all__ = [
     "drop_other_models",
     "load_vectors",
     "missing_ids",
-    "store_state",
     "stored_hashes",
     "upsert_embeddings",
     "vector_stats",
@@ -82,16 +81,6 @@ def generation(conn: sqlite3.Connection) -> tuple[int, int]:
     """Changes whenever a vector is added, replaced or removed."""
     row = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM embeddings").fetchone()
     return int(row[0]), int(row[1])
-
-
-def store_state(conn: sqlite3.Connection) -> tuple[int, ...]:
-    """Changes whenever records or vectors are added, replaced or removed (cheap to read)."""
-    row = conn.execute(
-        "SELECT (SELECT count(*) FROM records), (SELECT coalesce(max(seq), 0) FROM records), "
-        "(SELECT count(*) FROM tombstones), (SELECT count(*) FROM embeddings), "
-        "(SELECT coalesce(max(seq), 0) FROM embeddings)"
-    ).fetchone()
-    return tuple(int(value) for value in row)
 
 
 def load_vectors(
