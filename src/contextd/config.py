@@ -48,6 +48,7 @@ class SearchSettings:
 
     fusion: str = "relative"  # or "weighted", "rrf"; chosen on the eval sets
     rrf_k: float = 60.0
+    bm25_half: float = 10.0
     fts_weight: float = 0.5
     semantic_weight: float = 1.0
     semantic_floor: float = 0.15
@@ -104,7 +105,7 @@ _SECTIONS: dict[str, type[Any]] = {
 
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
-    ("search", "fusion"): ("weighted", "relative", "rrf"),
+    ("search", "fusion"): ("weighted", "relative", "saturating", "rrf"),
 }
 
 

@@ -145,6 +145,9 @@ class Retriever:
             sem = scale_by_rank({r: v for r, v in meaning.items() if v > 0}, weights.rrf_k)
         elif weights.fusion == "relative":
             fts, sem = scale_by_best(lexical), scale_by_best(meaning)
+        elif weights.fusion == "saturating":
+            fts = {r: b / (b + weights.bm25_half) for r, b in lexical.items()}
+            sem = scale_by_best(meaning)
         else:
             fts, sem = scale_by_best(lexical), meaning
         moment = datetime.now(UTC)
