@@ -77,10 +77,11 @@ class _Bert:
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self.tokenizer.no_padding()
         weights = load_file(str(folder / "model.safetensors"))
-        # Linear weights are stored (out, in); keep them transposed for x @ W.
+        # Linear weights are stored (out, in); a transposed view lets BLAS use them without a
+        # copy, which keeps the load short.
         self.w: dict[str, Any] = {
             name: (
-                np.ascontiguousarray(value.T)
+                value.T
                 if name.endswith(("dense.weight", "query.weight", "key.weight", "value.weight"))
                 else value
             )
