@@ -11,7 +11,7 @@ import click
 from contextd.app import App, open_app
 from contextd.config import Settings, load_settings
 
-__all__ = ["CliState", "common_options", "get_app", "get_settings", "state"]
+__all__ = ["CliState", "common_options", "get_app", "get_settings", "option_bundle", "state"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,37 +39,44 @@ def _remember(name: str) -> Callable[[click.Context, click.Parameter, Any], None
     return callback
 
 
-def common_options(command: F) -> F:
-    """Add --json, --home and --project to a command (and to the root group)."""
-    options = [
-        click.option(
-            "--json",
-            "json_output",
-            is_flag=True,
-            expose_value=False,
-            is_eager=True,
-            callback=_remember("json"),
-            help="Print machine-readable JSON.",
-        ),
-        click.option(
-            "--home",
-            type=click.Path(file_okay=False),
-            expose_value=False,
-            is_eager=True,
-            callback=_remember("home"),
-            metavar="DIR",
-            help="Store folder (default: $CONTEXTD_HOME or ~/.contextd).",
-        ),
-        click.option(
-            "--project",
-            expose_value=False,
-            is_eager=True,
-            metavar="NAME",
-            callback=_remember("project"),
-            help="Act on this project (default: $CONTEXTD_PROJECT, then the folder).",
-        ),
-    ]
-    return functools.reduce(lambda cmd, option: option(cmd), reversed(options), command)
+def option_bundle(*options: Callable[[F], F]) -> Callable[[F], F]:
+    """One decorator applying several click options, in the order they are listed."""
+
+    def decorate(command: F) -> F:
+        return functools.reduce(lambda cmd, option: option(cmd), reversed(options), command)
+
+    return decorate
+
+
+common_options = option_bundle(
+    click.option(
+        "--json",
+        "json_output",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_remember("json"),
+        help="Print machine-readable JSON.",
+    ),
+    click.option(
+        "--home",
+        type=click.Path(file_okay=False),
+        expose_value=False,
+        is_eager=True,
+        callback=_remember("home"),
+        metavar="DIR",
+        help="Store folder (default: $CONTEXTD_HOME or ~/.contextd).",
+    ),
+    click.option(
+        "--project",
+        expose_value=False,
+        is_eager=True,
+        metavar="NAME",
+        callback=_remember("project"),
+        help="Act on this project (default: $CONTEXTD_PROJECT, then the folder).",
+    ),
+)
+"""--json, --home and --project, on every command (and on the root group)."""
 
 
 def get_settings() -> Settings:

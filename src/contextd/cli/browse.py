@@ -1,13 +1,12 @@
 """show, memories, search, status: reading what is stored."""
 
 import dataclasses
-import functools
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 import click
 
-from contextd.cli._context import common_options, get_app
+from contextd.cli._context import common_options, get_app, option_bundle
 from contextd.cli._output import emit, record_block, record_row, table, warn
 from contextd.clock import age
 from contextd.core.search import MAX_LIMIT, parse_date
@@ -17,7 +16,6 @@ from contextd.models import Kind, SearchHit, SearchQuery
 __all__ = ["COMMANDS"]
 
 _KINDS = click.Choice([k.value for k in Kind])
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @click.command()
@@ -59,30 +57,26 @@ def memories(kinds: tuple[str, ...], include_all: bool) -> None:
     emit({"project": project_view(project), "records": [record_view(r) for r in records]}, human)
 
 
-def query_options(command: F) -> F:
-    """The filters `search` and `recall` share."""
-    options = [
-        click.option(
-            "--kind", "kinds", multiple=True, type=_KINDS, help="Only this kind (repeatable)."
-        ),
-        click.option(
-            "--tag", "tags", multiple=True, help="Only records with this tag (repeatable)."
-        ),
-        click.option("--category", help="Only memories of this category."),
-        click.option("--since", metavar="WHEN", help="Created on or after (2026-11-01, 30d, 12h)."),
-        click.option("--before", metavar="WHEN", help="Created before (2026-11-01, 30d, 12h)."),
-        click.option(
-            "--include-superseded",
-            is_flag=True,
-            help="Also replaced records (labelled NOT CURRENT).",
-        ),
-        click.option("--include-archived", is_flag=True, help="Also archived records."),
-        click.option(
-            "--mmr", "diversify", is_flag=True, help="Prefer diverse results over near-duplicates."
-        ),
-        click.option("--explain", is_flag=True, help="Show each scoring term per hit."),
-    ]
-    return functools.reduce(lambda cmd, option: option(cmd), reversed(options), command)
+query_options = option_bundle(
+    click.option(
+        "--kind", "kinds", multiple=True, type=_KINDS, help="Only this kind (repeatable)."
+    ),
+    click.option("--tag", "tags", multiple=True, help="Only records with this tag (repeatable)."),
+    click.option("--category", help="Only memories of this category."),
+    click.option("--since", metavar="WHEN", help="Created on or after (2026-11-01, 30d, 12h)."),
+    click.option("--before", metavar="WHEN", help="Created before (2026-11-01, 30d, 12h)."),
+    click.option(
+        "--include-superseded",
+        is_flag=True,
+        help="Also replaced records (labelled NOT CURRENT).",
+    ),
+    click.option("--include-archived", is_flag=True, help="Also archived records."),
+    click.option(
+        "--mmr", "diversify", is_flag=True, help="Prefer diverse results over near-duplicates."
+    ),
+    click.option("--explain", is_flag=True, help="Show each scoring term per hit."),
+)
+"""The filters `search` and `recall` share."""
 
 
 def _query(text: str, limit: int, options: dict[str, Any]) -> SearchQuery:

@@ -1,12 +1,10 @@
 """add, decide, constrain, pipeline, checkpoint: recording knowledge of each kind."""
 
-import functools
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from contextd.cli._context import common_options, get_app
+from contextd.cli._context import common_options, get_app, option_bundle
 from contextd.cli._output import emit
 from contextd.core.views import record_view
 from contextd.models import (
@@ -24,49 +22,45 @@ from contextd.models import (
 
 __all__ = ["COMMANDS"]
 
-F = TypeVar("F", bound=Callable[..., Any])
 
-
-def record_options(command: F) -> F:
-    """Options every record command shares."""
-    options = [
-        click.option("--tag", "tags", multiple=True, metavar="TAG", help="A tag (repeatable)."),
-        click.option(
-            "--hint",
-            "hints",
-            multiple=True,
-            metavar="TEXT",
-            help="Another phrasing a later search might use (repeatable, 2-4 is best).",
-        ),
-        click.option(
-            "--global",
-            "is_global",
-            is_flag=True,
-            help="Applies to every project, not just this one.",
-        ),
-        click.option(
-            "--priority",
-            type=click.IntRange(1, 5),
-            default=3,
-            show_default=True,
-            help="1 (low) to 5 (critical).",
-        ),
-        click.option(
-            "--origin",
-            type=click.Choice([o.value for o in Origin]),
-            default="user",
-            show_default=True,
-            help="Who stated it: trust is user > agent > import.",
-        ),
-        click.option(
-            "--related",
-            "related",
-            multiple=True,
-            metavar="ID",
-            help="Id of a related record (repeatable).",
-        ),
-    ]
-    return functools.reduce(lambda cmd, option: option(cmd), reversed(options), command)
+record_options = option_bundle(
+    click.option("--tag", "tags", multiple=True, metavar="TAG", help="A tag (repeatable)."),
+    click.option(
+        "--hint",
+        "hints",
+        multiple=True,
+        metavar="TEXT",
+        help="Another phrasing a later search might use (repeatable, 2-4 is best).",
+    ),
+    click.option(
+        "--global",
+        "is_global",
+        is_flag=True,
+        help="Applies to every project, not just this one.",
+    ),
+    click.option(
+        "--priority",
+        type=click.IntRange(1, 5),
+        default=3,
+        show_default=True,
+        help="1 (low) to 5 (critical).",
+    ),
+    click.option(
+        "--origin",
+        type=click.Choice([o.value for o in Origin]),
+        default="user",
+        show_default=True,
+        help="Who stated it: trust is user > agent > import.",
+    ),
+    click.option(
+        "--related",
+        "related",
+        multiple=True,
+        metavar="ID",
+        help="Id of a related record (repeatable).",
+    ),
+)
+"""Options every record command shares."""
 
 
 def _store(
