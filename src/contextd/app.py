@@ -47,7 +47,7 @@ def open_app(settings: Settings) -> Iterator[App]:
     db = Database.open(settings.db_path)
     try:
         indexer = Indexer(db, choice.provider) if choice.provider else None
-        retriever = Retriever(db, indexer, settings.search, choice.note)
+        retriever = Retriever(db, indexer, settings.search)
         yield App(
             settings=settings,
             db=db,

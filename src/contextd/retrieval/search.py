@@ -48,12 +48,10 @@ class Retriever:
         db: Database,
         indexer: Indexer | None,
         weights: SearchSettings,
-        provider_note: str | None = None,
     ) -> None:
         self._db = db
         self._indexer = indexer
         self._weights = weights
-        self._note = provider_note
         self._complete: dict[str | None, tuple[int, int]] = {}
         self._index = (
             SqliteVectorIndex(db, indexer.provider.id, indexer.provider.dimensions)
