@@ -4,6 +4,7 @@ import re
 from dataclasses import replace
 
 from contextd.clock import parse_instant, to_iso
+from contextd.core.secrets import find_secrets
 from contextd.errors import ValidationError
 from contextd.models import (
     BODY_TYPES,
@@ -14,6 +15,7 @@ from contextd.models import (
     Kind,
     PipelineBody,
     RecordDraft,
+    body_to_dict,
 )
 
 __all__ = [
@@ -93,7 +95,36 @@ def validate_draft(draft: RecordDraft, *, short_title_ok: bool = False) -> Recor
             f"The record is {size} characters; the limit is {MAX_RECORD_CHARS}: "
             "split it into several records linked with --related.",
         )
+    _refuse_secrets(cleaned)
     return cleaned
+
+
+def _refuse_secrets(draft: RecordDraft) -> None:
+    """Refuse a record holding a credential; the message says what and where, never the value."""
+    texts: list[tuple[str, str]] = [("title", draft.title)]
+    texts += [
+        (name, str(value))
+        for name, value in body_to_dict(draft.body).items()
+        if isinstance(value, str)
+    ]
+    texts += [
+        (name, str(item))
+        for name, value in body_to_dict(draft.body).items()
+        if isinstance(value, list)
+        for item in value
+    ]
+    texts += [("tags", tag) for tag in draft.tags]
+    texts += [("retrieval_hints", hint) for hint in draft.retrieval_hints]
+    for field, text in texts:
+        findings = find_secrets(text)
+        if findings:
+            first = findings[0]
+            raise ValidationError(
+                field,
+                f"The {field} holds what looks like a {first.kind} (characters "
+                f"{first.start + 1}-{first.end}); contextd never stores secrets: remove it and "
+                "say where the secret lives instead (a vault, an environment variable).",
+            )
 
 
 def normalise_tags(tags: tuple[str, ...]) -> tuple[str, ...]:
