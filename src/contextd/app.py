@@ -5,6 +5,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from contextd.config import Settings
+from contextd.core.duplicates import DuplicateGuard
 from contextd.core.index import IndexService
 from contextd.core.projects import ProjectService
 from contextd.core.records import RecordService
@@ -14,6 +15,7 @@ from contextd.embeddings import select_provider
 from contextd.models import Project
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.search import Retriever
+from contextd.retrieval.vector_index import SqliteVectorIndex
 from contextd.storage.db import Database
 
 __all__ = ["App", "open_app"]
@@ -46,15 +48,20 @@ def open_app(settings: Settings) -> Iterator[App]:
     choice = select_provider(settings.embeddings)
     db = Database.open(settings.db_path)
     try:
-        indexer = Indexer(db, choice.provider) if choice.provider else None
-        retriever = Retriever(db, indexer, settings.search)
+        provider = choice.provider
+        indexer = Indexer(db, provider) if provider else None
+        index = SqliteVectorIndex(db, provider.id, provider.dimensions) if provider else None
+        retriever = Retriever(db, indexer, index, settings.search)
+        guard = DuplicateGuard(
+            db, index, settings.refresh.duplicate_threshold, settings.refresh.similar_threshold
+        )
         yield App(
             settings=settings,
             db=db,
             provider_note=choice.note,
             indexer=indexer,
             projects=ProjectService(db),
-            records=RecordService(db, indexer),
+            records=RecordService(db, indexer, index, guard),
             search=SearchService(retriever, settings.context),
             index=IndexService(db, indexer, choice.note),
         )

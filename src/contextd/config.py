@@ -17,6 +17,7 @@ __all__ = [
     "ContextSettings",
     "EmbeddingSettings",
     "LifecycleSettings",
+    "RefreshSettings",
     "SearchSettings",
     "Settings",
     "default_config_text",
@@ -72,6 +73,14 @@ class ContextSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class RefreshSettings:
+    """How alike two records must be (cosine) to be refused as a duplicate or reported."""
+
+    duplicate_threshold: float = 0.9
+    similar_threshold: float = 0.65
+
+
+@dataclass(frozen=True, slots=True)
 class LifecycleSettings:
     stale_days: int = 90
 
@@ -85,6 +94,7 @@ class Settings:
     context: ContextSettings = field(default_factory=ContextSettings)
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
     embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    refresh: RefreshSettings = field(default_factory=RefreshSettings)
 
     @property
     def db_path(self) -> Path:
@@ -100,6 +110,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "search": SearchSettings,
     "context": ContextSettings,
     "lifecycle": LifecycleSettings,
+    "refresh": RefreshSettings,
 }
 
 

@@ -8,6 +8,7 @@
   + NotFoundError                  exit 3   (record, project)
     - ProjectNotResolvedError      exit 3   (no project given and none attached here)
   + ConflictError                  exit 4   (the change clashes with the record's current state)
+    - DuplicateError               exit 4   (the new record restates a stored one)
   + ConfigError                    exit 5   (config.toml unreadable or wrong)
   + ProviderUnavailableError       exit 5   (embedding model, endpoint or key missing)
   + StoreError                     exit 6   (the database cannot be opened or written)
@@ -21,6 +22,7 @@ __all__ = [
     "ConfigError",
     "ConflictError",
     "ContextdError",
+    "DuplicateError",
     "InvalidInputError",
     "InvalidQueryError",
     "NotFoundError",
@@ -82,6 +84,14 @@ class ConflictError(ContextdError):
     """The change clashes with the current state of a record."""
 
     exit_code = 4
+
+
+class DuplicateError(ConflictError):
+    """A new record restates one already stored (active, superseded or archived)."""
+
+    def __init__(self, existing_id: str, message: str) -> None:
+        super().__init__(message)
+        self.existing_id = existing_id
 
 
 class ConfigError(ContextdError):

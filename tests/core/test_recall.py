@@ -29,7 +29,7 @@ def _memory(app: App, title: str, *, category: str = "note", **fields: object) -
         **fields,  # type: ignore[arg-type]
     )
     project: Project | None = None if fields.get("is_global") else app.current_project()
-    return app.records.create(draft, project)
+    return app.records.create(draft, project, force=True)  # near-twins on purpose
 
 
 def _queue_records(app: App) -> list[Record]:

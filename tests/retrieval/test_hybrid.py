@@ -41,7 +41,7 @@ def _memory(
     )
     is_global = bool(fields.get("is_global"))
     where = None if is_global else (project or app.current_project())
-    return app.records.create(draft, where)
+    return app.records.create(draft, where, force=True)  # near-twins on purpose
 
 
 def _ids(app: App, text: str, **options: object) -> list[str]:

@@ -39,7 +39,7 @@ def test_four_threads_creating_through_one_app_store_every_record_once(app: App)
                     body=MemoryBody(),
                     category="note",
                 )
-                app.records.create(draft, project)
+                app.records.create(draft, project, force=True)
         except BaseException as exc:  # asserted on below, in the test's own thread
             failures.append(exc)
 
@@ -80,7 +80,7 @@ with open_app(load_settings(project="orbit")) as app:
             body=MemoryBody(),
             category="note",
         )
-        app.records.create(draft, project)
+        app.records.create(draft, project, force=True)
 """
 
 

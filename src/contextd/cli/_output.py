@@ -9,11 +9,12 @@ import click
 
 from contextd.cli._context import state
 from contextd.clock import age
+from contextd.core.duplicates import Similar
 from contextd.core.records import RecordDetail
-from contextd.core.views import NOT_CURRENT
+from contextd.core.views import NOT_CURRENT, record_view, similar_view
 from contextd.models import Kind, Record, Status, body_to_dict
 
-__all__ = ["emit", "record_block", "record_row", "table", "warn"]
+__all__ = ["emit", "record_block", "record_row", "report_write", "table", "warn"]
 
 _KIND_COLOUR = {
     Kind.DECISION: "cyan",
@@ -46,6 +47,30 @@ def emit(payload: dict[str, Any], human: Callable[[], None]) -> None:
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         human()
+
+
+def report_write(
+    verb: str, record: Record, similar: Sequence[Similar], shorts: dict[str, str]
+) -> None:
+    """A stored record, with the similar ones it may restate or contradict (advisory)."""
+    payload = record_view(record) | {"similar": [similar_view(s) for s in similar]}
+
+    def human() -> None:
+        where = " (global)" if record.is_global else ""
+        short = click.style(shorts.get(record.id, record.id), bold=True)
+        click.echo(f"{verb} {record.kind} {short}{where}: {record.title}")
+        if similar:
+            click.echo(
+                click.style("Similar records (a restatement or a contradiction?):", fg="yellow")
+            )
+            for item in similar:
+                label = f" {NOT_CURRENT}" if item.record.status is Status.SUPERSEDED else ""
+                click.echo(
+                    f"  {shorts.get(item.record.id, item.record.id)}  "
+                    f"{item.similarity:.0%}{label}  {_clip(item.record.title, 70)}"
+                )
+
+    emit(payload, human)
 
 
 def warn(message: str) -> None:

@@ -5,8 +5,7 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, get_app, option_bundle
-from contextd.cli._output import emit
-from contextd.core.views import record_view
+from contextd.cli._output import report_write
 from contextd.models import (
     CheckpointBody,
     ConstraintBody,
@@ -16,7 +15,6 @@ from contextd.models import (
     MemoryBody,
     Origin,
     PipelineBody,
-    Record,
     RecordDraft,
 )
 
@@ -59,6 +57,7 @@ record_options = option_bundle(
         metavar="ID",
         help="Id of a related record (repeatable).",
     ),
+    click.option("--force", is_flag=True, help="Store it even if it restates a stored record."),
 )
 """Options every record command shares."""
 
@@ -75,6 +74,7 @@ def _store(
     priority: int,
     origin: str,
     related: tuple[str, ...],
+    force: bool,
 ) -> None:
     app = get_app()
     project = None if is_global else app.current_project()
@@ -90,18 +90,10 @@ def _store(
         related_to=related,
         is_global=is_global,
     )
-    record = app.records.create(draft, project)
-    _report_written(record, app.records.short_ids([record.id])[record.id])
-
-
-def _report_written(record: Record, short_id: str) -> None:
-    def human() -> None:
-        where = " (global)" if record.is_global else ""
-        click.echo(
-            f"Recorded {record.kind} {click.style(short_id, bold=True)}{where}: {record.title}"
-        )
-
-    emit(record_view(record), human)
+    record = app.records.create(draft, project, force=force)
+    similar = app.records.similar(record)
+    shorts = app.records.short_ids([record.id, *(s.record.id for s in similar)])
+    report_write("Recorded", record, similar, shorts)
 
 
 @click.command()

@@ -5,7 +5,7 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, get_app
-from contextd.cli._output import emit, record_row, table
+from contextd.cli._output import emit, record_row, report_write, table
 from contextd.clock import age
 from contextd.core.views import record_view
 from contextd.models import Hardness, Record, RecordEdit
@@ -32,14 +32,11 @@ _BODY_OPTIONS = {
 _LIST_OPTIONS = {"scope", "step", "done", "next"}
 
 
-def _written(record: Record, verb: str) -> None:
+def _written(record: Record, verb: str, *, with_similar: bool = False) -> None:
     app = get_app()
-    short = app.records.short_ids([record.id])[record.id]
-
-    def human() -> None:
-        click.echo(f"{verb} {record.kind} {click.style(short, bold=True)}: {record.title}")
-
-    emit(record_view(record), human)
+    similar = app.records.similar(record) if with_similar else []
+    shorts = app.records.short_ids([record.id, *(s.record.id for s in similar)])
+    report_write(verb, record, similar, shorts)
 
 
 @click.command()
@@ -64,6 +61,7 @@ def _written(record: Record, verb: str) -> None:
 @click.option("--step", multiple=True, help="Replace the pipeline's steps.")
 @click.option("--done", multiple=True, help="Replace the checkpoint's done list.")
 @click.option("--next", multiple=True, help="Replace the checkpoint's next steps.")
+@click.option("--force", is_flag=True, help="Keep the change even if it restates another record.")
 @common_options
 def update(
     record_id: str,
@@ -73,6 +71,7 @@ def update(
     hints: tuple[str, ...],
     priority: int | None,
     related: tuple[str, ...],
+    force: bool,
     **body_options: Any,
 ) -> None:
     """Change fields of a record; the same rules as when it was created apply."""
@@ -90,7 +89,7 @@ def update(
         related_to=related or None,
         body=body,
     )
-    _written(get_app().records.update(record_id, edit), "Updated")
+    _written(get_app().records.update(record_id, edit, force=force), "Updated", with_similar=True)
 
 
 @click.command()

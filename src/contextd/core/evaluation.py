@@ -217,8 +217,9 @@ class Evaluator:
             by_category={name: summarise(rows) for name, rows in sorted(rows_by_category.items())},
             index_build_s=build_s,
             notes=[
-                "records were loaded as memories with their kind as category, and the "
-                "minimum text length was relaxed so short lines load"
+                "records were loaded as memories with their kind as category; the minimum "
+                "text length and the duplicate guard were relaxed for the load so every line "
+                "of the dataset is stored"
             ],
         )
 
@@ -254,7 +255,9 @@ class Evaluator:
                 if progress:
                     progress("records", loaded, len(corpus))
 
-            records = self._records.create_many(drafts, project, short_title_ok=True, progress=tick)
+            records = self._records.create_many(
+                drafts, project, short_title_ok=True, force=True, progress=tick
+            )
             mapping.update(
                 {item.id: record.id for item, record in zip(items, records, strict=True)}
             )

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from contextd.clock import now, to_iso
+from contextd.core.duplicates import DuplicateGuard, Similar
 from contextd.core.validation import validate_draft
 from contextd.errors import (
     AmbiguousIdError,
@@ -28,6 +29,7 @@ from contextd.models import (
     body_to_dict,
 )
 from contextd.retrieval.indexer import Indexer, embedding_text
+from contextd.retrieval.vector_index import SqliteVectorIndex
 from contextd.storage import records as rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.db import Database
@@ -51,15 +53,28 @@ class RecordDetail:
 class RecordService:
     """Create, change and retire records; every write is one transaction."""
 
-    def __init__(self, db: Database, indexer: Indexer | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        indexer: Indexer | None = None,
+        index: SqliteVectorIndex | None = None,
+        guard: DuplicateGuard | None = None,
+    ) -> None:
         self._db = db
         self._indexer = indexer
+        self._index = index
+        self._guard = guard
 
     # --- writing -------------------------------------------------------------------------
 
-    def create(self, draft: RecordDraft, project: Project | None) -> Record:
-        """Validate and store a new record in `project` (or globally when the draft says so)."""
-        return self.create_many([draft], project)[0]
+    def create(self, draft: RecordDraft, project: Project | None, *, force: bool = False) -> Record:
+        """Validate and store a new record in `project` (or globally when the draft says so).
+
+        Raises:
+            ValidationError: a field breaks its kind's rules or holds a secret.
+            DuplicateError: it restates a stored record (unless `force`).
+        """
+        return self.create_many([draft], project, force=force)[0]
 
     def create_many(
         self,
@@ -67,26 +82,31 @@ class RecordService:
         project: Project | None,
         *,
         short_title_ok: bool = False,
+        force: bool = False,
         progress: Callable[[int], None] | None = None,
     ) -> list[Record]:
-        """Validate every draft, store them all in one transaction, then embed them in batches.
+        """Validate and embed every draft, then store them all in one transaction.
 
         Nothing is stored if any draft is refused.
         """
         records = [self._build(d, project, short_title_ok) for d in drafts]
-        single = len(records) == 1
-        vectors = self._embed(records[0]) if single else []
+        vectors = self._embed(records, progress)
+        if not force and self._guard is not None:
+            by_id = {row.record_id: row.vector for row in vectors}
+            for record in records:
+                self._guard.check(record, by_id.get(record.id))
         with self._db.transaction() as conn:
             for record in records:
                 rows.insert_record(conn, record)
-            if vectors:
-                vector_rows.upsert_embeddings(conn, vectors, records[0].created_at)
-        if not single and self._indexer is not None:
-            try:
-                self._indexer.embed(records, progress)
-            except ProviderUnavailableError as exc:
-                log.warning("stored %d records without vectors (%s)", len(records), exc)
+            vector_rows.upsert_embeddings(conn, vectors, now())
         return records
+
+    def similar(self, record: Record) -> list[Similar]:
+        """Stored records close to `record` (advisory: restatements and contradictions)."""
+        if self._guard is None or self._index is None:
+            return []
+        vector = self._index.vectors_of([record.id]).get(record.id)
+        return self._guard.similar(record, vector)
 
     def _build(self, draft: RecordDraft, project: Project | None, short_title_ok: bool) -> Record:
         if project is None and not draft.is_global:
@@ -114,7 +134,7 @@ class RecordService:
             verified_at=stamp,
         )
 
-    def update(self, reference: str, edit: RecordEdit) -> Record:
+    def update(self, reference: str, edit: RecordEdit, *, force: bool = False) -> Record:
         """Change fields of a record; the result must pass the same rules as a new one."""
         if edit.is_empty():
             raise InvalidInputError("Nothing to change; give at least one field to update.")
@@ -150,7 +170,9 @@ class RecordService:
             updated_at=now(),
         )
         text_changed = embedding_text(updated) != embedding_text(record)
-        vectors = self._embed(updated) if text_changed else []
+        vectors = self._embed([updated]) if text_changed else []
+        if text_changed and not force and self._guard is not None:
+            self._guard.check(updated, vectors[0].vector if vectors else None)
         with self._db.transaction() as conn:
             if rows.get_record(conn, record.id) != record:
                 raise ConflictError(f"{record.id} changed while it was being updated; try again.")
@@ -270,14 +292,17 @@ class RecordService:
 
     # --- helpers -------------------------------------------------------------------------
 
-    def _embed(self, record: Record) -> list[vector_rows.EmbeddingRow]:
-        """The record's vector, or none when the provider is off or unavailable right now."""
+    def _embed(
+        self, records: Sequence[Record], progress: Callable[[int], None] | None = None
+    ) -> list[vector_rows.EmbeddingRow]:
+        """Vectors for `records`, or none when the provider is off or unavailable right now
+        (such records are embedded later, at query time or by `contextd refresh`)."""
         if self._indexer is None:
             return []
         try:
-            return self._indexer.vectors_for([record])
+            return self._indexer.vectors_for(records, progress)
         except ProviderUnavailableError as exc:
-            log.warning("stored %s without a vector (%s); it is embedded later", record.id, exc)
+            log.warning("storing %d records without vectors (%s)", len(records), exc)
             return []
 
     def _resolve_id(self, reference: str) -> Record:

@@ -2,10 +2,18 @@
 
 from typing import Any
 
+from contextd.core.duplicates import Similar
 from contextd.core.records import RecordDetail
 from contextd.models import Project, Record, SearchHit, Status, body_to_dict
 
-__all__ = ["NOT_CURRENT", "detail_view", "hit_view", "project_view", "record_view"]
+__all__ = [
+    "NOT_CURRENT",
+    "detail_view",
+    "hit_view",
+    "project_view",
+    "record_view",
+    "similar_view",
+]
 
 NOT_CURRENT = "NOT CURRENT"
 
@@ -79,6 +87,20 @@ def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
                 "status_multiplier",
             )
         }
+    return view
+
+
+def similar_view(similar: Similar) -> dict[str, Any]:
+    record = similar.record
+    view: dict[str, Any] = {
+        "id": record.id,
+        "kind": str(record.kind),
+        "title": record.title,
+        "status": str(record.status),
+        "similarity": round(similar.similarity, 3),
+    }
+    if record.status is Status.SUPERSEDED:
+        view["label"] = NOT_CURRENT
     return view
 
 

@@ -27,12 +27,17 @@ class Indexer:
         self.db = db
         self.provider = provider
 
-    def vectors_for(self, records: Sequence[Record]) -> list[rows.EmbeddingRow]:
+    def vectors_for(
+        self, records: Sequence[Record], progress: Callable[[int], None] | None = None
+    ) -> list[rows.EmbeddingRow]:
         """Embed records (no storage); the caller stores them in its own transaction."""
         texts = [embedding_text(r) for r in records]
         vectors: list[list[float]] = []
         for start in range(0, len(texts), _BATCH):
-            vectors.extend(self.provider.embed_documents(texts[start : start + _BATCH]))
+            batch = texts[start : start + _BATCH]
+            vectors.extend(self.provider.embed_documents(batch))
+            if progress:
+                progress(len(batch))
         return [
             rows.EmbeddingRow(r.id, self.provider.id, text_hash(t), v)
             for r, t, v in zip(records, texts, vectors, strict=True)
@@ -51,13 +56,11 @@ class Indexer:
         self, records: Sequence[Record], progress: Callable[[int], None] | None = None
     ) -> int:
         """Embed and store `records` in batches, each batch one transaction."""
-        done = 0
         for start in range(0, len(records), _BATCH):
             batch = records[start : start + _BATCH]
             computed = self.vectors_for(batch)
             with self.db.transaction() as conn:
                 rows.upsert_embeddings(conn, computed, now())
-            done += len(batch)
             if progress:
                 progress(len(batch))
-        return done
+        return len(records)

@@ -47,17 +47,14 @@ class Retriever:
         self,
         db: Database,
         indexer: Indexer | None,
+        index: SqliteVectorIndex | None,
         weights: SearchSettings,
     ) -> None:
         self._db = db
         self._indexer = indexer
+        self._index = index
         self._weights = weights
         self._complete: dict[str | None, tuple[int, int]] = {}
-        self._index = (
-            SqliteVectorIndex(db, indexer.provider.id, indexer.provider.dimensions)
-            if indexer
-            else None
-        )
 
     def search(self, query: SearchQuery, project_id: str | None) -> SearchResult:
         """Best records for `query` among the project's and the global ones, best first.

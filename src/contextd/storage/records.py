@@ -21,6 +21,7 @@ __all__ = [
     "heads_in_scope",
     "records_in_scope",
     "replace_record",
+    "same_title",
     "search_text",
     "shortest_unique_prefixes",
     "successors_of",
@@ -278,6 +279,16 @@ def successors_of(conn: sqlite3.Connection, record_id: str) -> list[str]:
     return [
         r[0] for r in conn.execute("SELECT id FROM records WHERE superseded_by = ?", (record_id,))
     ]
+
+
+def same_title(conn: sqlite3.Connection, record: Record) -> Record | None:
+    """A stored record of the same kind and scope whose title equals `record`'s, ignoring case."""
+    row = conn.execute(
+        f"SELECT {COLUMNS} FROM records WHERE kind = ? AND project_id IS ? AND id != ? "
+        "AND lower(title) = lower(?) LIMIT 1",
+        (str(record.kind), record.project_id, record.id, record.title),
+    ).fetchone()
+    return record_from_row(row) if row else None
 
 
 def chain_end(

@@ -1,0 +1,96 @@
+"""Catching restatements at capture: near-identical records are refused, similar ones reported.
+
+Superseded and archived records count too, so a fact the team moved away from cannot come
+back as new.
+"""
+
+from dataclasses import dataclass
+
+from contextd.errors import DuplicateError
+from contextd.models import Record, Status
+from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.storage import records as rows
+from contextd.storage.db import Database
+
+__all__ = ["DuplicateGuard", "Similar"]
+
+_NEIGHBOURS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Similar:
+    record: Record
+    similarity: float
+
+
+class DuplicateGuard:
+    def __init__(
+        self, db: Database, index: SqliteVectorIndex | None, duplicate: float, similar: float
+    ) -> None:
+        self._db = db
+        self._index = index
+        self._duplicate = duplicate
+        self._similar = similar
+
+    def check(self, record: Record, vector: list[float] | None) -> None:
+        """Refuse `record` when it restates one already stored (any status).
+
+        Raises:
+            DuplicateError: naming the stored record and the commands to use instead.
+        """
+        conn = self._db.connection()
+        same = rows.same_title(conn, record)
+        if same is not None:
+            raise self._refusal(record, same, None)
+        for found in self._near(record, vector):
+            if found.similarity >= self._duplicate:
+                raise self._refusal(record, found.record, found.similarity)
+
+    def similar(self, record: Record, vector: list[float] | None) -> list[Similar]:
+        """Stored records close to `record` (but not duplicates of it), closest first."""
+        return [s for s in self._near(record, vector) if s.similarity >= self._similar]
+
+    def _near(self, record: Record, vector: list[float] | None) -> list[Similar]:
+        if vector is None or self._index is None:
+            return []
+        nearest = [
+            (rid, cos)
+            for rid, cos in self._index.search(vector, record.project_id, _NEIGHBOURS)
+            if rid != record.id and cos >= self._similar
+        ]
+        found = rows.records_in_scope(
+            self._db.connection(),
+            [rid for rid, _ in nearest],
+            rows.RecordFilter(record.project_id, statuses=()),
+        )
+        return [Similar(found[rid], cos) for rid, cos in nearest if rid in found]
+
+    def _refusal(
+        self, record: Record, existing: Record, similarity: float | None
+    ) -> DuplicateError:
+        how = "repeats" if similarity is None else f"is {similarity:.0%} the same as"
+        head = f"This {record.kind} {how} {existing.id} ({_clip(existing.title)})"
+        if existing.status is Status.SUPERSEDED:
+            successor = existing.superseded_by or "a newer record"
+            return DuplicateError(
+                existing.id,
+                f"{head}, which was superseded on {existing.updated_at[:10]} by {successor}: "
+                f"the team moved away from it. See `contextd show {existing.id}`; if it is true "
+                f"again, record why with `contextd decide`, or pass --force.",
+            )
+        if existing.status is Status.ARCHIVED:
+            return DuplicateError(
+                existing.id,
+                f"{head}, which is archived: `contextd unarchive {existing.id}` brings it back "
+                "(or pass --force to store a new one).",
+            )
+        return DuplicateError(
+            existing.id,
+            f"{head}: change it with `contextd update {existing.id}`, confirm it with "
+            f"`contextd verify {existing.id}`, replace it with `contextd supersede`, "
+            "or pass --force to store both.",
+        )
+
+
+def _clip(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
