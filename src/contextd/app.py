@@ -52,9 +52,7 @@ def open_app(settings: Settings) -> Iterator[App]:
         indexer = Indexer(db, provider) if provider else None
         index = SqliteVectorIndex(db, provider.id, provider.dimensions) if provider else None
         retriever = Retriever(db, indexer, index, settings.search)
-        guard = DuplicateGuard(
-            db, index, settings.refresh.duplicate_threshold, settings.refresh.similar_threshold
-        )
+        guard = DuplicateGuard(db, index, settings.refresh)
         yield App(
             settings=settings,
             db=db,

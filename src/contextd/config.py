@@ -78,6 +78,7 @@ class RefreshSettings:
 
     duplicate_threshold: float = 0.9
     similar_threshold: float = 0.65
+    replacement_threshold: float = 0.4  # looser: a replacement changes the very words
 
 
 @dataclass(frozen=True, slots=True)

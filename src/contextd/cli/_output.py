@@ -69,6 +69,17 @@ def report_write(
                     f"  {shorts.get(item.record.id, item.record.id)}  "
                     f"{item.similarity:.0%}{label}  {_clip(item.record.title, 70)}"
                 )
+        for item in similar:
+            if item.replaces:
+                old = shorts.get(item.record.id, item.record.id)
+                new = shorts.get(record.id, record.id)
+                click.echo(
+                    click.style(
+                        f"This seems to replace {old} ({item.replaces}); if so: "
+                        f"contextd supersede {old} --by {new}",
+                        fg="yellow",
+                    )
+                )
 
     emit(payload, human)
 

@@ -58,6 +58,12 @@ record_options = option_bundle(
         help="Id of a related record (repeatable).",
     ),
     click.option("--force", is_flag=True, help="Store it even if it restates a stored record."),
+    click.option(
+        "--supersedes",
+        multiple=True,
+        metavar="ID",
+        help="Mark this older record as replaced by the new one (repeatable).",
+    ),
 )
 """Options every record command shares."""
 
@@ -75,6 +81,7 @@ def _store(
     origin: str,
     related: tuple[str, ...],
     force: bool,
+    supersedes: tuple[str, ...],
 ) -> None:
     app = get_app()
     project = None if is_global else app.current_project()
@@ -90,7 +97,7 @@ def _store(
         related_to=related,
         is_global=is_global,
     )
-    record = app.records.create(draft, project, force=force)
+    record = app.records.create(draft, project, force=force, supersedes=supersedes)
     similar = app.records.similar(record)
     shorts = app.records.short_ids([record.id, *(s.record.id for s in similar)])
     report_write("Recorded", record, similar, shorts)

@@ -4,8 +4,11 @@ Superseded and archived records count too, so a fact the team moved away from ca
 back as new.
 """
 
-from dataclasses import dataclass
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, replace
 
+from contextd.config import RefreshSettings
+from contextd.core.replacement import replacement_reason
 from contextd.errors import DuplicateError
 from contextd.models import Record, Status
 from contextd.retrieval.vector_index import SqliteVectorIndex
@@ -21,34 +24,54 @@ _NEIGHBOURS = 10
 class Similar:
     record: Record
     similarity: float
+    replaces: str | None = None  # why the new record seems to replace this one, if it does
 
 
 class DuplicateGuard:
     def __init__(
-        self, db: Database, index: SqliteVectorIndex | None, duplicate: float, similar: float
+        self, db: Database, index: SqliteVectorIndex | None, settings: RefreshSettings
     ) -> None:
         self._db = db
         self._index = index
-        self._duplicate = duplicate
-        self._similar = similar
+        self._duplicate = settings.duplicate_threshold
+        self._similar = settings.similar_threshold
+        self._replacement = settings.replacement_threshold
 
-    def check(self, record: Record, vector: list[float] | None) -> None:
-        """Refuse `record` when it restates one already stored (any status).
+    def check(
+        self, record: Record, vector: list[float] | None, exempt: AbstractSet[str] = frozenset()
+    ) -> None:
+        """Refuse `record` when it restates one already stored (any status), except the
+        records in `exempt` (those it is about to replace).
 
         Raises:
             DuplicateError: naming the stored record and the commands to use instead.
         """
         conn = self._db.connection()
         same = rows.same_title(conn, record)
-        if same is not None:
+        if same is not None and same.id not in exempt:
             raise self._refusal(record, same, None)
         for found in self._near(record, vector):
-            if found.similarity >= self._duplicate:
+            if found.similarity >= self._duplicate and found.record.id not in exempt:
                 raise self._refusal(record, found.record, found.similarity)
 
     def similar(self, record: Record, vector: list[float] | None) -> list[Similar]:
-        """Stored records close to `record` (but not duplicates of it), closest first."""
-        return [s for s in self._near(record, vector) if s.similarity >= self._similar]
+        """Stored records close to `record` (but not duplicates of it), closest first; the
+        closest one it seems to replace (a looser match plus a cue) is marked `replaces`."""
+        near = self._near(record, vector)
+        replaced = next(
+            (
+                replace(s, replaces=reason)
+                for s in near
+                if s.similarity >= self._replacement
+                and (reason := replacement_reason(record, s.record))
+            ),
+            None,
+        )
+        found = [s for s in near if s.similarity >= self._similar]
+        if replaced is not None:
+            found = [s for s in found if s.record.id != replaced.record.id] + [replaced]
+            found.sort(key=lambda s: s.similarity, reverse=True)
+        return found
 
     def _near(self, record: Record, vector: list[float] | None) -> list[Similar]:
         if vector is None or self._index is None:
@@ -56,7 +79,7 @@ class DuplicateGuard:
         nearest = [
             (rid, cos)
             for rid, cos in self._index.search(vector, record.project_id, _NEIGHBOURS)
-            if rid != record.id and cos >= self._similar
+            if rid != record.id and cos >= min(self._similar, self._replacement)
         ]
         found = rows.records_in_scope(
             self._db.connection(),

@@ -67,14 +67,24 @@ class RecordService:
 
     # --- writing -------------------------------------------------------------------------
 
-    def create(self, draft: RecordDraft, project: Project | None, *, force: bool = False) -> Record:
-        """Validate and store a new record in `project` (or globally when the draft says so).
+    def create(
+        self,
+        draft: RecordDraft,
+        project: Project | None,
+        *,
+        force: bool = False,
+        supersedes: Sequence[str] = (),
+    ) -> Record:
+        """Validate and store a new record in `project` (or globally when the draft says so);
+        with `supersedes`, the named records are marked replaced by it in the same transaction.
 
         Raises:
             ValidationError: a field breaks its kind's rules or holds a secret.
-            DuplicateError: it restates a stored record (unless `force`).
+            DuplicateError: it restates a stored record other than those it supersedes
+                (unless `force`).
         """
-        return self.create_many([draft], project, force=force)[0]
+        replaced = [self._resolve_id(reference).id for reference in supersedes]
+        return self._store([draft], project, force=force, replaced=replaced)[0]
 
     def create_many(
         self,
@@ -89,16 +99,32 @@ class RecordService:
 
         Nothing is stored if any draft is refused.
         """
+        return self._store(
+            drafts, project, short_title_ok=short_title_ok, force=force, progress=progress
+        )
+
+    def _store(
+        self,
+        drafts: Sequence[RecordDraft],
+        project: Project | None,
+        *,
+        short_title_ok: bool = False,
+        force: bool = False,
+        replaced: Sequence[str] = (),
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Record]:
         records = [self._build(d, project, short_title_ok) for d in drafts]
         vectors = self._embed(records, progress)
         if not force and self._guard is not None:
             by_id = {row.record_id: row.vector for row in vectors}
             for record in records:
-                self._guard.check(record, by_id.get(record.id))
+                self._guard.check(record, by_id.get(record.id), exempt=set(replaced))
         with self._db.transaction() as conn:
             for record in records:
                 rows.insert_record(conn, record)
             vector_rows.upsert_embeddings(conn, vectors, now())
+            for old in replaced:
+                self.supersede(old, records[0].id)
         return records
 
     def similar(self, record: Record) -> list[Similar]:

@@ -101,6 +101,8 @@ def similar_view(similar: Similar) -> dict[str, Any]:
     }
     if record.status is Status.SUPERSEDED:
         view["label"] = NOT_CURRENT
+    if similar.replaces:
+        view["likely_replaces"] = similar.replaces
     return view
 
 
