@@ -102,3 +102,49 @@ def test_another_projects_record_is_no_duplicate(
     monkeypatch.chdir(make_repo(tmp_path / "sable"))
     run.json("attach")
     assert run.json("add", NATS, "--category", "architecture")["similar"] == []
+
+
+def test_supersedes_records_and_replaces_in_one_step(run: Cli) -> None:
+    old = run.json(*DECISION)
+    new = run.json(*POSTGRES, "--supersedes", old["id"][:13])
+    shown = run.json("show", old["id"])
+    assert shown["status"] == "superseded" and shown["superseded_by"] == new["id"]
+    assert [r["id"] for r in run.json("search", "task queue")["results"]] == [new["id"]]
+
+
+def test_supersedes_allows_restating_the_record_it_replaces(run: Cli) -> None:
+    old = run.json("add", NATS, "--category", "architecture")
+    new = run.json(
+        "add", NATS + " (since March)", "--category", "architecture", "--supersedes", old["id"]
+    )
+    assert run.json("show", old["id"])["superseded_by"] == new["id"]
+
+
+def test_supersedes_an_unknown_id_stores_nothing(run: Cli) -> None:
+    result = run(*DECISION, "--supersedes", "0123456789ab")
+    assert result.exit_code == 3
+    assert run.json("memories", "--all")["records"] == []
+
+
+def test_a_record_that_seems_to_replace_another_is_flagged_with_the_command(run: Cli) -> None:
+    old = run.json(
+        "add",
+        "Background jobs go through RQ backed by the Redis instance we run",
+        "--category",
+        "architecture",
+    )
+    new = run(
+        "add",
+        "Background jobs moved to NATS JetStream instead of RQ on Redis",
+        "--category",
+        "architecture",
+    )
+    assert new.exit_code == 0
+    assert "seems to replace" in new.stdout and "contextd supersede" in new.stdout
+    flagged = run.json(
+        "add",
+        "Background jobs no longer go through RQ backed by Redis; Celery runs them",
+        "--category",
+        "architecture",
+    )["similar"]
+    assert [s["id"] for s in flagged if s.get("likely_replaces")] == [old["id"]]

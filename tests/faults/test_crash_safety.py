@@ -169,9 +169,7 @@ def test_a_bulk_create_killed_mid_transaction_stores_none_of_its_records(
     assert_fts_consistent(db_path)
 
 
-def test_a_bulk_create_left_to_finish_stores_all_of_its_records(
-    app: App, tmp_path: Path
-) -> None:
+def test_a_bulk_create_left_to_finish_stores_all_of_its_records(app: App, tmp_path: Path) -> None:
     """The other half of all-or-nothing: the same writer, not killed, stores every record."""
     db_path = app.settings.db_path
     writer = _spawn(
