@@ -7,6 +7,7 @@ import click
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, record_row, report_write, table
 from contextd.clock import age
+from contextd.core.quality import scan_quality
 from contextd.core.views import record_view
 from contextd.models import Hardness, Record, RecordEdit
 
@@ -173,4 +174,42 @@ def stale(days: int | None) -> None:
     emit({"days": limit, "records": [record_view(r) for r in records]}, human)
 
 
-COMMANDS = [update, supersede, archive, unarchive, delete, verify, stale]
+@click.command()
+@common_options
+def quality() -> None:
+    """Find thin rationale, missing tags, isolated and stale records, with the fix for each."""
+    app = get_app()
+    issues = scan_quality(app.records, app.current_project(), app.settings.lifecycle.stale_days)
+    counts: dict[str, int] = {}
+    for issue in issues:
+        counts[issue.kind] = counts.get(issue.kind, 0) + 1
+    shorts = app.records.short_ids([i.record.id for i in issues])
+
+    def human() -> None:
+        if not issues:
+            click.echo("No quality issues found.")
+            return
+        for issue in issues:
+            click.echo(f"{issue.kind:<15} {shorts[issue.record.id]}  {issue.record.title[:60]}")
+            click.echo(click.style(f"{'':<15} {issue.detail}; fix: {issue.fix}", fg="bright_black"))
+        click.echo("\n" + ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())))
+
+    emit(
+        {
+            "counts": counts,
+            "issues": [
+                {
+                    "kind": i.kind,
+                    "id": i.record.id,
+                    "title": i.record.title,
+                    "detail": i.detail,
+                    "fix": i.fix,
+                }
+                for i in issues
+            ],
+        },
+        human,
+    )
+
+
+COMMANDS = [update, supersede, archive, unarchive, delete, verify, stale, quality]
