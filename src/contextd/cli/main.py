@@ -54,6 +54,7 @@ class ContextdGroup(click.Group):
 
 
 def _report(ctx: click.Context, message: str, kind: str, field: str | None) -> None:
+    message = " ".join(message.split("\n"))  # one line, whatever a value quoted in it held
     if state(ctx).json:
         error: dict[str, Any] = {"message": message, "type": kind}
         if field:

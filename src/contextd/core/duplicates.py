@@ -116,4 +116,6 @@ class DuplicateGuard:
 
 
 def _clip(text: str, width: int = 60) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """One line, at most `width` characters: quoted titles must not break an error line."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

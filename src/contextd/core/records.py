@@ -335,7 +335,7 @@ class RecordService:
         prefix = reference.strip().lower()
         if len(prefix) < MIN_PREFIX:
             raise InvalidInputError(
-                f"Id '{reference}' is too short; give at least {MIN_PREFIX} characters of it."
+                f"Id {reference!r} is too short; give at least {MIN_PREFIX} characters of it."
             )
         conn = self._db.connection()
         matches = rows.ids_with_prefix(conn, prefix)
@@ -344,13 +344,13 @@ class RecordService:
         if not matches:
             deleted = rows.tombstone_of(conn, prefix)
             if deleted:
-                raise NotFoundError(f"Record {reference} was deleted on {deleted[:10]}.")
+                raise NotFoundError(f"Record {reference!r} was deleted on {deleted[:10]}.")
             raise NotFoundError(
-                f"No record with id '{reference}'; `contextd memories --all` lists them."
+                f"No record with id {reference!r}; `contextd memories --all` lists them."
             )
         record = rows.get_record(conn, prefix if prefix in matches else matches[0])
         if record is None:
-            raise NotFoundError(f"No record with id '{reference}'.")
+            raise NotFoundError(f"No record with id {reference!r}.")
         return record
 
 

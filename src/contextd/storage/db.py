@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from contextd.errors import SchemaTooNewError, StoreError
 from contextd.storage.migrations import apply_pending, known_migrations
@@ -107,7 +108,9 @@ class Database:
                 timeout=BUSY_TIMEOUT_MS / 1000,
                 isolation_level=None,
                 check_same_thread=False,
+                factory=_Connection,
             )
+            conn.store_path = self.path
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = FULL")
@@ -149,14 +152,57 @@ def _refuse_foreign_file(path: Path) -> None:
         )
 
 
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose failures (a damaged page, a full disk) arrive as StoreError."""
+
+    def _path(self) -> Path:
+        connection = self.connection
+        return connection.store_path if isinstance(connection, _Connection) else Path("?")
+
+    def execute(self, sql: str, parameters: Any = (), /) -> "_Cursor":
+        with translate_errors(self._path()):
+            super().execute(sql, parameters)
+        return self
+
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> "_Cursor":
+        with translate_errors(self._path()):
+            super().executemany(sql, seq_of_parameters)
+        return self
+
+    def fetchone(self) -> Any:
+        with translate_errors(self._path()):
+            return super().fetchone()
+
+    def fetchall(self) -> list[Any]:
+        with translate_errors(self._path()):
+            return super().fetchall()
+
+    def __next__(self) -> Any:
+        with translate_errors(self._path()):
+            return super().__next__()
+
+
+class _Connection(sqlite3.Connection):
+    """Every statement runs through a translating cursor, so no raw sqlite3 error escapes."""
+
+    store_path: Path = Path("?")
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        return self.cursor(_Cursor).execute(sql, parameters)
+
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> _Cursor:
+        return self.cursor(_Cursor).executemany(sql, seq_of_parameters)
+
+
 def _use_wal(conn: sqlite3.Connection) -> None:
     """Switch to WAL; SQLite does not apply the busy timeout to this, so wait here."""
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     while conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         try:
             conn.execute("PRAGMA journal_mode = WAL")
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc).lower() or time.monotonic() > deadline:
+        except StoreError as exc:
+            locked = "locked" in str(exc.__cause__).lower()
+            if not locked or time.monotonic() > deadline:
                 raise
             time.sleep(0.02)
 
