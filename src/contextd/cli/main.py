@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from contextd.cli import admin, browse, capture, evaluate, lifecycle, projects
+from contextd.cli import admin, browse, capture, evaluate, lifecycle, mcp_command, projects
 from contextd.cli._context import common_options, state
 from contextd.errors import ContextdError
 
@@ -74,7 +74,7 @@ def cli() -> None:
     """
 
 
-for module in (projects, capture, lifecycle, browse, admin, evaluate):
+for module in (projects, capture, lifecycle, browse, admin, evaluate, mcp_command):
     for command in module.COMMANDS:
         cli.add_command(command)
 

@@ -1,0 +1,96 @@
+"""The bounded briefing a session starts with: durable knowledge first, session detail last."""
+
+from dataclasses import dataclass
+
+from contextd.core.records import RecordService
+from contextd.core.search import SEPARATOR, estimate_tokens
+from contextd.models import (
+    CheckpointBody,
+    ConstraintBody,
+    DecisionBody,
+    Hardness,
+    Kind,
+    Project,
+    Record,
+)
+
+__all__ = ["Briefing", "build_briefing"]
+
+_DURABLE_CATEGORIES = ("convention", "gotcha", "architecture")
+
+
+@dataclass(frozen=True, slots=True)
+class Briefing:
+    text: str
+    included: int
+    omitted: int
+    tokens: int
+
+
+def build_briefing(records: RecordService, project: Project, budget: int) -> Briefing:
+    """Constraints (absolute first), decisions, conventions and gotchas, pipelines, then the
+    last checkpoint; what does not fit is counted, oldest-verified detail dropped first."""
+    active = records.list_records(project)
+    ordered = _ordered(active)
+    blocks: list[str] = []
+    used = 0
+    omitted = 0
+    for record in ordered:
+        block = _line(record)
+        cost = estimate_tokens(SEPARATOR + block)
+        if used + cost > budget:
+            omitted += 1
+            continue
+        blocks.append(block)
+        used += cost
+    header = f"# contextd briefing: {project.name}"
+    if omitted:
+        header += f" ({omitted} more records left out for the budget; use get_context)"
+    text = "\n\n".join([header, *blocks]) if blocks else header + "\n(no records yet)"
+    return Briefing(text, len(blocks), omitted, estimate_tokens(text))
+
+
+def _ordered(active: list[Record]) -> list[Record]:
+    def group_of(record: Record) -> int:
+        body = record.body
+        if isinstance(body, ConstraintBody):
+            group = 0 if body.hardness is Hardness.ABSOLUTE else 1
+        elif record.kind is Kind.DECISION:
+            group = 2
+        elif record.kind is Kind.MEMORY and record.category in _DURABLE_CATEGORIES:
+            group = 3
+        elif record.kind is Kind.PIPELINE:
+            group = 4
+        elif record.kind is Kind.MEMORY:
+            group = 5
+        else:
+            group = 6
+        return group
+
+    latest_checkpoint = next((r for r in active if r.kind is Kind.CHECKPOINT), None)
+    rest = [r for r in active if r.kind is not Kind.CHECKPOINT]
+    # Within a group, most recently verified first, so the oldest detail drops first.
+    newest_first = sorted(rest, key=lambda r: r.verified_at, reverse=True)
+    ordered = sorted(newest_first, key=group_of)
+    return ordered + ([latest_checkpoint] if latest_checkpoint else [])
+
+
+def _line(record: Record) -> str:
+    label = record.category if record.kind is Kind.MEMORY and record.category else str(record.kind)
+    head = f"- [{label} {record.id}] {record.title}"
+    body = record.body
+    if isinstance(body, ConstraintBody):
+        head += f" ({body.hardness}; {body.reason}"
+        head += f"; applies to {', '.join(body.scope)})" if body.scope else ")"
+    elif isinstance(body, CheckpointBody):
+        parts = [
+            f"goal: {body.goal}" if body.goal else "",
+            f"next: {'; '.join(body.next)}" if body.next else "",
+            f"open problem: {body.problem}" if body.problem else "",
+        ]
+        head = f"Where work stopped ({record.created_at[:10]}): {record.title}\n" + "\n".join(
+            p for p in parts if p
+        )
+    elif isinstance(body, DecisionBody):
+        head += f" — why: {body.why_chosen}"
+    return head

@@ -1,0 +1,375 @@
+"""The MCP server: thin typed tools over the same core services the CLI calls.
+
+Only `contextd mcp serve` imports this module (the SDK alone costs ~0.85 s to import).
+"""
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from contextd.app import App
+from contextd.core.briefing import build_briefing
+from contextd.core.quality import scan_quality
+from contextd.core.search import parse_date
+from contextd.core.views import detail_view, hit_view, record_view, similar_view
+from contextd.errors import ContextdError
+from contextd.models import (
+    CheckpointBody,
+    ConstraintBody,
+    DecisionBody,
+    Hardness,
+    Kind,
+    MemoryBody,
+    Origin,
+    PipelineBody,
+    Record,
+    RecordDraft,
+    RecordEdit,
+    SearchQuery,
+)
+
+__all__ = ["build_server"]
+
+log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+INSTRUCTIONS = (
+    "contextd is this project's memory. Call get_project_summary at the start of a session. "
+    "Before changing code, call get_context with what you are about to touch. Record a "
+    "decision whenever you choose between alternatives, a constraint when a rule must hold, "
+    "a pipeline for a multi-step workflow, remember for conventions and gotchas, and "
+    "checkpoint before you stop. Results marked NOT CURRENT are history, not the present."
+)
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+DESTROY = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+Tags = Annotated[list[str], Field(description="Short topic tags.")]
+Hints = Annotated[
+    list[str],
+    Field(
+        description="2-4 other phrasings a later search might use: synonyms, symptoms, "
+        "error messages."
+    ),
+]
+Related = Annotated[list[str], Field(description="Ids of related records.")]
+Supersedes = Annotated[list[str], Field(description="Ids of older records this one replaces.")]
+Force = Annotated[bool, Field(description="Store even if it restates a stored record.")]
+
+
+def domain_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """The one conversion point: a ContextdError reaches the model as readable tool text."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except ContextdError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return wrapper
+
+
+def build_server(app: App, *, read_only: bool = False) -> MCPServer:
+    """An MCP server over `app`; with `read_only` only the tools that change nothing."""
+    mcp = MCPServer("contextd", instructions=INSTRUCTIONS)
+
+    def tool(annotations: ToolAnnotations) -> Callable[[Callable[P, R]], Callable[P, R]]:
+        def register(fn: Callable[P, R]) -> Callable[P, R]:
+            if read_only and annotations is not READ:
+                return fn
+            mcp.tool(annotations=annotations)(domain_errors(fn))
+            return fn
+
+        return register
+
+    def written(record: Record) -> dict[str, Any]:
+        view = record_view(record)
+        view["similar"] = [similar_view(s) for s in app.records.similar(record)]
+        return view
+
+    def store(draft: RecordDraft, supersedes: list[str], force: bool) -> dict[str, Any]:
+        project = None if draft.is_global else app.current_project()
+        return written(app.records.create(draft, project, force=force, supersedes=supersedes))
+
+    @tool(READ)
+    def get_project_summary(
+        budget: Annotated[int, Field(ge=200, le=20000, description="Token budget.")] = 2000,
+    ) -> str:
+        """The project's current truth in brief: constraints, decisions, conventions, pipelines
+        and where work stopped. Call it at the start of every session."""
+        return build_briefing(app.records, app.current_project(), budget).text
+
+    @tool(READ)
+    def get_context(
+        query: Annotated[str, Field(description="What you are about to work on, in words.")],
+        kind: Literal["memory", "decision", "constraint", "pipeline", "checkpoint"] | None = None,
+        tags: Tags | None = None,
+        since: Annotated[str | None, Field(description="2026-11-01, or 30d / 12h back")] = None,
+        before: Annotated[str | None, Field(description="2026-11-01, or 30d / 12h back")] = None,
+        include_superseded: bool = False,
+        budget: Annotated[int | None, Field(ge=50, le=50000)] = None,
+    ) -> dict[str, Any]:
+        """Relevant decisions, constraints and notes for a task, packed into a token budget,
+        with linked records. Call it before changing code you did not write this session."""
+        recall = app.search.recall(
+            app.current_project(),
+            SearchQuery(
+                text=query,
+                kinds=(Kind(kind),) if kind else (),
+                tags=tuple(tags or ()),
+                since=parse_date(since, "since"),
+                before=parse_date(before, "before"),
+                include_superseded=include_superseded,
+            ),
+            budget,
+        )
+        return {
+            "context": recall.text,
+            "omitted": recall.omitted,
+            "tokens": recall.tokens,
+            "degraded": recall.degraded,
+            "results": [hit_view(h) for h in recall.hits],
+        }
+
+    @tool(READ)
+    def search(
+        query: str,
+        limit: Annotated[int, Field(ge=1, le=200)] = 10,
+        kind: Literal["memory", "decision", "constraint", "pipeline", "checkpoint"] | None = None,
+        include_superseded: bool = False,
+    ) -> dict[str, Any]:
+        """Ranked search over the project's records and the global ones."""
+        result = app.search.search(
+            app.current_project(),
+            SearchQuery(
+                text=query,
+                limit=limit,
+                kinds=(Kind(kind),) if kind else (),
+                include_superseded=include_superseded,
+            ),
+        )
+        return {"results": [hit_view(h) for h in result.hits], "degraded": result.degraded}
+
+    @tool(READ)
+    def get_entry(
+        id: Annotated[str, Field(description="Record id or unique prefix.")],
+    ) -> dict[str, Any]:
+        """One record in full; a superseded one names what replaced it."""
+        return detail_view(app.records.detail(id))
+
+    @tool(WRITE)
+    def remember(
+        text: Annotated[str, Field(description="The fact, in a sentence that stands alone.")],
+        category: Annotated[
+            str, Field(description="architecture, convention, gotcha, preference, user, ...")
+        ],
+        tags: Tags | None = None,
+        retrieval_hints: Hints | None = None,
+        is_global: Annotated[bool, Field(description="Applies to every project.")] = False,
+        related_to: Related | None = None,
+        supersedes: Supersedes | None = None,
+        force: Force = False,
+    ) -> dict[str, Any]:
+        """Store a convention, gotcha, architecture fact or preference worth keeping."""
+        return store(
+            RecordDraft(
+                Kind.MEMORY,
+                text,
+                MemoryBody(),
+                category=category,
+                tags=tuple(tags or ()),
+                retrieval_hints=tuple(retrieval_hints or ()),
+                origin=Origin.AGENT,
+                related_to=tuple(related_to or ()),
+                is_global=is_global,
+            ),
+            supersedes or [],
+            force,
+        )
+
+    @tool(WRITE)
+    def record_decision(
+        summary: str,
+        problem: Annotated[str, Field(description="The situation that forced a choice (40+).")],
+        why_chosen: Annotated[str, Field(description="Why this option won (60+ characters).")],
+        alternatives: str = "",
+        what_we_tried: str = "",
+        tradeoffs: str = "",
+        tags: Tags | None = None,
+        retrieval_hints: Hints | None = None,
+        related_to: Related | None = None,
+        supersedes: Supersedes | None = None,
+        force: Force = False,
+    ) -> dict[str, Any]:
+        """Record a decision whenever you choose between alternatives, with its rationale, so
+        a later session does not undo it."""
+        return store(
+            RecordDraft(
+                Kind.DECISION,
+                summary,
+                DecisionBody(problem, why_chosen, alternatives, what_we_tried, tradeoffs),
+                tags=tuple(tags or ()),
+                retrieval_hints=tuple(retrieval_hints or ()),
+                origin=Origin.AGENT,
+                related_to=tuple(related_to or ()),
+            ),
+            supersedes or [],
+            force,
+        )
+
+    @tool(WRITE)
+    def record_constraint(
+        rule: str,
+        reason: Annotated[str, Field(description="What breaks if it is ignored (40+).")],
+        hardness: Literal["absolute", "strong", "advisory"],
+        scope: Annotated[list[str] | None, Field(description="Path globs it covers.")] = None,
+        triggering_incident: str = "",
+        tags: Tags | None = None,
+        retrieval_hints: Hints | None = None,
+        related_to: Related | None = None,
+        supersedes: Supersedes | None = None,
+        force: Force = False,
+    ) -> dict[str, Any]:
+        """Record a rule that must hold (and where), with the reason behind it."""
+        return store(
+            RecordDraft(
+                Kind.CONSTRAINT,
+                rule,
+                ConstraintBody(reason, Hardness(hardness), tuple(scope or ()), triggering_incident),
+                tags=tuple(tags or ()),
+                retrieval_hints=tuple(retrieval_hints or ()),
+                origin=Origin.AGENT,
+                related_to=tuple(related_to or ()),
+            ),
+            supersedes or [],
+            force,
+        )
+
+    @tool(WRITE)
+    def record_pipeline(
+        name: str,
+        purpose: Annotated[str, Field(description="What the workflow achieves (20+).")],
+        steps: Annotated[list[str], Field(description="The steps, in order.")],
+        tags: Tags | None = None,
+        retrieval_hints: Hints | None = None,
+        related_to: Related | None = None,
+        supersedes: Supersedes | None = None,
+        force: Force = False,
+    ) -> dict[str, Any]:
+        """Record a multi-step workflow (build, release, migration...) as ordered steps."""
+        return store(
+            RecordDraft(
+                Kind.PIPELINE,
+                name,
+                PipelineBody(purpose, tuple(steps)),
+                tags=tuple(tags or ()),
+                retrieval_hints=tuple(retrieval_hints or ()),
+                origin=Origin.AGENT,
+                related_to=tuple(related_to or ()),
+            ),
+            supersedes or [],
+            force,
+        )
+
+    @tool(WRITE)
+    def checkpoint(
+        summary: str,
+        goal: str = "",
+        done: list[str] | None = None,
+        next: list[str] | None = None,
+        problem: str = "",
+    ) -> dict[str, Any]:
+        """Record where work stopped before you end: goal, what is done, what is next."""
+        return store(
+            RecordDraft(
+                Kind.CHECKPOINT,
+                summary,
+                CheckpointBody(goal, tuple(done or ()), tuple(next or ()), problem),
+                origin=Origin.AGENT,
+            ),
+            [],
+            False,
+        )
+
+    @tool(WRITE)
+    def update_entry(
+        id: str,
+        title: str | None = None,
+        category: str | None = None,
+        tags: Tags | None = None,
+        retrieval_hints: Hints | None = None,
+        related_to: Related | None = None,
+        fields: Annotated[
+            dict[str, Any] | None,
+            Field(description='Kind fields to change, e.g. {"why_chosen": "..."}.'),
+        ] = None,
+        force: Force = False,
+    ) -> dict[str, Any]:
+        """Change a record; the same rules as when it was recorded apply."""
+        edit = RecordEdit(
+            title=title,
+            category=category,
+            tags=None if tags is None else tuple(tags),
+            retrieval_hints=None if retrieval_hints is None else tuple(retrieval_hints),
+            related_to=None if related_to is None else tuple(related_to),
+            body=dict(fields or {}),
+        )
+        return written(app.records.update(id, edit, force=force))
+
+    @tool(WRITE)
+    def supersede(old_id: str, new_id: str) -> dict[str, Any]:
+        """Mark an older record as replaced by a newer one (it becomes NOT CURRENT)."""
+        old, new = app.records.supersede(old_id, new_id)
+        return {"superseded": record_view(old), "by": record_view(new)}
+
+    @tool(WRITE)
+    def archive(id: str) -> dict[str, Any]:
+        """Take a record out of retrieval (reversible)."""
+        return record_view(app.records.archive(id))
+
+    @tool(DESTROY)
+    def delete(id: str) -> dict[str, Any]:
+        """Delete a record for good (a tombstone remembers the deletion)."""
+        record = app.records.delete(id)
+        return {"deleted": record.id, "title": record.title}
+
+    @tool(WRITE)
+    def verify_entry(id: str) -> dict[str, Any]:
+        """Confirm a record is still true today."""
+        return record_view(app.records.verify(id))
+
+    @tool(READ)
+    def prune_stale(
+        days: Annotated[int | None, Field(ge=0, description="Default from config.")] = None,
+    ) -> dict[str, Any]:
+        """List records not verified recently, to verify or archive them."""
+        limit = app.settings.lifecycle.stale_days if days is None else days
+        stale = app.records.stale(app.current_project(), limit)
+        return {"days": limit, "records": [record_view(r) for r in stale]}
+
+    @tool(READ)
+    def verify_quality() -> dict[str, Any]:
+        """Find thin rationale, missing tags, isolated and stale records, with fixes."""
+        issues = scan_quality(app.records, app.current_project(), app.settings.lifecycle.stale_days)
+        return {
+            "issues": [
+                {
+                    "kind": i.kind,
+                    "id": i.record.id,
+                    "title": i.record.title,
+                    "detail": i.detail,
+                    "fix": i.fix,
+                }
+                for i in issues
+            ]
+        }
+
+    return mcp

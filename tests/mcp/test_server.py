@@ -1,0 +1,189 @@
+"""`contextd mcp serve` as a real subprocess, driven by the official SDK's stdio client."""
+
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp import Client, StdioServerParameters
+from tests.conftest import DECISION, Cli
+
+READ_TOOLS = {
+    "get_project_summary",
+    "get_context",
+    "search",
+    "get_entry",
+    "prune_stale",
+    "verify_quality",
+}
+WRITE_TOOLS = {
+    "remember",
+    "record_decision",
+    "record_constraint",
+    "record_pipeline",
+    "checkpoint",
+    "update_entry",
+    "supersede",
+    "archive",
+    "verify_entry",
+}
+DESTRUCTIVE_TOOLS = {"delete"}
+NATS_PROBLEM = "Redis pub/sub dropped tasks whenever workers reconnected mid-deploy"
+PG_PROBLEM = "We want a durable task queue without one more service in production"
+PG_WHY = "Postgres is already deployed and SKIP LOCKED gives safe dequeue inside transactions"
+
+
+def serve(repo: Path, body: Callable[[Client], Awaitable[None]], *extra: str) -> None:
+    """Spawn the server in `repo` and run `body` against it."""
+
+    async def main() -> None:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "contextd", "mcp", "serve", *extra],
+            env=dict(os.environ),
+            cwd=str(repo),
+        )
+        with anyio.fail_after(60):
+            async with Client(params) as client:
+                await body(client)
+
+    anyio.run(main)
+
+
+def payload(result: Any) -> Any:
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+def test_the_tool_surface_and_its_hints_are_pinned(repo: Path) -> None:
+    async def body(client: Client) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(tools) == READ_TOOLS | WRITE_TOOLS | DESTRUCTIVE_TOOLS
+        for name, spec in tools.items():
+            assert spec.description, name
+            assert spec.annotations is not None
+            assert spec.annotations.read_only_hint is (name in READ_TOOLS), name
+            assert spec.annotations.destructive_hint is (name in DESTRUCTIVE_TOOLS), name
+        decision = tools["record_decision"].input_schema
+        assert set(decision["required"]) == {"summary", "problem", "why_chosen"}
+        assert "why_chosen" in decision["properties"]
+
+    serve(repo, body)
+
+
+def test_records_written_by_tools_are_found_and_briefed(repo: Path) -> None:
+    async def body(client: Client) -> None:
+        memory = payload(
+            await client.call_tool(
+                "remember",
+                {
+                    "text": "Deploys run from the release branch only",
+                    "category": "convention",
+                    "tags": ["deploy"],
+                },
+            )
+        )
+        assert memory["origin"] == "agent" and memory["similar"] == []
+        decision = payload(
+            await client.call_tool(
+                "record_decision",
+                {
+                    "summary": "Use NATS JetStream for the task queue",
+                    "problem": NATS_PROBLEM,
+                    "why_chosen": "JetStream keeps durable consumers with acks, so a worker that "
+                    "reconnects resumes where it stopped",
+                },
+            )
+        )
+        context = payload(await client.call_tool("get_context", {"query": "task queue"}))
+        assert context["results"][0]["id"] == decision["id"]
+        assert decision["id"] in context["context"]
+        summary = await client.call_tool("get_project_summary", {})
+        assert "Deploys run from the release branch only" in summary.content[0].text
+        entry = payload(await client.call_tool("get_entry", {"id": decision["id"][:13]}))
+        assert entry["body"]["problem"].startswith("Redis")
+        newer = payload(
+            await client.call_tool(
+                "record_decision",
+                {
+                    "summary": "Use PostgreSQL SKIP LOCKED for the task queue",
+                    "problem": PG_PROBLEM,
+                    "why_chosen": PG_WHY,
+                    "supersedes": [decision["id"]],
+                },
+            )
+        )
+        found = payload(await client.call_tool("search", {"query": "task queue"}))
+        assert [r["id"] for r in found["results"]] == [newer["id"]]
+        history = payload(
+            await client.call_tool("search", {"query": "task queue", "include_superseded": True})
+        )
+        assert history["results"][1]["label"] == "NOT CURRENT"
+
+    serve(repo, body)
+
+
+def test_bad_input_comes_back_as_a_readable_tool_error(repo: Path) -> None:
+    async def body(client: Client) -> None:
+        thin = await client.call_tool(
+            "record_decision",
+            {"summary": "Use NATS for the queue", "problem": "too short", "why_chosen": "x"},
+        )
+        assert thin.is_error and "at least 40" in thin.content[0].text
+        missing = await client.call_tool("get_entry", {"id": "0123456789ab"})
+        assert missing.is_error and "No record with id" in missing.content[0].text
+        secret = await client.call_tool(
+            "remember",
+            {"text": "CI pushes with token ghp_" + "a1B2c3D4e5" * 4, "category": "gotcha"},
+        )
+        assert secret.is_error and "GitHub token" in secret.content[0].text
+        assert "a1B2c3D4e5" not in secret.content[0].text
+        wrong_type = await client.call_tool("search", {"query": "x", "limit": 999})
+        assert wrong_type.is_error
+        # The server is still alive and answering after all of that.
+        assert payload(await client.call_tool("prune_stale", {}))["records"] == []
+
+    serve(repo, body)
+
+
+def test_read_only_mode_offers_only_the_read_tools(repo: Path) -> None:
+    async def body(client: Client) -> None:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert names == READ_TOOLS
+
+    serve(repo, body, "--read-only")
+
+
+def test_a_record_written_by_the_cli_while_the_server_runs_is_visible(repo: Path, run: Cli) -> None:
+    async def body(client: Client) -> None:
+        assert payload(await client.call_tool("search", {"query": "task queue"}))["results"] == []
+        written = run.json(*DECISION)
+        found = payload(await client.call_tool("search", {"query": "task queue"}))
+        assert [r["id"] for r in found["results"]] == [written["id"]]
+
+    serve(repo, body)
+
+
+def test_outside_a_project_every_project_tool_says_how_to_attach(tmp_path: Path) -> None:
+    loose = tmp_path / "loose"
+    loose.mkdir()
+
+    async def body(client: Client) -> None:
+        result = await client.call_tool("get_context", {"query": "anything at all"})
+        assert result.is_error and "contextd attach" in result.content[0].text
+
+    serve(loose, body)
+
+
+@pytest.mark.parametrize("tool", sorted(WRITE_TOOLS | DESTRUCTIVE_TOOLS - {"checkpoint"}))
+def test_write_tools_refuse_an_unknown_id_or_missing_field(repo: Path, tool: str) -> None:
+    async def body(client: Client) -> None:
+        result = await client.call_tool(tool, {"id": "0123456789ab"})
+        assert result.is_error
+
+    serve(repo, body)
