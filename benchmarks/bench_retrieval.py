@@ -29,13 +29,20 @@ from contextd.models import Kind, MemoryBody, RecordDraft, SearchQuery
 from contextd.retrieval.indexer import embedding_text
 from contextd.storage import vectors
 
-WORDS = ("queue worker deploy schema migration token cache latency retry index shard "
-         "postgres redis nats kafka billing invoice ledger auth session cookie header "
-         "webhook cron backup restore replica failover lint format test fixture mock "
-         "container kubernetes helm terraform budget alert metric trace log span").split()
-QUERIES = ["why did we move the task queue off redis", "how are database migrations applied",
-           "what breaks when a worker restarts", "where do auth tokens get validated",
-           "which service owns invoice numbering", "how do we roll back a bad deploy"]
+WORDS = (
+    "queue worker deploy schema migration token cache latency retry index shard "
+    "postgres redis nats kafka billing invoice ledger auth session cookie header "
+    "webhook cron backup restore replica failover lint format test fixture mock "
+    "container kubernetes helm terraform budget alert metric trace log span"
+).split()
+QUERIES = [
+    "why did we move the task queue off redis",
+    "how are database migrations applied",
+    "what breaks when a worker restarts",
+    "where do auth tokens get validated",
+    "which service owns invoice numbering",
+    "how do we roll back a bad deploy",
+]
 
 
 def _vocabulary(size: int = 6000) -> list[str]:
@@ -61,17 +68,24 @@ def build(home: Path, size: int, ingest: int, rng: random.Random) -> tuple[float
     with open_app(settings) as app:
         project = app.projects.ensure("bench")
         real = min(ingest, size)
-        drafts = [RecordDraft(Kind.MEMORY, sentence(rng), MemoryBody(), category="note")
-                  for _ in range(real)]
+        drafts = [
+            RecordDraft(Kind.MEMORY, sentence(rng), MemoryBody(), category="note")
+            for _ in range(real)
+        ]
         started = time.perf_counter()
         app.records.create_many(drafts, project)
         rate = real / (time.perf_counter() - started)
-        rest = [RecordDraft(Kind.MEMORY, sentence(rng), MemoryBody(), category="note")
-                for _ in range(size - real)]
+        rest = [
+            RecordDraft(Kind.MEMORY, sentence(rng), MemoryBody(), category="note")
+            for _ in range(size - real)
+        ]
         provider = app.indexer.provider if app.indexer else None
         if rest:
-            records = app.records.create_many(rest, project) if provider is None else \
-                _create_without_model(app, rest, project)
+            records = (
+                app.records.create_many(rest, project)
+                if provider is None
+                else _create_without_model(app, rest, project)
+            )
             del records
         return rate, provider.id if provider else "none"
 
@@ -86,12 +100,17 @@ def _create_without_model(app, drafts, project):  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(7)
     with app.db.transaction() as conn:
         for start in range(0, len(records), 1000):
-            chunk = records[start:start + 1000]
+            chunk = records[start : start + 1000]
             matrix = rng.standard_normal((len(chunk), provider.dimensions)).astype(np.float32)
             matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-            vectors.upsert_embeddings(conn, [
-                vectors.EmbeddingRow(r.id, provider.id, text_hash(embedding_text(r)), list(v))
-                for r, v in zip(chunk, matrix, strict=True)], now())
+            vectors.upsert_embeddings(
+                conn,
+                [
+                    vectors.EmbeddingRow(r.id, provider.id, text_hash(embedding_text(r)), list(v))
+                    for r, v in zip(chunk, matrix, strict=True)
+                ],
+                now(),
+            )
     return records
 
 
@@ -113,8 +132,20 @@ def cold_search(home: Path, rounds: int) -> float:
     times = []
     for i in range(rounds):
         started = time.perf_counter()
-        subprocess.run([exe, "--home", str(home), "--project", "bench", "search",
-                        QUERIES[i % len(QUERIES)], "--json"], check=True, capture_output=True)
+        subprocess.run(
+            [
+                exe,
+                "--home",
+                str(home),
+                "--project",
+                "bench",
+                "search",
+                QUERIES[i % len(QUERIES)],
+                "--json",
+            ],
+            check=True,
+            capture_output=True,
+        )
         times.append((time.perf_counter() - started) * 1000)
     return statistics.median(times)
 
@@ -126,15 +157,19 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=60)
     args = parser.parse_args()
     rng = random.Random(42)
-    print(f"{'records':>8} {'ingest/s':>9} {'recall p50':>11} {'p95':>7} {'cold search':>12}  provider")
+    print(
+        f"{'records':>8} {'ingest/s':>9} {'recall p50':>11} {'p95':>7} {'cold search':>12}  provider"
+    )
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as scratch:
             home = Path(scratch)
             rate, provider = build(home, size, args.ingest, rng)
             p50, p95 = warm_recall(home, args.rounds)
             cold = cold_search(home, 7)
-            print(f"{size:>8} {rate:>9.0f} {p50:>9.1f}ms {p95:>5.1f}ms {cold:>10.0f}ms  {provider}",
-                  flush=True)
+            print(
+                f"{size:>8} {rate:>9.0f} {p50:>9.1f}ms {p95:>5.1f}ms {cold:>10.0f}ms  {provider}",
+                flush=True,
+            )
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of this process: {peak_mb:.0f} MB")
 

@@ -28,8 +28,14 @@ def main() -> None:
         back: dict[str, str] = {}
         for item in corpus:
             project = app.projects.ensure(item.project)
-            draft = RecordDraft(Kind.MEMORY, item.text, MemoryBody(), category="note",
-                                origin=Origin.IMPORT, created_at=item.created_at)
+            draft = RecordDraft(
+                Kind.MEMORY,
+                item.text,
+                MemoryBody(),
+                category="note",
+                origin=Origin.IMPORT,
+                created_at=item.created_at,
+            )
             record = app.records.create(draft, project, force=True)
             ids[item.id], back[record.id] = record.id, item.id
             for similar in app.records.similar(record):
@@ -38,8 +44,10 @@ def main() -> None:
                     correct += (item.id, back[similar.record.id]) in truth
     found = correct
     print(f"records {len(corpus)}, true replacements {len(truth)}, flags raised {flagged}")
-    print(f"precision {correct / flagged if flagged else 0:.2f}  "
-          f"recall {found / len(truth) if truth else 0:.2f}")
+    print(
+        f"precision {correct / flagged if flagged else 0:.2f}  "
+        f"recall {found / len(truth) if truth else 0:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,51 @@
+"""MCP server timings: spawn -> initialize, tools/list, get_context, over a real stdio client.
+
+Run: .venv/bin/python benchmarks/bench_mcp.py HOME PROJECT [--rounds N]
+(HOME: a store, e.g. one built by bench_retrieval.py; PROJECT: a project in it.)
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+
+async def once(home: str, project: str) -> tuple[float, float, float, float]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "contextd", "--home", home, "--project", project, "mcp", "serve"],
+        env=dict(os.environ),
+    )
+    started = time.perf_counter()
+    async with Client(params) as client:
+        ready = time.perf_counter()
+        await client.list_tools()
+        listed = time.perf_counter()
+        await client.call_tool("get_context", {"query": "why did we move the task queue"})
+        first = time.perf_counter()
+        await client.call_tool("get_context", {"query": "how are migrations applied"})
+        warm = time.perf_counter()
+    return ready - started, listed - ready, first - listed, warm - first
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("home")
+    parser.add_argument("project")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    runs = [anyio.run(once, args.home, args.project) for _ in range(args.rounds)]
+    for name, values in zip(
+        ("spawn+initialize", "tools/list", "first get_context", "warm get_context"),
+        zip(*runs, strict=True),
+        strict=True,
+    ):
+        print(f"{name:<18} median {statistics.median(values) * 1000:7.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
