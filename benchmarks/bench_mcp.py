@@ -11,6 +11,7 @@ import sys
 import time
 
 import anyio
+
 from mcp import Client, StdioServerParameters
 
 
