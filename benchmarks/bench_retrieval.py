@@ -157,9 +157,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=60)
     args = parser.parse_args()
     rng = random.Random(42)
-    print(
-        f"{'records':>8} {'ingest/s':>9} {'recall p50':>11} {'p95':>7} {'cold search':>12}  provider"
-    )
+    header = ("records", "ingest/s", "recall p50", "p95", "cold search")
+    print("{:>8} {:>9} {:>11} {:>7} {:>12}  provider".format(*header))
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as scratch:
             home = Path(scratch)
