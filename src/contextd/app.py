@@ -10,6 +10,7 @@ from contextd.core.index import IndexService
 from contextd.core.projects import ProjectService
 from contextd.core.records import RecordService
 from contextd.core.search import SearchService
+from contextd.core.sessions import SessionService
 from contextd.core.status import StatusReport, project_status
 from contextd.embeddings import select_provider
 from contextd.models import Project
@@ -33,6 +34,7 @@ class App:
     records: RecordService
     search: SearchService
     index: IndexService
+    sessions: SessionService
 
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
@@ -62,6 +64,7 @@ def open_app(settings: Settings) -> Iterator[App]:
             records=RecordService(db, indexer, index, guard),
             search=SearchService(retriever, settings.context),
             index=IndexService(db, indexer, choice.note),
+            sessions=SessionService(db),
         )
     finally:
         db.close()

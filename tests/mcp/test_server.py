@@ -2,6 +2,7 @@
 
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp.types import Implementation
 
 from mcp import Client, StdioServerParameters
 from tests.conftest import DECISION, Cli
@@ -20,6 +22,7 @@ READ_TOOLS = {
     "get_entry",
     "prune_stale",
     "verify_quality",
+    "session_info",
 }
 WRITE_TOOLS = {
     "remember",
@@ -31,6 +34,7 @@ WRITE_TOOLS = {
     "supersede",
     "archive",
     "verify_entry",
+    "end_session",
 }
 DESTRUCTIVE_TOOLS = {"delete"}
 NATS_PROBLEM = "Redis pub/sub dropped tasks whenever workers reconnected mid-deploy"
@@ -39,7 +43,7 @@ PG_WHY = "Postgres is already deployed and SKIP LOCKED gives safe dequeue inside
 
 
 def serve(repo: Path, body: Callable[[Client], Awaitable[None]], *extra: str) -> None:
-    """Spawn the server in `repo` and run `body` against it."""
+    """Spawn the server in `repo` and run `body` against it, as the client 'test-agent'."""
 
     async def main() -> None:
         params = StdioServerParameters(
@@ -49,7 +53,9 @@ def serve(repo: Path, body: Callable[[Client], Awaitable[None]], *extra: str) ->
             cwd=str(repo),
         )
         with anyio.fail_after(60):
-            async with Client(params) as client:
+            async with Client(
+                params, client_info=Implementation(name="test-agent", version="1.0")
+            ) as client:
                 await body(client)
 
     anyio.run(main)
@@ -180,10 +186,37 @@ def test_outside_a_project_every_project_tool_says_how_to_attach(tmp_path: Path)
     serve(loose, body)
 
 
-@pytest.mark.parametrize("tool", sorted(WRITE_TOOLS | DESTRUCTIVE_TOOLS - {"checkpoint"}))
+@pytest.mark.parametrize("tool", sorted((WRITE_TOOLS | DESTRUCTIVE_TOOLS) - {"end_session"}))
 def test_write_tools_refuse_an_unknown_id_or_missing_field(repo: Path, tool: str) -> None:
     async def body(client: Client) -> None:
         result = await client.call_tool(tool, {"id": "0123456789ab"})
         assert result.is_error
+
+    serve(repo, body)
+
+
+def test_a_connection_is_a_session_named_after_the_client(repo: Path, home: Path) -> None:
+    seen: list[str] = []
+
+    async def body(client: Client) -> None:
+        info = payload(await client.call_tool("session_info", {}))
+        assert info["this_connection"] is True
+        assert info["session"]["agent"] == "test-agent" and info["session"]["ended_at"] is None
+        seen.append(info["session"]["id"])
+
+    serve(repo, body)
+    serve(repo, body)
+    with sqlite3.connect(home / "contextd.db") as conn:
+        rows = conn.execute(
+            "SELECT id, agent, ended_at FROM sessions ORDER BY started_at"
+        ).fetchall()
+    assert [r[0] for r in rows] == seen
+    assert all(r[1] == "test-agent" and r[2] is not None for r in rows)  # closed on disconnect
+
+
+def test_end_session_keeps_a_summary(repo: Path, home: Path) -> None:
+    async def body(client: Client) -> None:
+        ended = payload(await client.call_tool("end_session", {"summary": "wired the heartbeat"}))
+        assert ended["summary"] == "wired the heartbeat" and ended["ended_at"]
 
     serve(repo, body)

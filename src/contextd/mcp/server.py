@@ -3,11 +3,14 @@
 Only `contextd mcp serve` imports this module (the SDK alone costs ~0.85 s to import).
 """
 
+import contextlib
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import asdict
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -77,9 +80,66 @@ def domain_errors(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+class _Connection:
+    """The one client this stdio server talks to, and the session opened for it."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.session_id: str | None = None
+        self.tried = False
+
+    def open(self, client_name: str) -> None:
+        try:
+            project = self.app.current_project()
+        except ContextdError:
+            return  # no project here: tools will say so; there is nothing to attribute
+        self.session_id = self.app.sessions.start(project, client_name).id
+
+    def close(self) -> None:
+        if self.session_id is not None:
+            self.app.sessions.end(self.session_id)
+
+    async def middleware(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        if self.session_id is None and not self.tried:
+            name = _client_name(ctx.params)
+            if name is not None:
+                self.tried = True
+                await anyio.to_thread.run_sync(self.open, name)
+        return await call_next(ctx)
+
+
+def _client_name(params: object) -> str | None:
+    """The client's name: from `initialize` (clientInfo), or, in protocol versions without a
+    handshake, from the clientInfo every request carries in its _meta."""
+    if not isinstance(params, dict):
+        return None
+    meta = params.get("_meta")
+    info = params.get("clientInfo") or (
+        meta.get("io.modelcontextprotocol/clientInfo") if isinstance(meta, dict) else None
+    )
+    if not isinstance(info, dict):
+        return None
+    return str(info.get("name") or "mcp client")
+
+
 def build_server(app: App, *, read_only: bool = False) -> MCPServer:
-    """An MCP server over `app`; with `read_only` only the tools that change nothing."""
-    mcp = MCPServer("contextd", instructions=INSTRUCTIONS)
+    """An MCP server over `app`; with `read_only` only the tools that change nothing.
+
+    The connection opens a session named after the client (from the initialize handshake)
+    and closes it when the connection ends.
+    """
+    connection = _Connection(app)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: MCPServer) -> AsyncIterator[None]:
+        try:
+            yield None
+        finally:
+            await anyio.to_thread.run_sync(connection.close)
+
+    mcp = MCPServer(
+        "contextd", instructions=INSTRUCTIONS, lifespan=lifespan, middleware=[connection.middleware]
+    )
 
     def tool(annotations: ToolAnnotations) -> Callable[[Callable[P, R]], Callable[P, R]]:
         def register(fn: Callable[P, R]) -> Callable[P, R]:
@@ -345,6 +405,28 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
     def verify_entry(id: str) -> dict[str, Any]:
         """Confirm a record is still true today."""
         return record_view(app.records.verify(id))
+
+    @tool(READ)
+    def session_info() -> dict[str, Any]:
+        """This connection's session: which agent, since when (and the project's last one)."""
+        current = app.sessions.get(connection.session_id) if connection.session_id else None
+        latest = current or app.sessions.latest(app.current_project())
+        return {
+            "session": None if latest is None else asdict(latest),
+            "this_connection": current is not None,
+        }
+
+    @tool(WRITE)
+    def end_session(
+        summary: Annotated[str, Field(description="What this session did, in a line.")] = "",
+    ) -> dict[str, Any]:
+        """Close this session with a summary of what it did (also closed on disconnect)."""
+        if connection.session_id is None:
+            raise ContextdError(
+                "This connection has no open session (no project was resolved when it started)."
+            )
+        ended = app.sessions.end(connection.session_id, summary or None)
+        return asdict(ended)
 
     @tool(READ)
     def prune_stale(
