@@ -58,6 +58,8 @@ class SearchSettings:
     recency_half_life_days: float = 90.0
     project_weight: float = 0.5
     trust_weight: float = 0.2
+    feedback_weight: float = 0.6
+    feedback_similarity: float = 0.8  # a learned answer helps queries at least this alike
     superseded_penalty: float = 0.35
     successor_factor: float = 1.0
     chain_bonus: float = 0.3

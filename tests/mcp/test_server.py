@@ -35,6 +35,7 @@ WRITE_TOOLS = {
     "archive",
     "verify_entry",
     "end_session",
+    "learn",
 }
 DESTRUCTIVE_TOOLS = {"delete"}
 NATS_PROBLEM = "Redis pub/sub dropped tasks whenever workers reconnected mid-deploy"

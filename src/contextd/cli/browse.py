@@ -195,6 +195,21 @@ def recall(query: str, budget: int | None, explain: bool, **options: Any) -> Non
 
 
 @click.command()
+@click.argument("query")
+@click.argument("record_id", metavar="ID")
+@common_options
+def learn(query: str, record_id: str) -> None:
+    """Mark ID as the right answer for QUERY; similar later queries rank it higher."""
+    app = get_app()
+    record = app.records.get(record_id)
+    app.search.learn(app.current_project(), query, record)
+    emit(
+        {"learned": record.id, "query": query},
+        lambda: click.echo(f'Learned: {record.title} answers "{query}".'),
+    )
+
+
+@click.command()
 @common_options
 def status() -> None:
     """Overview of the current project: git, what is stored, where work stopped."""
@@ -270,4 +285,4 @@ def status() -> None:
     emit(payload, human)
 
 
-COMMANDS = [show, memories, search, recall, status]
+COMMANDS = [show, memories, search, recall, learn, status]

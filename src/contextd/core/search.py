@@ -9,6 +9,7 @@ from contextd.errors import InvalidInputError
 from contextd.models import (
     Kind,
     Project,
+    Record,
     SearchHit,
     SearchQuery,
     SearchResult,
@@ -46,6 +47,12 @@ class SearchService:
         if not 1 <= query.limit <= MAX_LIMIT:
             raise InvalidInputError(f"The limit must be from 1 to {MAX_LIMIT}.")
         return self._retriever.search(query, project.id)
+
+    def learn(self, project: Project, query: str, record: Record) -> None:
+        """Remember that `record` answered `query`, so similar later queries rank it higher."""
+        if not query.strip():
+            raise InvalidInputError("Give the query the record answered.")
+        self._retriever.learn(query, record, project.id)
 
     def recall(self, project: Project, query: SearchQuery, budget: int | None = None) -> Recall:
         """The best passages for `query` packed into `budget` tokens (default from config)."""

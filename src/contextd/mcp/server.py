@@ -406,6 +406,17 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         """Confirm a record is still true today."""
         return record_view(app.records.verify(id))
 
+    @tool(WRITE)
+    def learn(
+        query: Annotated[str, Field(description="The question the record answered.")],
+        id: Annotated[str, Field(description="The record that was the right answer.")],
+    ) -> dict[str, Any]:
+        """Mark a result as the right answer for a query, so similar later queries rank it
+        higher. Call it when get_context found what you needed below the first result."""
+        record = app.records.get(id)
+        app.search.learn(app.current_project(), query, record)
+        return {"learned": record.id, "query": query}
+
     @tool(READ)
     def session_info() -> dict[str, Any]:
         """This connection's session: which agent, since when (and the project's last one)."""

@@ -37,6 +37,7 @@ def score_record(
     project_id: str | None,
     weights: SearchSettings,
     moment: datetime,
+    feedback: float = 0.0,
 ) -> ScoreTerms:
     """Score one candidate; `fts` and `semantic` are its text and meaning match, each 0..1."""
     age_days = max(0.0, (moment - parse_instant(record.verified_at)).total_seconds() / 86400)
@@ -49,7 +50,7 @@ def score_record(
         project_match=weights.project_weight
         * (1.0 if project_id is not None and record.project_id == project_id else 0.0),
         trust=weights.trust_weight * _TRUST[record.origin],
-        feedback=0.0,
+        feedback=weights.feedback_weight * feedback,
         status_multiplier=_status_factor(record.status, weights),
     )
 

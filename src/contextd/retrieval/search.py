@@ -4,15 +4,16 @@ import logging
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
+from contextd.clock import now
 from contextd.config import SearchSettings
 from contextd.errors import ProviderUnavailableError
-from contextd.models import ScoreTerms, SearchHit, SearchQuery, SearchResult, Status
+from contextd.models import Record, ScoreTerms, SearchHit, SearchQuery, SearchResult, Status
 from contextd.retrieval.fusion import mmr, scale_by_best, scale_by_rank, semantic_relevance
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.scoring import score_record
 from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.storage import feedback, vectors
 from contextd.storage import records as rows
-from contextd.storage import vectors
 from contextd.storage.db import Database, translate_errors
 from contextd.storage.fts import fts_candidates
 
@@ -82,8 +83,10 @@ class Retriever:
             except ProviderUnavailableError as exc:
                 degraded = f"semantic search unavailable, full-text only: {exc}"
                 log.warning("%s", degraded)
-        heads = rows.heads_in_scope(conn, list(lexical.keys() | semantic.cosines.keys()), scope)
-        ranked = self._rank(heads, lexical, semantic.cosines, project_id)
+        learned = self._learned(semantic.vector, project_id)
+        ids = lexical.keys() | semantic.cosines.keys() | learned.keys()
+        heads = rows.heads_in_scope(conn, list(ids), scope)
+        ranked = self._rank(heads, lexical, semantic.cosines, learned, project_id)
         ranked = self._forward_superseded(ranked, wanted)
         if query.diversify and semantic.vector is not None:
             ranked = self._diversify(ranked, query.limit)
@@ -91,6 +94,26 @@ class Retriever:
         if query.expand_related:
             hits += self._linked(hits, wanted)
         return SearchResult(tuple(hits), degraded)
+
+    def learn(self, query: str, record: Record, project_id: str | None) -> None:
+        """Store a (query, record) pair; without vectors it is kept but cannot match yet."""
+        vector = None
+        provider = self._indexer.provider if self._indexer else None
+        if provider is not None:
+            try:
+                vector = provider.embed_query(query)
+            except ProviderUnavailableError as exc:
+                log.warning("feedback stored without a vector (%s)", exc)
+        with self._db.transaction() as conn:
+            feedback.add_feedback(
+                conn,
+                project_id,
+                record.id,
+                query,
+                provider.id if vector and provider else None,
+                vector,
+                now(),
+            )
 
     def _semantic(
         self, text: str, project_id: str | None, pool: int, lexical_ids: list[str]
@@ -126,11 +149,26 @@ class Retriever:
         self._complete[project_id] = self._db.change_token()
         return None
 
+    def _learned(self, vector: list[float] | None, project_id: str | None) -> dict[str, float]:
+        """Records marked as the answer to queries much like this one, with that likeness."""
+        if vector is None or self._indexer is None:
+            return {}
+        learned: dict[str, float] = {}
+        floor = self._weights.feedback_similarity
+        for rid, past in feedback.feedback_vectors(
+            self._db.connection(), project_id, self._indexer.provider.id
+        ):
+            likeness = _dot(vector, past)
+            if likeness >= floor:
+                learned[rid] = max(learned.get(rid, 0.0), likeness)
+        return learned
+
     def _rank(
         self,
         heads: dict[str, rows.RecordHead],
         lexical: dict[str, float],
         cosines: dict[str, float],
+        learned: dict[str, float],
         project_id: str | None,
     ) -> list[_Candidate]:
         weights = self._weights
@@ -155,8 +193,9 @@ class Retriever:
                 project_id=project_id,
                 weights=weights,
                 moment=moment,
+                feedback=learned.get(rid, 0.0),
             )
-            if terms.fts > 0 or terms.semantic > 0:
+            if terms.fts > 0 or terms.semantic > 0 or terms.feedback > 0:
                 ranked.append(_Candidate(head, terms.total, terms))
         return _best_first(ranked)
 

@@ -1,0 +1,37 @@
+"""SQL for feedback: queries a user or agent marked as answered by a record."""
+
+import sqlite3
+
+from contextd.storage.vectors import decode, encode
+
+__all__ = ["add_feedback", "feedback_vectors"]
+
+
+def add_feedback(
+    conn: sqlite3.Connection,
+    project_id: str | None,
+    record_id: str,
+    query: str,
+    provider: str | None,
+    vector: list[float] | None,
+    stamp: str,
+) -> None:
+    conn.execute(
+        "INSERT INTO feedback(project_id, record_id, query, provider, vector, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (project_id, record_id, query, provider, encode(vector) if vector else None, stamp),
+    )
+
+
+def feedback_vectors(
+    conn: sqlite3.Connection, project_id: str | None, provider: str
+) -> list[tuple[str, list[float]]]:
+    """(record id, query vector) of the project's feedback embedded by `provider`."""
+    return [
+        (str(rid), decode(bytes(blob)))
+        for rid, blob in conn.execute(
+            "SELECT record_id, vector FROM feedback WHERE project_id IS ? AND provider = ? "
+            "AND vector IS NOT NULL",
+            (project_id, provider),
+        )
+    ]
