@@ -23,6 +23,7 @@ from contextd.core.search import parse_date
 from contextd.core.views import detail_view, hit_view, record_view, similar_view
 from contextd.errors import ContextdError
 from contextd.models import (
+    Body,
     CheckpointBody,
     ConstraintBody,
     DecisionBody,
@@ -155,9 +156,33 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         view["similar"] = [similar_view(s) for s in app.records.similar(record)]
         return view
 
-    def store(draft: RecordDraft, supersedes: list[str], force: bool) -> dict[str, Any]:
-        project = None if draft.is_global else app.current_project()
-        return written(app.records.create(draft, project, force=force, supersedes=supersedes))
+    def store(
+        kind: Kind,
+        title: str,
+        body: Body,
+        *,
+        category: str | None = None,
+        tags: list[str] | None = None,
+        hints: list[str] | None = None,
+        related: list[str] | None = None,
+        supersedes: list[str] | None = None,
+        force: bool = False,
+        is_global: bool = False,
+    ) -> dict[str, Any]:
+        draft = RecordDraft(
+            kind,
+            title,
+            body,
+            category=category,
+            tags=tuple(tags or ()),
+            retrieval_hints=tuple(hints or ()),
+            origin=Origin.AGENT,
+            related_to=tuple(related or ()),
+            is_global=is_global,
+        )
+        project = None if is_global else app.current_project()
+        record = app.records.create(draft, project, force=force, supersedes=supersedes or ())
+        return written(record)
 
     @tool(READ)
     def get_project_summary(
@@ -240,19 +265,16 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
     ) -> dict[str, Any]:
         """Store a convention, gotcha, architecture fact or preference worth keeping."""
         return store(
-            RecordDraft(
-                Kind.MEMORY,
-                text,
-                MemoryBody(),
-                category=category,
-                tags=tuple(tags or ()),
-                retrieval_hints=tuple(retrieval_hints or ()),
-                origin=Origin.AGENT,
-                related_to=tuple(related_to or ()),
-                is_global=is_global,
-            ),
-            supersedes or [],
-            force,
+            Kind.MEMORY,
+            text,
+            MemoryBody(),
+            category=category,
+            tags=tags,
+            hints=retrieval_hints,
+            related=related_to,
+            supersedes=supersedes,
+            force=force,
+            is_global=is_global,
         )
 
     @tool(WRITE)
@@ -271,18 +293,16 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
     ) -> dict[str, Any]:
         """Record a decision whenever you choose between alternatives, with its rationale, so
         a later session does not undo it."""
+        body = DecisionBody(problem, why_chosen, alternatives, what_we_tried, tradeoffs)
         return store(
-            RecordDraft(
-                Kind.DECISION,
-                summary,
-                DecisionBody(problem, why_chosen, alternatives, what_we_tried, tradeoffs),
-                tags=tuple(tags or ()),
-                retrieval_hints=tuple(retrieval_hints or ()),
-                origin=Origin.AGENT,
-                related_to=tuple(related_to or ()),
-            ),
-            supersedes or [],
-            force,
+            Kind.DECISION,
+            summary,
+            body,
+            tags=tags,
+            hints=retrieval_hints,
+            related=related_to,
+            supersedes=supersedes,
+            force=force,
         )
 
     @tool(WRITE)
@@ -299,18 +319,16 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         force: Force = False,
     ) -> dict[str, Any]:
         """Record a rule that must hold (and where), with the reason behind it."""
+        body = ConstraintBody(reason, Hardness(hardness), tuple(scope or ()), triggering_incident)
         return store(
-            RecordDraft(
-                Kind.CONSTRAINT,
-                rule,
-                ConstraintBody(reason, Hardness(hardness), tuple(scope or ()), triggering_incident),
-                tags=tuple(tags or ()),
-                retrieval_hints=tuple(retrieval_hints or ()),
-                origin=Origin.AGENT,
-                related_to=tuple(related_to or ()),
-            ),
-            supersedes or [],
-            force,
+            Kind.CONSTRAINT,
+            rule,
+            body,
+            tags=tags,
+            hints=retrieval_hints,
+            related=related_to,
+            supersedes=supersedes,
+            force=force,
         )
 
     @tool(WRITE)
@@ -326,17 +344,14 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
     ) -> dict[str, Any]:
         """Record a multi-step workflow (build, release, migration...) as ordered steps."""
         return store(
-            RecordDraft(
-                Kind.PIPELINE,
-                name,
-                PipelineBody(purpose, tuple(steps)),
-                tags=tuple(tags or ()),
-                retrieval_hints=tuple(retrieval_hints or ()),
-                origin=Origin.AGENT,
-                related_to=tuple(related_to or ()),
-            ),
-            supersedes or [],
-            force,
+            Kind.PIPELINE,
+            name,
+            PipelineBody(purpose, tuple(steps)),
+            tags=tags,
+            hints=retrieval_hints,
+            related=related_to,
+            supersedes=supersedes,
+            force=force,
         )
 
     @tool(WRITE)
@@ -348,16 +363,8 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         problem: str = "",
     ) -> dict[str, Any]:
         """Record where work stopped before you end: goal, what is done, what is next."""
-        return store(
-            RecordDraft(
-                Kind.CHECKPOINT,
-                summary,
-                CheckpointBody(goal, tuple(done or ()), tuple(next or ()), problem),
-                origin=Origin.AGENT,
-            ),
-            [],
-            False,
-        )
+        body = CheckpointBody(goal, tuple(done or ()), tuple(next or ()), problem)
+        return store(Kind.CHECKPOINT, summary, body)
 
     @tool(WRITE)
     def update_entry(
