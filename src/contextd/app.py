@@ -63,7 +63,7 @@ def open_app(settings: Settings) -> Iterator[App]:
             projects=ProjectService(db),
             records=RecordService(db, indexer, index, guard),
             search=SearchService(retriever, settings.context),
-            index=IndexService(db, indexer, choice.note),
+            index=IndexService(db, indexer, index, choice.note),
             sessions=SessionService(db),
         )
     finally:

@@ -2,12 +2,16 @@
 
 import logging
 import sys
+import threading
 
 import click
 
+from contextd.app import App
 from contextd.cli._context import common_options, get_app
 
 __all__ = ["COMMANDS"]
+
+log = logging.getLogger(__name__)
 
 
 @click.group()
@@ -25,7 +29,19 @@ def serve(read_only: bool) -> None:
 
     # stdout is the protocol: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    build_server(get_app(), read_only=read_only).run()
+    app = get_app()
+    threading.Thread(target=_warm, args=(app,), name="contextd-warm", daemon=True).start()
+    build_server(app, read_only=read_only).run()
+
+
+def _warm(app: App) -> None:
+    """Load the model and vectors while the client starts up; a failure only costs speed."""
+    try:
+        app.index.warm()
+    except Exception:  # a top-level handler of its own thread: never take the server down
+        log.warning(
+            "warming the semantic index failed; the first query will load it", exc_info=True
+        )
 
 
 COMMANDS = [mcp]

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from contextd.errors import ProviderUnavailableError
 from contextd.retrieval.indexer import Indexer
+from contextd.retrieval.vector_index import SqliteVectorIndex
 from contextd.storage import records as record_rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.db import Database
@@ -41,10 +42,24 @@ class ProviderCheck:
 
 
 class IndexService:
-    def __init__(self, db: Database, indexer: Indexer | None, note: str | None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        indexer: Indexer | None,
+        index: SqliteVectorIndex | None,
+        note: str | None,
+    ) -> None:
         self._db = db
         self._indexer = indexer
+        self._index = index
         self._note = note
+
+    def warm(self) -> None:
+        """Load the model and the vector matrix now, so the first query does not wait."""
+        if self._indexer is None or self._index is None:
+            return
+        self._indexer.provider.embed_query("warm up")
+        self._index.vectors_of([])
 
     def state(self) -> IndexState:
         conn = self._db.connection()
