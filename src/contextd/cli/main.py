@@ -4,7 +4,6 @@ import json
 import logging
 import os
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import click
@@ -16,13 +15,6 @@ from contextd.errors import ContextdError
 __all__ = ["cli", "main"]
 
 log = logging.getLogger("contextd")
-
-
-def _version() -> str:
-    try:
-        return version("contextd")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 class ContextdGroup(click.Group):
@@ -64,7 +56,8 @@ def _report(ctx: click.Context, message: str, kind: str, field: str | None) -> N
 
 
 @click.group(cls=ContextdGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(_version(), "--version", "-V", prog_name="contextd")
+# package_name: click reads the installed version only when --version is asked for.
+@click.version_option(None, "--version", "-V", package_name="contextd", prog_name="contextd")
 @common_options
 def cli() -> None:
     """Project memory for AI coding agents.
