@@ -96,3 +96,13 @@ DECISION = [
     "NATS JetStream keeps durable consumers with acks and replay, so a worker that "
     "reconnects resumes where it stopped",
 ]
+
+POSTGRES = [
+    "decide",
+    "Use PostgreSQL SKIP LOCKED for the task queue",
+    "--problem",
+    "We want a durable task queue without running one more service in production",
+    "--why",
+    "Postgres is already deployed and SKIP LOCKED gives safe concurrent dequeue "
+    "inside transactions we already trust",
+]

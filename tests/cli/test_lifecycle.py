@@ -6,19 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DECISION, Cli
+from tests.conftest import DECISION, POSTGRES, Cli
 
 pytestmark = pytest.mark.usefixtures("repo")
-
-POSTGRES = [
-    "decide",
-    "Use PostgreSQL SKIP LOCKED for the task queue",
-    "--problem",
-    "We want a durable task queue without running one more service in production",
-    "--why",
-    "Postgres is already deployed and SKIP LOCKED gives safe concurrent dequeue "
-    "inside transactions we already trust",
-]
 
 
 def test_update_changes_fields_and_keeps_the_id(run: Cli) -> None:

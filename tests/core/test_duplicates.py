@@ -5,18 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DECISION, Cli, make_repo
+from tests.conftest import DECISION, POSTGRES, Cli, make_repo
 
 NATS = "GPU scheduler uses NATS JetStream for task transport between coordinator and workers"
-POSTGRES = [
-    "decide",
-    "Use PostgreSQL SKIP LOCKED for the task queue",
-    "--problem",
-    "We want a durable task queue without running one more service in production",
-    "--why",
-    "Postgres is already deployed and SKIP LOCKED gives safe concurrent dequeue "
-    "inside transactions we already trust",
-]
 
 pytestmark = pytest.mark.usefixtures("repo")
 
