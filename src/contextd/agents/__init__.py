@@ -1,0 +1,1 @@
+"""Agent integration: per-agent MCP/hook setup and the managed block in agent files."""

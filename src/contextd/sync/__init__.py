@@ -1,0 +1,1 @@
+"""Several machines: bundles, record-by-record merge, and remotes over ssh."""
