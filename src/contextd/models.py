@@ -175,6 +175,7 @@ class Record:
     created_at: str
     updated_at: str
     verified_at: str
+    archived_reason: str | None = None
 
     @property
     def is_global(self) -> bool:

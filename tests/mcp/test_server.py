@@ -1,6 +1,5 @@
 """`contextd mcp serve` as a real subprocess, driven by the official SDK's stdio client."""
 
-import json
 import os
 import sqlite3
 import sys
@@ -10,7 +9,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.types import Implementation
+from mcp.types import Implementation, ListRootsResult, Root
 
 from mcp import Client, StdioServerParameters
 from tests.conftest import DECISION, Cli
@@ -43,8 +42,20 @@ PG_PROBLEM = "We want a durable task queue without one more service in productio
 PG_WHY = "Postgres is already deployed and SKIP LOCKED gives safe dequeue inside transactions"
 
 
-def serve(repo: Path, body: Callable[[Client], Awaitable[None]], *extra: str) -> None:
-    """Spawn the server in `repo` and run `body` against it, as the client 'test-agent'."""
+def serve(
+    repo: Path,
+    body: Callable[[Client], Awaitable[None]],
+    *extra: str,
+    roots: list[Path] | None = None,
+) -> None:
+    """Spawn the server in `repo` and run `body` against it, as the client 'test-agent'.
+
+    With `roots`, the client speaks the handshake-era protocol (as today's agents do): the
+    2026-07-28 protocol has no server-to-client requests, so no roots.
+    """
+
+    async def list_roots(_context: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=r.as_uri()) for r in roots or ()])
 
     async def main() -> None:
         params = StdioServerParameters(
@@ -55,7 +66,10 @@ def serve(repo: Path, body: Callable[[Client], Awaitable[None]], *extra: str) ->
         )
         with anyio.fail_after(60):
             async with Client(
-                params, client_info=Implementation(name="test-agent", version="1.0")
+                params,
+                client_info=Implementation(name="test-agent", version="1.0"),
+                list_roots_callback=list_roots if roots is not None else None,
+                mode="auto" if roots is None else "legacy",
             ) as client:
                 await body(client)
 
@@ -63,8 +77,10 @@ def serve(repo: Path, body: Callable[[Client], Awaitable[None]], *extra: str) ->
 
 
 def payload(result: Any) -> Any:
+    """The structured result (the text beside it is for the model to read)."""
     assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
+    assert result.structured_content is not None
+    return result.structured_content
 
 
 def test_the_tool_surface_and_its_hints_are_pinned(repo: Path) -> None:
@@ -221,3 +237,63 @@ def test_end_session_keeps_a_summary(repo: Path, home: Path) -> None:
         assert ended["summary"] == "wired the heartbeat" and ended["ended_at"]
 
     serve(repo, body)
+
+
+def test_results_carry_readable_text_beside_the_structured_view(repo: Path, run: Cli) -> None:
+    written = run.json(*DECISION)
+
+    async def body(client: Client) -> None:
+        context = await client.call_tool("get_context", {"query": "task queue"})
+        assert context.content[0].text == payload(context)["context"]
+        assert written["id"] in context.content[0].text
+        found = await client.call_tool("search", {"query": "task queue"})
+        assert found.content[0].text.startswith(f"1. [decision {written['id']}]")
+        entry = await client.call_tool("get_entry", {"id": written["id"]})
+        assert "why_chosen:" in entry.content[0].text
+        assert not entry.content[0].text.lstrip().startswith("{")
+
+    serve(repo, body)
+
+
+def test_archive_keeps_the_reason_it_was_given(repo: Path, run: Cli) -> None:
+    written = run.json(*DECISION)
+
+    async def body(client: Client) -> None:
+        reason = "We moved the queue to NATS in the November rewrite"
+        archived = payload(
+            await client.call_tool("archive", {"id": written["id"], "reason": reason})
+        )
+        assert archived["status"] == "archived" and archived["archived_reason"] == reason
+        entry = await client.call_tool("get_entry", {"id": written["id"]})
+        assert f"Archived because: {reason}" in entry.content[0].text
+
+    serve(repo, body)
+    restored = run.json("unarchive", written["id"])
+    assert "archived_reason" not in restored
+
+
+def test_the_clients_roots_choose_the_project(repo: Path, tmp_path: Path, run: Cli) -> None:
+    written = run.json(*DECISION)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    async def body(client: Client) -> None:
+        found = payload(await client.call_tool("search", {"query": "task queue"}))
+        assert [r["id"] for r in found["results"]] == [written["id"]]
+        info = payload(await client.call_tool("session_info", {}))
+        assert info["this_connection"] is True
+
+    # The server runs outside any project; only the root the client offers names it.
+    serve(elsewhere, body, roots=[tmp_path / "nowhere", repo / "src"])
+
+
+def test_roots_outside_every_project_fall_back_to_the_servers_folder(
+    repo: Path, tmp_path: Path, run: Cli
+) -> None:
+    written = run.json(*DECISION)
+
+    async def body(client: Client) -> None:
+        found = payload(await client.call_tool("search", {"query": "task queue"}))
+        assert [r["id"] for r in found["results"]] == [written["id"]]
+
+    serve(repo, body, roots=[tmp_path])

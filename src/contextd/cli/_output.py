@@ -162,6 +162,8 @@ def record_block(detail: RecordDetail, short_ids: dict[str, str]) -> None:
                 fg="red",
             )
         )
+    if record.archived_reason:
+        click.echo(f"Archived because: {record.archived_reason}")
     for name, value in body_to_dict(record.body).items():
         if not value:
             continue

@@ -114,10 +114,11 @@ def supersede(old_id: str, new_id: str) -> None:
 
 @click.command()
 @click.argument("record_id", metavar="ID")
+@click.option("--reason", help="Why it no longer applies (kept with the record).")
 @common_options
-def archive(record_id: str) -> None:
+def archive(record_id: str, reason: str | None) -> None:
     """Take a record out of retrieval (reversible with unarchive)."""
-    _written(get_app().records.archive(record_id), "Archived")
+    _written(get_app().records.archive(record_id, reason), "Archived")
 
 
 @click.command()

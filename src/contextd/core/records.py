@@ -233,13 +233,18 @@ class RecordService:
             rows.replace_record(conn, retired)
         return retired, new
 
-    def archive(self, reference: str) -> Record:
-        """Take a record out of retrieval, reversibly."""
+    def archive(self, reference: str, reason: str | None = None) -> Record:
+        """Take a record out of retrieval, reversibly, keeping why."""
         with self._db.transaction() as conn:
             record = self._resolve_id(reference)
             if record.status is Status.ARCHIVED:
                 raise ConflictError(f"{record.id} is already archived.")
-            archived = replace(record, status=Status.ARCHIVED, updated_at=now())
+            archived = replace(
+                record,
+                status=Status.ARCHIVED,
+                updated_at=now(),
+                archived_reason=(reason or "").strip() or None,
+            )
             rows.replace_record(conn, archived)
         return archived
 
@@ -250,7 +255,7 @@ class RecordService:
             if record.status is not Status.ARCHIVED:
                 raise ConflictError(f"{record.id} is {record.status}, not archived.")
             status = Status.SUPERSEDED if record.superseded_by else Status.ACTIVE
-            restored = replace(record, status=status, updated_at=now())
+            restored = replace(record, status=status, updated_at=now(), archived_reason=None)
             rows.replace_record(conn, restored)
         return restored
 

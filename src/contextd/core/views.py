@@ -41,6 +41,8 @@ def record_view(record: Record) -> dict[str, Any]:
     }
     if record.status is Status.SUPERSEDED:
         view["label"] = NOT_CURRENT
+    if record.archived_reason:
+        view["archived_reason"] = record.archived_reason
     return view
 
 

@@ -6,14 +6,19 @@ Only `contextd mcp serve` imports this module (the SDK alone costs ~0.85 s to im
 import contextlib
 import functools
 import logging
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict
+from pathlib import Path
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from contextd.app import App
@@ -22,6 +27,7 @@ from contextd.core.quality import scan_quality
 from contextd.core.search import parse_date
 from contextd.core.views import detail_view, hit_view, record_view, similar_view
 from contextd.errors import ContextdError
+from contextd.mcp.render import hits_text, record_text, reply, written_text
 from contextd.models import (
     Body,
     CheckpointBody,
@@ -32,6 +38,7 @@ from contextd.models import (
     MemoryBody,
     Origin,
     PipelineBody,
+    Project,
     Record,
     RecordDraft,
     RecordEdit,
@@ -82,31 +89,70 @@ def domain_errors(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 class _Connection:
-    """The one client this stdio server talks to, and the session opened for it."""
+    """The one client this stdio server talks to: its name, its roots, and its session.
+
+    The project is the first of the client's roots that is an attached folder; without roots
+    (or none attached) the CLI's rules apply: --project, $CONTEXTD_PROJECT, the server's cwd.
+    """
 
     def __init__(self, app: App) -> None:
         self.app = app
+        self.client_name: str | None = None
+        self.roots: list[Path] | None = None  # None: not asked yet (or asked again on change)
         self.session_id: str | None = None
-        self.tried = False
 
-    def open(self, client_name: str) -> None:
+    def project(self) -> Project:
+        for root in self.roots or ():
+            try:
+                return self.app.projects.resolve(None, root)
+            except ContextdError:
+                continue
+        return self.app.current_project()
+
+    def open_session(self) -> None:
+        if self.session_id is not None or self.client_name is None:
+            return
         try:
-            project = self.app.current_project()
+            project = self.project()
         except ContextdError:
             return  # no project here: tools will say so; there is nothing to attribute
-        self.session_id = self.app.sessions.start(project, client_name).id
+        self.session_id = self.app.sessions.start(project, self.client_name).id
 
     def close(self) -> None:
         if self.session_id is not None:
             self.app.sessions.end(self.session_id)
 
     async def middleware(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
-        if self.session_id is None and not self.tried:
-            name = _client_name(ctx.params)
-            if name is not None:
-                self.tried = True
-                await anyio.to_thread.run_sync(self.open, name)
+        if self.client_name is None:
+            self.client_name = _client_name(ctx.params)
+        if ctx.method == "notifications/roots/list_changed":
+            self.roots = None
+        elif ctx.method == "tools/call":
+            if self.roots is None:
+                self.roots = await _client_roots(ctx.session)
+            await anyio.to_thread.run_sync(self.open_session)
         return await call_next(ctx)
+
+
+async def _client_roots(session: Any) -> list[Path]:
+    """The local folders the client works in, when it offers roots; [] otherwise."""
+    capabilities = session.client_capabilities
+    if capabilities is None or capabilities.roots is None or not session.can_send_request:
+        return []
+    try:
+        with warnings.catch_warnings():
+            # Deprecated in the 2026-07-28 protocol, still what today's clients send.
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            with anyio.fail_after(5):
+                listed = await session.list_roots()
+    except Exception:  # a client that cannot answer: resolve as if it offered none
+        log.warning("the client offers roots but listing them failed", exc_info=True)
+        return []
+    return [
+        Path(url2pathname(urlparse(str(root.uri)).path))
+        for root in listed.roots
+        if str(root.uri).startswith("file:")
+    ]
 
 
 def _client_name(params: object) -> str | None:
@@ -151,10 +197,14 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
 
         return register
 
-    def written(record: Record) -> dict[str, Any]:
+    def written(record: Record, verb: str = "Stored") -> CallToolResult:
         view = record_view(record)
         view["similar"] = [similar_view(s) for s in app.records.similar(record)]
-        return view
+        return reply(view, written_text(view, verb))
+
+    def changed(record: Record, verb: str) -> CallToolResult:
+        view = record_view(record)
+        return reply(view, f"{verb}: {record.id} {record.title}")
 
     def store(
         kind: Kind,
@@ -168,7 +218,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         supersedes: list[str] | None = None,
         force: bool = False,
         is_global: bool = False,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         draft = RecordDraft(
             kind,
             title,
@@ -180,17 +230,20 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
             related_to=tuple(related or ()),
             is_global=is_global,
         )
-        project = None if is_global else app.current_project()
+        project = None if is_global else connection.project()
         record = app.records.create(draft, project, force=force, supersedes=supersedes or ())
         return written(record)
 
     @tool(READ)
     def get_project_summary(
         budget: Annotated[int, Field(ge=200, le=20000, description="Token budget.")] = 2000,
-    ) -> str:
+    ) -> CallToolResult:
         """The project's current truth in brief: constraints, decisions, conventions, pipelines
         and where work stopped. Call it at the start of every session."""
-        return build_briefing(app.records, app.current_project(), budget).text
+        briefing = build_briefing(app.records, connection.project(), budget)
+        data = {"briefing": briefing.text, "included": briefing.included}
+        data |= {"omitted": briefing.omitted, "tokens": briefing.tokens}
+        return reply(data, briefing.text)
 
     @tool(READ)
     def get_context(
@@ -201,11 +254,11 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         before: Annotated[str | None, Field(description="2026-11-01, or 30d / 12h back")] = None,
         include_superseded: bool = False,
         budget: Annotated[int | None, Field(ge=50, le=50000)] = None,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         """Relevant decisions, constraints and notes for a task, packed into a token budget,
         with linked records. Call it before changing code you did not write this session."""
         recall = app.search.recall(
-            app.current_project(),
+            connection.project(),
             SearchQuery(
                 text=query,
                 kinds=(Kind(kind),) if kind else (),
@@ -216,13 +269,19 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
             ),
             budget,
         )
-        return {
+        data = {
             "context": recall.text,
             "omitted": recall.omitted,
             "tokens": recall.tokens,
             "degraded": recall.degraded,
             "results": [hit_view(h) for h in recall.hits],
         }
+        notes = [recall.text or "No matching records."]
+        if recall.omitted:
+            notes.append(f"({recall.omitted} more matched but did not fit the budget.)")
+        if recall.degraded:
+            notes.append(f"Note: {recall.degraded}")
+        return reply(data, "\n\n".join(notes))
 
     @tool(READ)
     def search(
@@ -230,10 +289,10 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         limit: Annotated[int, Field(ge=1, le=200)] = 10,
         kind: Literal["memory", "decision", "constraint", "pipeline", "checkpoint"] | None = None,
         include_superseded: bool = False,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         """Ranked search over the project's records and the global ones."""
         result = app.search.search(
-            app.current_project(),
+            connection.project(),
             SearchQuery(
                 text=query,
                 limit=limit,
@@ -241,14 +300,17 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
                 include_superseded=include_superseded,
             ),
         )
-        return {"results": [hit_view(h) for h in result.hits], "degraded": result.degraded}
+        hits = [hit_view(h) for h in result.hits]
+        data = {"results": hits, "degraded": result.degraded}
+        return reply(data, hits_text(hits, result.degraded))
 
     @tool(READ)
     def get_entry(
         id: Annotated[str, Field(description="Record id or unique prefix.")],
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         """One record in full; a superseded one names what replaced it."""
-        return detail_view(app.records.detail(id))
+        view = detail_view(app.records.detail(id))
+        return reply(view, record_text(view))
 
     @tool(WRITE)
     def remember(
@@ -262,7 +324,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         related_to: Related | None = None,
         supersedes: Supersedes | None = None,
         force: Force = False,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         """Store a convention, gotcha, architecture fact or preference worth keeping."""
         return store(
             Kind.MEMORY,
@@ -290,7 +352,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         related_to: Related | None = None,
         supersedes: Supersedes | None = None,
         force: Force = False,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         """Record a decision whenever you choose between alternatives, with its rationale, so
         a later session does not undo it."""
         body = DecisionBody(problem, why_chosen, alternatives, what_we_tried, tradeoffs)
@@ -317,7 +379,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         related_to: Related | None = None,
         supersedes: Supersedes | None = None,
         force: Force = False,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         """Record a rule that must hold (and where), with the reason behind it."""
         body = ConstraintBody(reason, Hardness(hardness), tuple(scope or ()), triggering_incident)
         return store(
@@ -341,7 +403,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         related_to: Related | None = None,
         supersedes: Supersedes | None = None,
         force: Force = False,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         """Record a multi-step workflow (build, release, migration...) as ordered steps."""
         return store(
             Kind.PIPELINE,
@@ -361,7 +423,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         done: list[str] | None = None,
         next: list[str] | None = None,
         problem: str = "",
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         """Record where work stopped before you end: goal, what is done, what is next."""
         body = CheckpointBody(goal, tuple(done or ()), tuple(next or ()), problem)
         return store(Kind.CHECKPOINT, summary, body)
@@ -379,7 +441,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
             Field(description='Kind fields to change, e.g. {"why_chosen": "..."}.'),
         ] = None,
         force: Force = False,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         """Change a record; the same rules as when it was recorded apply."""
         edit = RecordEdit(
             title=title,
@@ -389,87 +451,101 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
             related_to=None if related_to is None else tuple(related_to),
             body=dict(fields or {}),
         )
-        return written(app.records.update(id, edit, force=force))
+        return written(app.records.update(id, edit, force=force), "Updated")
 
     @tool(WRITE)
-    def supersede(old_id: str, new_id: str) -> dict[str, Any]:
+    def supersede(old_id: str, new_id: str) -> CallToolResult:
         """Mark an older record as replaced by a newer one (it becomes NOT CURRENT)."""
         old, new = app.records.supersede(old_id, new_id)
-        return {"superseded": record_view(old), "by": record_view(new)}
+        data = {"superseded": record_view(old), "by": record_view(new)}
+        return reply(
+            data, f"{old.id} {old.title} is now NOT CURRENT; current: {new.id} {new.title}"
+        )
 
     @tool(WRITE)
-    def archive(id: str) -> dict[str, Any]:
-        """Take a record out of retrieval (reversible)."""
-        return record_view(app.records.archive(id))
+    def archive(
+        id: str,
+        reason: Annotated[str, Field(description="Why it no longer applies.")] = "",
+    ) -> CallToolResult:
+        """Take a record that no longer applies out of retrieval (reversible), saying why."""
+        return changed(app.records.archive(id, reason), "Archived")
 
     @tool(DESTROY)
-    def delete(id: str) -> dict[str, Any]:
+    def delete(id: str) -> CallToolResult:
         """Delete a record for good (a tombstone remembers the deletion)."""
         record = app.records.delete(id)
-        return {"deleted": record.id, "title": record.title}
+        data = {"deleted": record.id, "title": record.title}
+        return reply(data, f"Deleted: {record.id} {record.title}")
 
     @tool(WRITE)
-    def verify_entry(id: str) -> dict[str, Any]:
+    def verify_entry(id: str) -> CallToolResult:
         """Confirm a record is still true today."""
-        return record_view(app.records.verify(id))
+        return changed(app.records.verify(id), "Verified")
 
     @tool(WRITE)
     def learn(
         query: Annotated[str, Field(description="The question the record answered.")],
         id: Annotated[str, Field(description="The record that was the right answer.")],
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         """Mark a result as the right answer for a query, so similar later queries rank it
         higher. Call it when get_context found what you needed below the first result."""
         record = app.records.get(id)
-        app.search.learn(app.current_project(), query, record)
-        return {"learned": record.id, "query": query}
+        app.search.learn(connection.project(), query, record)
+        data = {"learned": record.id, "query": query}
+        return reply(data, f"Learned: {record.id} answers {query!r}.")
 
     @tool(READ)
-    def session_info() -> dict[str, Any]:
+    def session_info() -> CallToolResult:
         """This connection's session: which agent, since when (and the project's last one)."""
         current = app.sessions.get(connection.session_id) if connection.session_id else None
-        latest = current or app.sessions.latest(app.current_project())
-        return {
+        latest = current or app.sessions.latest(connection.project())
+        data = {
             "session": None if latest is None else asdict(latest),
             "this_connection": current is not None,
         }
+        if latest is None:
+            return reply(data, "No session recorded for this project yet.")
+        state = "open" if latest.ended_at is None else f"ended {latest.ended_at}"
+        whose = "this connection's" if current else "the project's last"
+        text = f"Session {latest.id} ({whose}): {latest.agent}, since {latest.started_at}, {state}."
+        return reply(data, text)
 
     @tool(WRITE)
     def end_session(
         summary: Annotated[str, Field(description="What this session did, in a line.")] = "",
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         """Close this session with a summary of what it did (also closed on disconnect)."""
         if connection.session_id is None:
             raise ContextdError(
                 "This connection has no open session (no project was resolved when it started)."
             )
         ended = app.sessions.end(connection.session_id, summary or None)
-        return asdict(ended)
+        return reply(asdict(ended), f"Session {ended.id} ended at {ended.ended_at}.")
 
     @tool(READ)
     def prune_stale(
         days: Annotated[int | None, Field(ge=0, description="Default from config.")] = None,
-    ) -> dict[str, Any]:
-        """List records not verified recently, to verify or archive them."""
+    ) -> CallToolResult:
+        """List records not verified recently, to verify_entry or archive them."""
         limit = app.settings.lifecycle.stale_days if days is None else days
-        stale = app.records.stale(app.current_project(), limit)
-        return {"days": limit, "records": [record_view(r) for r in stale]}
+        stale = app.records.stale(connection.project(), limit)
+        data = {"days": limit, "records": [record_view(r) for r in stale]}
+        lines = [f"{r.id} {r.title} (verified {r.verified_at[:10]})" for r in stale]
+        head = f"{len(stale)} records not verified in {limit} days"
+        return reply(data, "\n".join([head + (":" if stale else "."), *lines]))
 
     @tool(READ)
-    def verify_quality() -> dict[str, Any]:
+    def verify_quality() -> CallToolResult:
         """Find thin rationale, missing tags, isolated and stale records, with fixes."""
-        issues = scan_quality(app.records, app.current_project(), app.settings.lifecycle.stale_days)
-        return {
-            "issues": [
-                {
-                    "kind": i.kind,
-                    "id": i.record.id,
-                    "title": i.record.title,
-                    "detail": i.detail,
-                    "fix": i.fix,
-                }
-                for i in issues
-            ]
-        }
+        issues = scan_quality(app.records, connection.project(), app.settings.lifecycle.stale_days)
+        found = [
+            {"kind": i.kind, "id": i.record.id, "title": i.record.title}
+            | {"detail": i.detail, "fix": i.fix}
+            for i in issues
+        ]
+        lines = [
+            f"{f['kind']}: {f['id']} {f['title']} - {f['detail']} Fix: {f['fix']}" for f in found
+        ]
+        return reply({"issues": found}, "\n".join(lines) or "No quality issues found.")
 
     return mcp

@@ -77,6 +77,8 @@ def apply_pending(conn: sqlite3.Connection) -> list[Migration]:
             "INSERT INTO _migrations(version, name, applied_at) VALUES (?, ?, ?)",
             (migration.version, migration.name, now()),
         )
-        conn.execute(f"PRAGMA user_version = {migration.version}")
         applied.append(migration)
+    if applied:  # the newest known, even when an older-numbered one arrived late
+        newest = max(done | {m.version for m in applied})
+        conn.execute(f"PRAGMA user_version = {newest}")
     return applied

@@ -30,7 +30,8 @@ __all__ = [
 
 COLUMNS = (
     "id, project_id, kind, title, body, category, tags, retrieval_hints, origin, priority, "
-    "status, superseded_by, related_to, session_id, created_at, updated_at, verified_at"
+    "status, superseded_by, related_to, session_id, created_at, updated_at, verified_at, "
+    "archived_reason"
 )
 _PLACEHOLDERS = ", ".join("?" for _ in COLUMNS.split(","))
 
@@ -108,6 +109,7 @@ def _row_values(record: Record) -> tuple[object, ...]:
         record.created_at,
         record.updated_at,
         record.verified_at,
+        record.archived_reason,
     )
 
 
@@ -130,6 +132,7 @@ def record_from_row(row: Sequence[object]) -> Record:
         created,
         updated,
         verified,
+        archived_reason,
     ) = row
     record_kind = Kind(str(kind))
     parsed_body: Body = body_from_dict(record_kind, json.loads(str(body)))
@@ -151,6 +154,7 @@ def record_from_row(row: Sequence[object]) -> Record:
         created_at=str(created),
         updated_at=str(updated),
         verified_at=str(verified),
+        archived_reason=None if archived_reason is None else str(archived_reason),
     )
 
 
