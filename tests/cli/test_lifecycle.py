@@ -116,6 +116,14 @@ def test_archive_and_unarchive_round_trip(run: Cli) -> None:
     assert run.json("search", "task queue")["results"][0]["id"] == record["id"]
 
 
+def test_archive_keeps_its_reason_until_unarchived(run: Cli) -> None:
+    record = run.json(*DECISION)
+    archived = run.json("archive", record["id"], "--reason", "The queue moved to NATS")
+    assert archived["archived_reason"] == "The queue moved to NATS"
+    assert "Archived because: The queue moved to NATS" in run("show", record["id"]).output
+    assert "archived_reason" not in run.json("unarchive", record["id"])
+
+
 def test_unarchive_of_a_replaced_record_returns_it_to_superseded(run: Cli) -> None:
     old = run.json(*DECISION)
     new = run.json(*POSTGRES)
