@@ -33,7 +33,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "home"
     folder.mkdir()
     # Fast, deterministic vectors by default; tests of the real model opt in with `local_model`.
-    (folder / "config.toml").write_text('[embeddings]\nprovider = "hashing"\n', encoding="utf-8")
+    (folder / "config.toml").write_text(
+        '[embeddings]\nprovider = "hashing"\n[hooks]\nautostart_daemon = false\n', encoding="utf-8"
+    )
     monkeypatch.setenv("CONTEXTD_HOME", str(folder))
     monkeypatch.delenv("CONTEXTD_PROJECT", raising=False)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))

@@ -1,5 +1,21 @@
-"""`python -m contextd` runs the CLI."""
+"""The `contextd` command (and `python -m contextd`).
 
-from contextd.cli.main import main
+`contextd hook EVENT` runs on every prompt and edit of an agent, so it is dispatched here,
+before the CLI (click and every command module) is imported.
+"""
 
-main()
+import sys
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["hook"]:
+        from contextd.hooks.entry import run_hook
+
+        sys.exit(run_hook(sys.argv[2:]))
+    from contextd.cli.main import main as cli_main
+
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()

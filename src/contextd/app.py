@@ -5,6 +5,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from contextd.config import Settings
+from contextd.core.compaction import HookState
 from contextd.core.duplicates import DuplicateGuard
 from contextd.core.index import IndexService
 from contextd.core.projects import ProjectService
@@ -35,6 +36,7 @@ class App:
     search: SearchService
     index: IndexService
     sessions: SessionService
+    hook_state: HookState
 
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
@@ -65,6 +67,7 @@ def open_app(settings: Settings) -> Iterator[App]:
             search=SearchService(retriever, settings.context),
             index=IndexService(db, indexer, index, choice.note),
             sessions=SessionService(db),
+            hook_state=HookState(db),
         )
     finally:
         db.close()

@@ -16,6 +16,7 @@ __all__ = [
     "DB_FILE",
     "ContextSettings",
     "EmbeddingSettings",
+    "HookSettings",
     "LifecycleSettings",
     "RefreshSettings",
     "SearchSettings",
@@ -72,6 +73,18 @@ class SearchSettings:
 class ContextSettings:
     max_context_tokens: int = 6000
     max_memories: int = 40
+    session_budget: int = 2000  # the session-start briefing
+
+
+@dataclass(frozen=True, slots=True)
+class HookSettings:
+    """The agent hooks: what the per-prompt recall lets through, and the daemon they use."""
+
+    prompt_min_chars: int = 30
+    prompt_similarity_floor: float = 0.4  # cosine; below it a passage is more likely noise
+    prompt_max_results: int = 3
+    prompt_budget: int = 700
+    autostart_daemon: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +111,7 @@ class Settings:
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
     embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     refresh: RefreshSettings = field(default_factory=RefreshSettings)
+    hooks: HookSettings = field(default_factory=HookSettings)
 
     @property
     def db_path(self) -> Path:
@@ -114,6 +128,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "context": ContextSettings,
     "lifecycle": LifecycleSettings,
     "refresh": RefreshSettings,
+    "hooks": HookSettings,
 }
 
 
@@ -131,6 +146,9 @@ _POSITIVE = {
     ("search", "rrf_k"),
     ("context", "max_context_tokens"),
     ("context", "max_memories"),
+    ("context", "session_budget"),
+    ("hooks", "prompt_max_results"),
+    ("hooks", "prompt_budget"),
 }
 
 
@@ -240,6 +258,8 @@ def default_config_text() -> str:
     for name, cls in _SECTIONS.items():
         lines.append(f"[{name}]")
         for item in fields(cls):
-            lines.append(f"# {item.name} = {item.default!r}".replace("'", '"'))
+            value = item.default
+            shown = str(value).lower() if isinstance(value, bool) else repr(value)
+            lines.append(f"# {item.name} = {shown}".replace("'", '"'))
         lines.append("")
     return "\n".join(lines)

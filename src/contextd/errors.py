@@ -114,3 +114,9 @@ class ProviderUnavailableError(ContextdError):
     """An embedding provider or vector store cannot be used (missing package, key, server)."""
 
     exit_code = 5
+
+
+class DaemonError(ContextdError):
+    """The daemon could not be started or reached."""
+
+    exit_code = 5

@@ -273,6 +273,7 @@ class SearchHit:
     terms: ScoreTerms
     linked_from: str | None = None  # set when the hit came in through another hit's related_to
     via: str | None = None  # set when a superseded record's match was credited to this one
+    similarity: float = 0.0  # the best raw cosine behind the hit (0 without vectors)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ READ_TOOLS = {
     "prune_stale",
     "verify_quality",
     "session_info",
+    "get_compaction_report",
 }
 WRITE_TOOLS = {
     "remember",

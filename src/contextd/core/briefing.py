@@ -25,6 +25,7 @@ class Briefing:
     included: int
     omitted: int
     tokens: int
+    records: tuple[Record, ...] = ()  # what the text carries
 
 
 def build_briefing(records: RecordService, project: Project, budget: int) -> Briefing:
@@ -33,6 +34,7 @@ def build_briefing(records: RecordService, project: Project, budget: int) -> Bri
     active = records.list_records(project)
     ordered = _ordered(active)
     blocks: list[str] = []
+    carried: list[Record] = []
     used = 0
     omitted = 0
     for record in ordered:
@@ -42,12 +44,13 @@ def build_briefing(records: RecordService, project: Project, budget: int) -> Bri
             omitted += 1
             continue
         blocks.append(block)
+        carried.append(record)
         used += cost
     header = f"# contextd briefing: {project.name}"
     if omitted:
         header += f" ({omitted} more records left out for the budget; use get_context)"
     text = "\n\n".join([header, *blocks]) if blocks else header + "\n(no records yet)"
-    return Briefing(text, len(blocks), omitted, estimate_tokens(text))
+    return Briefing(text, len(blocks), omitted, estimate_tokens(text), tuple(carried))
 
 
 def _ordered(active: list[Record]) -> list[Record]:

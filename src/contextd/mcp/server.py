@@ -23,6 +23,7 @@ from pydantic import Field
 
 from contextd.app import App
 from contextd.core.briefing import build_briefing
+from contextd.core.compaction import report_text
 from contextd.core.quality import scan_quality
 from contextd.core.search import parse_date
 from contextd.core.views import detail_view, hit_view, record_view, similar_view
@@ -533,6 +534,15 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         lines = [f"{r.id} {r.title} (verified {r.verified_at[:10]})" for r in stale]
         head = f"{len(stale)} records not verified in {limit} days"
         return reply(data, "\n".join([head + (":" if stale else "."), *lines]))
+
+    @tool(READ)
+    def get_compaction_report() -> CallToolResult:
+        """After your context was compacted: the records you had been given that are no
+        longer in your context, and what this session recorded. Call it after a compaction."""
+        report = app.hook_state.report(connection.project())
+        if report is None:
+            return reply({"report": None}, "No compaction recorded for this project.")
+        return reply({"report": report.as_dict()}, report_text(report))
 
     @tool(READ)
     def verify_quality() -> CallToolResult:

@@ -90,7 +90,7 @@ class Retriever:
         ranked = self._forward_superseded(ranked, wanted)
         if query.diversify and semantic.vector is not None:
             ranked = self._diversify(ranked, query.limit)
-        hits = self._materialise(ranked[: query.limit])
+        hits = self._materialise(ranked[: query.limit], semantic.cosines)
         if query.expand_related:
             hits += self._linked(hits, wanted)
         return SearchResult(tuple(hits), degraded)
@@ -248,7 +248,7 @@ class Retriever:
             self._weights.mmr_balance,
         )
 
-    def _materialise(self, ranked: list[_Candidate]) -> list[SearchHit]:
+    def _materialise(self, ranked: list[_Candidate], cosines: dict[str, float]) -> list[SearchHit]:
         """Full records for the few candidates that are returned."""
         records = rows.records_in_scope(
             self._db.connection(),
@@ -256,7 +256,13 @@ class Retriever:
             rows.RecordFilter(None, statuses=(), every_project=True),
         )
         return [
-            SearchHit(records[c.head.id], c.score, c.terms, via=c.via)
+            SearchHit(
+                records[c.head.id],
+                c.score,
+                c.terms,
+                via=c.via,
+                similarity=max(cosines.get(c.head.id, 0.0), cosines.get(c.via or "", 0.0)),
+            )
             for c in ranked
             if c.head.id in records
         ]

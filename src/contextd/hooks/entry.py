@@ -1,0 +1,119 @@
+"""`contextd hook EVENT`: read the agent's hook JSON on stdin, answer on stdout, never fail.
+
+This module and what it imports first are the standard library only: the prompt hook runs
+on every prompt. It asks the daemon; when none answers it does the work in-process (without
+the embedding model: full-text recall). Any error is logged to $CONTEXTD_HOME/hook.log and
+the hook exits 0 with nothing on stdout, so the agent is never blocked.
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+
+from contextd.daemon import client
+
+__all__ = ["EVENTS", "run_hook"]
+
+EVENTS = ("session-start", "prompt", "post-edit", "post-bash", "pre-compact", "stop")
+_AGENT_EVENT = {
+    "session-start": "SessionStart",
+    "prompt": "UserPromptSubmit",
+    "post-edit": "PostToolUse",
+    "post-bash": "PostToolUse",
+}
+_BUDGET_S = {"prompt": 4.0, "post-edit": 4.0, "post-bash": 4.0}  # others: _DEFAULT_BUDGET_S
+_DEFAULT_BUDGET_S = 10.0
+_MAX_PAYLOAD = 4 * 1024 * 1024
+_MAX_LOG = 1024 * 1024
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def run_hook(argv: list[str]) -> int:
+    """Run one hook; always returns 0 (fail open)."""
+    event = argv[0] if len(argv) == 1 else ""
+    home = client.home_dir()
+    if event not in EVENTS:
+        sys.stderr.write(f"contextd hook: EVENT must be one of {', '.join(EVENTS)}.\n")
+        return 0
+    started = time.monotonic()
+    try:
+        with _deadline(_BUDGET_S.get(event, _DEFAULT_BUDGET_S)):
+            payload = _read_payload()
+            text = _answer(home, event, payload)
+        if text:
+            sys.stdout.write(_agent_reply(event, text))
+            sys.stdout.flush()
+    except BaseException as exc:  # fail open, whatever happened (KeyboardInterrupt included)
+        _log(home, event, exc, time.monotonic() - started)
+    return 0
+
+
+def _answer(home: str, event: str, payload: dict[str, object]) -> str:
+    project = os.environ.get("CONTEXTD_PROJECT") or None
+    request = {"op": "hook", "event": event, "payload": payload, "project": project}
+    reply = client.request(home, request)
+    if reply is not None and reply.get("ok"):
+        return str(reply.get("output") or "")
+    from contextd.hooks.inprocess import answer_in_process  # the slow path: no daemon
+
+    return answer_in_process(event, payload)
+
+
+def _read_payload() -> dict[str, object]:
+    raw = sys.stdin.buffer.read(_MAX_PAYLOAD + 1)
+    if len(raw) > _MAX_PAYLOAD:
+        raise ValueError("the hook payload is larger than 4 MB")
+    if not raw.strip():
+        return {}
+    payload = json.loads(raw)
+    if not isinstance(payload, dict):
+        raise ValueError("the hook payload is not a JSON object")
+    return payload
+
+
+def _agent_reply(event: str, text: str) -> str:
+    """Claude Code's JSON hook output, ASCII only whatever the records hold."""
+    agent_event = _AGENT_EVENT.get(event)
+    if agent_event is None:
+        return ""
+    reply = {"hookSpecificOutput": {"hookEventName": agent_event, "additionalContext": text}}
+    return json.dumps(reply, ensure_ascii=True) + "\n"
+
+
+class _deadline:
+    """Raise _OutOfTime in the main thread after `seconds` (a locked store must not hang us)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __enter__(self) -> None:
+        def expire(_signum: int, _frame: object) -> None:
+            raise _OutOfTime(f"gave up after {self.seconds:.0f} s")
+
+        signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *_exc: object) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _log(home: str, event: str, exc: BaseException, elapsed: float) -> None:
+    try:
+        os.makedirs(home, exist_ok=True)
+        path = os.path.join(home, "hook.log")
+        if os.path.exists(path) and os.path.getsize(path) > _MAX_LOG:
+            os.replace(path, path + ".1")
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        with open(path, "a", encoding="utf-8", errors="backslashreplace") as log:
+            log.write(f"{stamp} hook {event} failed after {elapsed:.2f} s: {detail}\n")
+            if os.environ.get("CONTEXTD_DEBUG"):
+                log.write("".join(traceback.format_exception(exc)))
+    except OSError:
+        pass  # nowhere to write: still fail open
