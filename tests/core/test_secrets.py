@@ -38,6 +38,7 @@ PROSE = [
     "See https://github.com/acme/orbit and postgres://localhost/app for setup",
     "API_KEY=${OPENAI_API_KEY} is read at start-up",
     "token: <your-token-here>",
+    "JWT_SECRET=your-secret-key-here in the sample .env",
     "DATABASE_URL=postgresql://user:password@localhost:5432/app in the README sample",
     "secret_key_base comes from the SECRET_KEY_BASE environment variable",
     "src/contextd/storage/migrations/0001_initial_schema_definitions.sql",

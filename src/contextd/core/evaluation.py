@@ -16,7 +16,8 @@ from typing import Any
 from contextd.core.projects import ProjectService
 from contextd.core.records import RecordService
 from contextd.core.search import SearchService
-from contextd.errors import InvalidInputError
+from contextd.core.validation import validate_draft
+from contextd.errors import InvalidInputError, ValidationError
 from contextd.models import Kind, MemoryBody, Origin, Project, RecordDraft, SearchQuery, Status
 
 __all__ = ["EvalQuery", "EvalReport", "Evaluator", "load_dataset", "score_ranking", "summarise"]
@@ -177,6 +178,7 @@ class Evaluator:
         self._projects = projects
         self._records = records
         self._search = search
+        self.refused: list[str] = []  # corpus ids the write path refused (e.g. a secret)
 
     def run(
         self,
@@ -185,7 +187,7 @@ class Evaluator:
         progress: Callable[[str, int, int], None] | None = None,
     ) -> EvalReport:
         started = time.perf_counter()
-        mapping = self._ingest(corpus, progress)
+        mapping = self.ingest(corpus, progress)
         build_s = time.perf_counter() - started
         back = {record_id: item for item, record_id in mapping.items()}
         projects = {p.id: p for p in self._projects.list_projects()}
@@ -219,14 +221,36 @@ class Evaluator:
             notes=[
                 "records were loaded as memories with their kind as category; the minimum "
                 "text length and the duplicate guard were relaxed for the load so every line "
-                "of the dataset is stored"
+                "of the dataset is stored",
+                *(
+                    [
+                        f"{len(self.refused)} corpus records were refused by the write path "
+                        f"(secrets) and not loaded: {', '.join(self.refused[:10])}"
+                    ]
+                    if self.refused
+                    else []
+                ),
             ],
         )
+
+    def _storable(
+        self, items: list[CorpusItem], drafts: list[RecordDraft]
+    ) -> tuple[list[CorpusItem], list[RecordDraft]]:
+        """Leave out (and note) what the write path refuses, so one line cannot stop a run."""
+        kept: list[tuple[CorpusItem, RecordDraft]] = []
+        for item, draft in zip(items, drafts, strict=True):
+            try:
+                validate_draft(draft, short_title_ok=True)
+            except ValidationError:
+                self.refused.append(item.id)
+                continue
+            kept.append((item, draft))
+        return [k[0] for k in kept], [k[1] for k in kept]
 
     def _project(self, name: str) -> Project:
         return self._projects.ensure(name)
 
-    def _ingest(
+    def ingest(
         self, corpus: list[CorpusItem], progress: Callable[[str, int, int], None] | None
     ) -> dict[str, str]:
         """Load the corpus project by project, in file order; returns dataset id -> record id."""
@@ -248,6 +272,7 @@ class Evaluator:
                 )
                 for item in items
             ]
+            items, drafts = self._storable(items, drafts)
 
             def tick(count: int) -> None:
                 nonlocal loaded

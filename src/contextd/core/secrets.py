@@ -60,7 +60,7 @@ _ASSIGNMENT = re.compile(
 _BLOB = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
 _PLACEHOLDER = re.compile(
     r"^(?:<.*>|\$\{?\w+\}?|\{\{.*\}\}|%\w+%|x{4,}|\*{3,}|\.{3,}|changeme|example\w*|"
-    r"your[_-]?\w*|dummy\w*|redacted|none|null|true|false|os\.environ.*|env\(.*|"
+    r"your[\w-]*|dummy\w*|redacted|none|null|true|false|os\.environ.*|env\(.*|"
     r"pass(?:word|wd)?|secret|token|pwd|user(?:name)?|admin|root|test|guest|postgres|foo|bar)$",
     re.I,
 )
