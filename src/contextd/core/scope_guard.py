@@ -2,8 +2,6 @@
 
 from pathlib import Path
 
-from pathspec import GitIgnoreSpec
-
 from contextd.core.records import RecordService
 from contextd.models import ConstraintBody, Kind, Project, Record
 
@@ -24,6 +22,8 @@ def relative_to_project(project: Project, path: Path) -> str | None:
 def constraints_for_path(records: RecordService, project: Project, path: Path) -> list[Record]:
     """Active constraints (the project's and global ones) whose scope matches `path`,
     absolute ones first."""
+    from pathspec import GitIgnoreSpec  # here, not at import: the prompt hook never needs it
+
     relative = relative_to_project(project, path) or path.name
     covering = []
     for record in records.list_records(project, kinds=(Kind.CONSTRAINT,)):
