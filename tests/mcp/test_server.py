@@ -221,3 +221,23 @@ def test_end_session_keeps_a_summary(repo: Path, home: Path) -> None:
         assert ended["summary"] == "wired the heartbeat" and ended["ended_at"]
 
     serve(repo, body)
+
+
+def test_records_written_over_mcp_belong_to_the_connection_session(repo: Path, run: Cli) -> None:
+    seen: dict[str, str] = {}
+
+    async def body(client: Client) -> None:
+        info = payload(await client.call_tool("session_info", {}))
+        stored = payload(
+            await client.call_tool(
+                "remember",
+                {"text": "GPU scheduler uses NATS for task transport", "category": "architecture"},
+            )
+        )
+        seen.update(session=info["session"]["id"], record=stored["id"])
+        assert stored["session_id"] == info["session"]["id"]
+
+    serve(repo, body)
+    shown = run.json("session", "show")
+    assert shown["session"]["id"] == seen["session"] and shown["session"]["agent"] == "test-agent"
+    assert [r["id"] for r in shown["memories"]] == [seen["record"]]

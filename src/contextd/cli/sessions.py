@@ -125,7 +125,8 @@ def list_command(all_projects: bool, limit: int) -> None:
             where = "any project" if project is None else project.name
             click.echo(f"No sessions yet on {where}; `contextd session start --agent NAME`.")
             return
-        rows = []
+        header = ["id", "agent", *(["project"] if all_projects else []), "started", "ended"]
+        rows = [[click.style(cell, bold=True) for cell in [*header, "ran", "summary"]]]
         for s in sessions:
             view = _session_view(s)
             ended = click.style("open", fg="green") if s.ended_at is None else _stamp(s.ended_at)
