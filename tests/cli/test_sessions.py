@@ -210,3 +210,19 @@ def test_session_commands_need_a_project_and_an_agent(
     assert result.exit_code == 3 and "contextd attach" in result.stderr
     missing = run("session", "start")
     assert missing.exit_code == 2 and "--agent" in missing.output
+
+
+def test_show_leaves_out_other_projects_and_global_records_made_in_the_window(
+    run: Cli, repo: Path, tmp_path: Path
+) -> None:
+    other = make_repo(tmp_path / "sable")
+    run.json("attach", str(other))
+    run.json("session", "start", "--agent", "claude")
+    mine = run.json("add", "GPU scheduler uses NATS", "--category", "architecture")
+    run.json("add", "Prefer small commits", "--category", "preference", "--global")
+    theirs = run.json(
+        "add", "Parser is a Pratt parser", "--category", "architecture", "--project", "sable"
+    )
+    assert theirs["session_id"] is None  # sable has no open session
+    shown = run.json("session", "show")
+    assert [r["id"] for r in shown["memories"]] == [mine["id"]]
