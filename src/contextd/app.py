@@ -8,6 +8,7 @@ from contextd.config import Settings
 from contextd.core.compaction import HookState
 from contextd.core.duplicates import DuplicateGuard
 from contextd.core.index import IndexService
+from contextd.core.inventory import Inventory, survey
 from contextd.core.projects import ProjectService
 from contextd.core.records import RecordService
 from contextd.core.search import SearchService
@@ -44,6 +45,10 @@ class App:
 
     def status(self, project: Project) -> StatusReport:
         return project_status(self.records, self.index, project, self.settings.home)
+
+    def inventory(self) -> Inventory:
+        """Every project's counts and activity, the global records, embeddings in use."""
+        return survey(self.db, self.index, self.settings.home)
 
 
 @contextmanager

@@ -61,10 +61,10 @@ class InvalidQueryError(InvalidInputError):
 class AmbiguousIdError(InvalidInputError):
     """An id prefix matches more than one record."""
 
-    def __init__(self, prefix: str, candidates: list[str]) -> None:
+    def __init__(self, prefix: str, candidates: list[str], noun: str = "records") -> None:
         shown = ", ".join(candidates[:5])
         super().__init__(
-            f"Id prefix '{prefix}' matches {len(candidates)} records ({shown}); "
+            f"Id prefix '{prefix}' matches {len(candidates)} {noun} ({shown}); "
             "type more characters."
         )
         self.candidates = candidates

@@ -139,6 +139,64 @@ def test_detach_unlinks_the_folder_but_keeps_the_records(
     assert run.json("attach")["action"] == "adopted"  # same remote: the project comes back
 
 
+def _second_checkout(run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    clone = make_repo(tmp_path / "elsewhere" / "orbit-copy", "https://github.com/acme/orbit.git")
+    monkeypatch.chdir(clone)
+    assert run.json("attach")["action"] == "adopted"
+    monkeypatch.chdir(tmp_path)
+    return clone
+
+
+def test_detach_from_outside_needs_a_folder_or_all(
+    run: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clone = _second_checkout(run, tmp_path, monkeypatch)
+    refused = run("detach", "--project", "orbit")
+    assert refused.exit_code == 2
+    assert f"{Path.cwd()} is not inside the folders of orbit" in refused.stderr
+    assert "contextd detach PATH" in refused.stderr and "--all" in refused.stderr
+    assert str(repo.resolve()) in refused.stderr and str(clone.resolve()) in refused.stderr
+    paths = run.json("status", "--project", "orbit")["project"]["paths"]
+    assert sorted(paths) == sorted([str(repo.resolve()), str(clone.resolve())])  # nothing lost
+
+    one = run.json("detach", str(clone), "--project", "orbit")
+    assert one["detached_paths"] == [str(clone.resolve())]
+    assert run.json("status", "--project", "orbit")["project"]["paths"] == [str(repo.resolve())]
+
+
+def test_detach_a_folder_by_path_resolves_its_project(
+    run: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _second_checkout(run, tmp_path, monkeypatch)
+    out = run.json("detach", str(repo / "."))
+    assert out["project"]["slug"] == "orbit" and out["detached_paths"] == [str(repo.resolve())]
+
+
+def test_detach_all_unlinks_every_folder(
+    run: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clone = _second_checkout(run, tmp_path, monkeypatch)
+    out = run.json("detach", "--all", "--project", "orbit")
+    assert sorted(out["detached_paths"]) == sorted([str(repo.resolve()), str(clone.resolve())])
+    assert run.json("status", "--project", "orbit")["project"]["paths"] == []
+    again = run("detach", "--all", "--project", "orbit")
+    assert again.exit_code == 2 and "no folder attached on this machine" in again.stderr
+
+
+def test_detach_refuses_a_folder_of_another_project_and_path_with_all(
+    run: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = make_repo(tmp_path / "sable")
+    monkeypatch.chdir(other)
+    run.json("attach")
+    wrong = run("detach", str(repo), "--project", "sable")
+    assert wrong.exit_code == 2
+    assert f"{repo.resolve()} is not inside the folders of sable" in wrong.stderr
+    both = run("detach", str(other), "--all")
+    assert both.exit_code == 2 and "not both" in both.stderr
+    assert run.json("status")["project"]["paths"] == [str(other.resolve())]
+
+
 def test_detach_purge_needs_confirmation_without_a_terminal(run: Cli, repo: Path) -> None:
     run.json(*DECISION)
     refused = run("detach", "--purge")

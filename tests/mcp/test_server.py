@@ -298,3 +298,23 @@ def test_roots_outside_every_project_fall_back_to_the_servers_folder(
         assert [r["id"] for r in found["results"]] == [written["id"]]
 
     serve(repo, body, roots=[tmp_path])
+
+
+def test_records_written_over_mcp_belong_to_the_connection_session(repo: Path, run: Cli) -> None:
+    seen: dict[str, str] = {}
+
+    async def body(client: Client) -> None:
+        info = payload(await client.call_tool("session_info", {}))
+        stored = payload(
+            await client.call_tool(
+                "remember",
+                {"text": "GPU scheduler uses NATS for task transport", "category": "architecture"},
+            )
+        )
+        seen.update(session=info["session"]["id"], record=stored["id"])
+        assert stored["session_id"] == info["session"]["id"]
+
+    serve(repo, body)
+    shown = run.json("session", "show")
+    assert shown["session"]["id"] == seen["session"] and shown["session"]["agent"] == "test-agent"
+    assert [r["id"] for r in shown["memories"]] == [seen["record"]]

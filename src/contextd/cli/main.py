@@ -15,9 +15,11 @@ from contextd.cli import (
     daemon,
     evaluate,
     hooks,
+    inventory,
     lifecycle,
     mcp_command,
     projects,
+    sessions,
 )
 from contextd.cli._context import common_options, state
 from contextd.errors import ContextdError
@@ -87,6 +89,8 @@ for module in (
     mcp_command,
     hooks,
     daemon,
+    sessions,
+    inventory,
 ):
     for command in module.COMMANDS:
         cli.add_command(command)

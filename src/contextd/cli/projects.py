@@ -68,6 +68,8 @@ def attach(path: Path | None, name: str | None) -> None:
 
 
 @click.command()
+@click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--all", "every", is_flag=True, help="Unlink every folder of the project.")
 @click.option(
     "--purge",
     is_flag=True,
@@ -75,10 +77,14 @@ def attach(path: Path | None, name: str | None) -> None:
 )
 @click.option("--yes", is_flag=True, help="Do not ask before --purge.")
 @common_options
-def detach(purge: bool, yes: bool) -> None:
-    """Unlink this folder from its project; the records stay unless --purge."""
+def detach(path: Path | None, every: bool, purge: bool, yes: bool) -> None:
+    """Unlink a folder (default: the one you are in) from its project; the records stay
+    unless --purge."""
+    if path is not None and every:
+        raise InvalidInputError("Give a folder or --all, not both.")
     app = get_app()
-    project = app.current_project()
+    folder = (path or Path.cwd()).absolute()
+    project = app.projects.resolve(app.settings.project, folder) if path else app.current_project()
     if purge and not yes:
         if not sys.stdin.isatty():
             raise InvalidInputError("--purge deletes the project's records; add --yes to confirm.")
@@ -88,10 +94,11 @@ def detach(purge: bool, yes: bool) -> None:
             err=True,
         ):
             raise click.Abort()
-    outcome = app.projects.detach(project, Path.cwd(), purge=purge)
+    outcome = app.projects.detach(project, folder, purge=purge, every=every)
     payload = {
         "project": project_view(project),
         "detached_path": outcome.path,
+        "detached_paths": list(outcome.unlinked),
         "purged": purge,
         "records_deleted": outcome.purged_records or 0,
     }
@@ -103,10 +110,9 @@ def detach(purge: bool, yes: bool) -> None:
                 "on this machine."
             )
         else:
-            where = outcome.path or ", ".join(project.paths) or "no folder"
             click.echo(
-                f"Detached {project.name} from {where}; its records are kept "
-                "(`contextd attach` links it again)."
+                f"Detached {project.name} from {', '.join(outcome.unlinked)}; its records are "
+                "kept (`contextd attach` links it again)."
             )
 
     emit(payload, human)

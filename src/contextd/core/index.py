@@ -54,6 +54,10 @@ class IndexService:
         self._index = index
         self._note = note
 
+    def backend(self) -> str:
+        """Where the vectors are searched, as a person would name it."""
+        return "none (full-text only)" if self._index is None else self._index.backend
+
     def warm(self) -> None:
         """Load the model and the vector matrix now, so the first query does not wait."""
         if self._indexer is None or self._index is None:

@@ -26,8 +26,9 @@ class AttachOutcome:
 @dataclass(frozen=True, slots=True)
 class DetachOutcome:
     project: Project
-    path: str | None
+    path: str | None  # the attached folder that held the given folder, if one did
     purged_records: int | None
+    unlinked: tuple[str, ...] = ()  # every folder unlinked
 
 
 def slugify(name: str) -> str:
@@ -84,23 +85,30 @@ class ProjectService:
             rows.insert_project(conn, project)
         return project
 
-    def detach(self, project: Project, folder: Path | None, *, purge: bool) -> DetachOutcome:
-        """Unlink a folder from its project; with `purge`, delete the project and its records
-        on this machine only."""
+    def detach(
+        self, project: Project, folder: Path | None, *, purge: bool, every: bool = False
+    ) -> DetachOutcome:
+        """Unlink the project's attached folder that holds `folder`, or (with `every`) all of
+        its folders; with `purge`, delete the project and its records on this machine only.
+
+        Raises:
+            InvalidInputError: no folder of the project holds `folder` and `every` is not set.
+        """
         with self._db.transaction() as conn:
             path = None
             if folder is not None:
                 attached = rows.project_for_path(conn, folder.resolve())
                 if attached and attached[1] == project.id:
                     path = attached[0]
-                    rows.remove_path(conn, path)
             if purge:
                 count = rows.delete_project(conn, project.id)
-                return DetachOutcome(project, path, count)
-            if path is None:
-                for attached_path in project.paths:
-                    rows.remove_path(conn, attached_path)
-        return DetachOutcome(project, path, None)
+                return DetachOutcome(project, path, count, project.paths)
+            unlinked = project.paths if every else (path,) if path else ()
+            if not unlinked:
+                raise InvalidInputError(_no_folder_to_detach(project, folder))
+            for attached_path in unlinked:
+                rows.remove_path(conn, attached_path)
+        return DetachOutcome(project, path, None, unlinked)
 
     def list_projects(self) -> list[Project]:
         return rows.list_projects(self._db.connection())
@@ -147,3 +155,13 @@ class ProjectService:
         while rows.slug_taken(conn, candidate):
             candidate, number = f"{slug}-{number}", number + 1
         return candidate
+
+
+def _no_folder_to_detach(project: Project, folder: Path | None) -> str:
+    if not project.paths:
+        return f"{project.name} has no folder attached on this machine; there is nothing to detach."
+    where = f"{folder} is not inside" if folder is not None else "No folder given; name one of"
+    return (
+        f"{where} the folders of {project.name} ({', '.join(project.paths)}); give the one to "
+        "unlink (`contextd detach PATH`), or --all to unlink every one."
+    )

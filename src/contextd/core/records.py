@@ -31,6 +31,7 @@ from contextd.models import (
 from contextd.retrieval.indexer import Indexer, embedding_text
 from contextd.retrieval.vector_index import SqliteVectorIndex
 from contextd.storage import records as rows
+from contextd.storage import sessions as session_rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.db import Database
 
@@ -120,6 +121,8 @@ class RecordService:
             for record in records:
                 self._guard.check(record, by_id.get(record.id), exempt=set(replaced))
         with self._db.transaction() as conn:
+            projects = {r.project_id for r in records if r.project_id is not None}
+            records = _linked(records, session_rows.open_sessions(conn, projects))
             for record in records:
                 rows.insert_record(conn, record)
             vector_rows.upsert_embeddings(conn, vectors, now())
@@ -357,6 +360,17 @@ class RecordService:
         if record is None:
             raise NotFoundError(f"No record with id {reference!r}.")
         return record
+
+
+def _linked(records: list[Record], open_sessions: dict[str, str]) -> list[Record]:
+    """The records linked to their project's open session, whoever writes them (CLI, MCP,
+    hooks); global records belong to no session."""
+    return [
+        replace(r, session_id=open_sessions.get(r.project_id))
+        if r.project_id is not None and r.session_id is None
+        else r
+        for r in records
+    ]
 
 
 def _pick(new: T | None, old: T) -> T:

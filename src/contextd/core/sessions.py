@@ -1,16 +1,32 @@
 """Sessions: opening one closes the project's previous one, so a crashed agent cannot collect
-the next agent's work."""
+the next agent's work; what a session produced is read back by link and by time window."""
 
-from contextd.clock import now
-from contextd.errors import NotFoundError
-from contextd.ids import new_id
-from contextd.models import Project
+from dataclasses import dataclass
+
+from contextd.clock import now, parse_instant
+from contextd.errors import AmbiguousIdError, InvalidInputError, NotFoundError
+from contextd.ids import MIN_PREFIX, new_id
+from contextd.models import Kind, Project, Record
 from contextd.storage import sessions as rows
 from contextd.storage.db import Database
 
-__all__ = ["SessionService"]
+__all__ = ["SessionReport", "SessionRow", "SessionService"]
 
 SessionRow = rows.SessionRow
+
+
+@dataclass(frozen=True, slots=True)
+class SessionReport:
+    """A session with what it produced: checkpoints linked to it or made in its window, and
+    the other records made in the window, oldest first."""
+
+    session: SessionRow
+    seconds: int  # to its end, or to now while it is open
+    checkpoints: tuple[Record, ...]
+    records: tuple[Record, ...]
+
+    def of_kind(self, kind: Kind) -> tuple[Record, ...]:
+        return tuple(r for r in self.records if r.kind is kind)
 
 
 class SessionService:
@@ -35,8 +51,73 @@ class SessionService:
             raise NotFoundError(f"No session with id {session_id!r}.")
         return ended
 
+    def end_open(self, project: Project, summary: str | None = None) -> SessionRow:
+        """Close the project's open session.
+
+        Raises:
+            NotFoundError: no session is open on the project.
+        """
+        current = self.open_for(project)
+        if current is None:
+            raise NotFoundError(
+                f"No session is open on {project.name}; `contextd session start --agent NAME` "
+                "opens one, or pass --id to name an ended one."
+            )
+        return self.end(current.id, summary)
+
     def get(self, session_id: str) -> SessionRow | None:
         return rows.get_session(self._db.connection(), session_id)
 
+    def resolve(self, reference: str) -> SessionRow:
+        """The session whose id is `reference` or starts with it (at least 8 characters)."""
+        prefix = reference.strip().lower()
+        if len(prefix) < MIN_PREFIX:
+            raise InvalidInputError(
+                f"Session id {reference!r} is too short; give at least {MIN_PREFIX} characters."
+            )
+        conn = self._db.connection()
+        matches = rows.ids_with_prefix(conn, prefix)
+        if len(matches) > 1 and prefix not in matches:
+            raise AmbiguousIdError(reference, matches, "sessions")
+        found = (
+            rows.get_session(conn, prefix if prefix in matches else matches[0]) if matches else None
+        )
+        if found is None:
+            raise NotFoundError(
+                f"No session with id {reference!r}; `contextd session list --all-projects` "
+                "lists them."
+            )
+        return found
+
     def latest(self, project: Project) -> SessionRow | None:
         return rows.latest_session(self._db.connection(), project.id)
+
+    def open_for(self, project: Project) -> SessionRow | None:
+        return rows.open_session(self._db.connection(), project.id)
+
+    def list_sessions(self, project: Project | None, limit: int | None = None) -> list[SessionRow]:
+        """Newest first, of `project` or of every project (None)."""
+        if limit is not None and limit < 1:
+            raise InvalidInputError("--limit must be 1 or more.")
+        return rows.list_sessions(
+            self._db.connection(), None if project is None else project.id, limit
+        )
+
+    def report(self, session: SessionRow) -> SessionReport:
+        until = session.ended_at or now()
+        produced = rows.records_of_session(self._db.connection(), session, until)
+        return SessionReport(
+            session=session,
+            seconds=duration_seconds(session.started_at, until),
+            checkpoints=tuple(r for r in produced if r.kind is Kind.CHECKPOINT),
+            records=tuple(r for r in produced if r.kind is not Kind.CHECKPOINT),
+        )
+
+    def short_ids(self, ids: list[str]) -> dict[str, str]:
+        """The shortest unambiguous prefix of each session id."""
+        return rows.shortest_unique_prefixes(self._db.connection(), ids, MIN_PREFIX)
+
+
+def duration_seconds(started_at: str, until: str) -> int:
+    elapsed = parse_instant(until) - parse_instant(started_at)
+    return max(int(elapsed.total_seconds()), 0)

@@ -23,6 +23,8 @@ class _Matrix:
 class SqliteVectorIndex:
     """Reads every vector of one provider once, then reloads only when the table changed."""
 
+    backend = "sqlite (exact numpy scan)"
+
     def __init__(self, db: Database, provider_id: str, dimensions: int) -> None:
         self._db = db
         self._provider_id = provider_id

@@ -26,6 +26,7 @@ __all__ = [
     "shortest_unique_prefixes",
     "successors_of",
     "tombstone_of",
+    "unique_prefix",
 ]
 
 COLUMNS = (
@@ -347,12 +348,18 @@ def shortest_unique_prefixes(
                 (record_id, record_id),
             )
         ]
-        shared = max((_common_prefix(record_id, other) for other in neighbours), default=0)
-        length = max(minimum, shared + 1)
-        if length < len(record_id) and record_id[length - 1] == "-":
-            length += 1  # never end a short id on a dash
-        out[record_id] = record_id[:length]
+        out[record_id] = unique_prefix(record_id, neighbours, minimum)
     return out
+
+
+def unique_prefix(item_id: str, neighbours: Iterable[str], minimum: int) -> str:
+    """The shortest prefix of `item_id` (at least `minimum` long) that none of its sorted
+    `neighbours` shares."""
+    shared = max((_common_prefix(item_id, other) for other in neighbours), default=0)
+    length = max(minimum, shared + 1)
+    if length < len(item_id) and item_id[length - 1] == "-":
+        length += 1  # never end a short id on a dash
+    return item_id[:length]
 
 
 def _common_prefix(a: str, b: str) -> int:

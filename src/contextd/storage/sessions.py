@@ -1,15 +1,27 @@
 """SQL for sessions: one stretch of work by one agent on one project (at most one open)."""
 
+import json
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from contextd.models import Record
+from contextd.storage.records import COLUMNS as RECORD_COLUMNS
+from contextd.storage.records import record_from_row, unique_prefix
 
 __all__ = [
     "SessionRow",
     "close_open",
     "end_session",
     "get_session",
+    "ids_with_prefix",
     "insert_session",
     "latest_session",
+    "list_sessions",
+    "open_session",
+    "open_sessions",
+    "records_of_session",
+    "shortest_unique_prefixes",
 ]
 
 
@@ -59,12 +71,87 @@ def end_session(
 
 def latest_session(conn: sqlite3.Connection, project_id: str) -> SessionRow | None:
     row = conn.execute(
-        f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? ORDER BY started_at DESC LIMIT 1",
+        f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? "
+        "ORDER BY started_at DESC, id DESC LIMIT 1",
         (project_id,),
     ).fetchone()
     return SessionRow(*row) if row else None
 
 
+def open_session(conn: sqlite3.Connection, project_id: str) -> SessionRow | None:
+    """The project's open session, if one is (the schema allows at most one)."""
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? AND ended_at IS NULL",
+        (project_id,),
+    ).fetchone()
+    return SessionRow(*row) if row else None
+
+
+def open_sessions(conn: sqlite3.Connection, project_ids: Iterable[str]) -> dict[str, str]:
+    """The open session's id of each of these projects that has one."""
+    wanted = json.dumps(sorted(project_ids))
+    rows = conn.execute(
+        "SELECT project_id, id FROM sessions WHERE ended_at IS NULL "
+        "AND project_id IN (SELECT value FROM json_each(?))",
+        (wanted,),
+    )
+    return dict(rows.fetchall())
+
+
 def get_session(conn: sqlite3.Connection, session_id: str) -> SessionRow | None:
     row = conn.execute(f"SELECT {_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return SessionRow(*row) if row else None
+
+
+def list_sessions(
+    conn: sqlite3.Connection, project_id: str | None, limit: int | None
+) -> list[SessionRow]:
+    """Sessions newest first, of one project or (with None) of every project."""
+    where = "" if project_id is None else "WHERE project_id = ?"
+    params: list[object] = [] if project_id is None else [project_id]
+    sql = f"SELECT {_COLUMNS} FROM sessions {where} ORDER BY started_at DESC, id DESC"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return [SessionRow(*row) for row in conn.execute(sql, params)]
+
+
+def ids_with_prefix(conn: sqlite3.Connection, prefix: str, limit: int = 6) -> list[str]:
+    """Session ids that start with `prefix` (at most `limit`)."""
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+            (prefix, prefix + "\uffff", limit),
+        )
+    ]
+
+
+def shortest_unique_prefixes(
+    conn: sqlite3.Connection, ids: Iterable[str], minimum: int
+) -> dict[str, str]:
+    """For each session id, the shortest prefix (at least `minimum` long) no other shares."""
+    out: dict[str, str] = {}
+    for session_id in ids:
+        neighbours = [
+            row[0]
+            for row in conn.execute(
+                "SELECT * FROM (SELECT id FROM sessions WHERE id < ? ORDER BY id DESC LIMIT 1) "
+                "UNION ALL "
+                "SELECT * FROM (SELECT id FROM sessions WHERE id > ? ORDER BY id LIMIT 1)",
+                (session_id, session_id),
+            )
+        ]
+        out[session_id] = unique_prefix(session_id, neighbours, minimum)
+    return out
+
+
+def records_of_session(conn: sqlite3.Connection, session: SessionRow, until: str) -> list[Record]:
+    """The project's records linked to the session or created in its window (started_at to
+    `until`, both included), oldest first; global records belong to no session."""
+    rows = conn.execute(
+        f"SELECT {RECORD_COLUMNS} FROM records WHERE project_id = ? AND "
+        "(session_id = ? OR (created_at >= ? AND created_at <= ?)) ORDER BY created_at, id",
+        (session.project_id, session.id, session.started_at, until),
+    )
+    return [record_from_row(row) for row in rows]
