@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from contextd.agents.agent_files import AgentFileService
 from contextd.config import Settings
 from contextd.core.duplicates import DuplicateGuard
 from contextd.core.index import IndexService
@@ -35,6 +36,7 @@ class App:
     search: SearchService
     index: IndexService
     sessions: SessionService
+    agent_files: AgentFileService
 
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
@@ -55,16 +57,18 @@ def open_app(settings: Settings) -> Iterator[App]:
         index = SqliteVectorIndex(db, provider.id, provider.dimensions) if provider else None
         retriever = Retriever(db, indexer, index, settings.search)
         guard = DuplicateGuard(db, index, settings.refresh)
+        records = RecordService(db, indexer, index, guard)
         yield App(
             settings=settings,
             db=db,
             provider_note=choice.note,
             indexer=indexer,
             projects=ProjectService(db),
-            records=RecordService(db, indexer, index, guard),
+            records=records,
             search=SearchService(retriever, settings.context),
             index=IndexService(db, indexer, index, choice.note),
             sessions=SessionService(db),
+            agent_files=AgentFileService(db, records, settings.context.export_budget),
         )
     finally:
         db.close()

@@ -72,6 +72,7 @@ class SearchSettings:
 class ContextSettings:
     max_context_tokens: int = 6000
     max_memories: int = 40
+    export_budget: int = 2000  # tokens of the briefing `contextd export` writes to agent files
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +132,7 @@ _POSITIVE = {
     ("search", "rrf_k"),
     ("context", "max_context_tokens"),
     ("context", "max_memories"),
+    ("context", "export_budget"),
 }
 
 
