@@ -14,6 +14,7 @@ from contextd.core.search import SearchService
 from contextd.core.sessions import SessionService
 from contextd.core.status import StatusReport, project_status
 from contextd.embeddings import select_provider
+from contextd.mirror.service import MirrorService
 from contextd.models import Project
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.search import Retriever
@@ -37,6 +38,7 @@ class App:
     index: IndexService
     sessions: SessionService
     agent_files: AgentFileService
+    mirror: MirrorService
 
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
@@ -58,17 +60,19 @@ def open_app(settings: Settings) -> Iterator[App]:
         retriever = Retriever(db, indexer, index, settings.search)
         guard = DuplicateGuard(db, index, settings.refresh)
         records = RecordService(db, indexer, index, guard)
+        projects = ProjectService(db)
         yield App(
             settings=settings,
             db=db,
             provider_note=choice.note,
             indexer=indexer,
-            projects=ProjectService(db),
+            projects=projects,
             records=records,
             search=SearchService(retriever, settings.context),
             index=IndexService(db, indexer, index, choice.note),
             sessions=SessionService(db),
             agent_files=AgentFileService(db, records, settings.context.export_budget),
+            mirror=MirrorService(db, records, projects, settings.home),
         )
     finally:
         db.close()

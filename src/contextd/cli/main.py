@@ -17,6 +17,7 @@ from contextd.cli import (
     lifecycle,
     mcp_command,
     projects,
+    sync,
 )
 from contextd.cli._context import common_options, state
 from contextd.errors import ContextdError
@@ -76,7 +77,7 @@ def cli() -> None:
     """
 
 
-for module in (projects, capture, lifecycle, browse, admin, evaluate, mcp_command, export):
+for module in (projects, capture, lifecycle, browse, admin, evaluate, mcp_command, export, sync):
     for command in module.COMMANDS:
         cli.add_command(command)
 
