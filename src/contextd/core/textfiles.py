@@ -24,7 +24,7 @@ def read_text(path: Path) -> str | None:
     try:
         with path.open(encoding="utf-8", newline="") as handle:
             return handle.read()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except UnicodeDecodeError:
         raise InvalidInputError(
