@@ -122,7 +122,7 @@ def _new_kind(folder: FolderEdits, section: Section) -> Kind:
     if group is None:
         known = ", ".join(f"'## {g.heading}'" for g in GROUPS)
         raise InvalidInputError(
-            f"In {folder.key}/{section.file}, the new section {_clip(section.title)!r} is under "
+            f"In {folder.key}/{section.file}, the new section on line {section.line} is under "
             f"'## {section.group}', which says nothing about its kind; move it under one of "
             f"{known}."
         )
@@ -134,7 +134,7 @@ def _validated(folder: FolderEdits, section: Section, kind: Kind) -> RecordDraft
         return validate_draft(section_draft(section, kind, is_global=folder.project is None))
     except ValidationError as exc:
         raise ValidationError(
-            exc.field, f"In {folder.key}/{section.file}, {_clip(section.title)!r}: {exc}"
+            exc.field, f"In {folder.key}/{section.file}, the section on line {section.line}: {exc}"
         ) from exc
 
 

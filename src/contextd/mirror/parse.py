@@ -26,6 +26,7 @@ class Section:
     file: str
     group: str  # the `## ` heading it sits under ("" when none)
     record_id: str | None
+    line: int  # 1-based line of its `### ` heading
     title_lines: list[str]
     values: dict[str, str | list[str]] = field(default_factory=dict)  # lower-case label -> value
     lines: list[str] = field(default_factory=list)
@@ -42,7 +43,8 @@ class Section:
 def parse_file(name: str, text: str) -> list[Section]:
     """The record sections of a mirror file; text outside them (headers, intros) is ignored."""
     parser = _Parser(name)
-    for line in text.replace("\r\n", "\n").split("\n"):
+    for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
+        parser.number = number
         parser.feed(line)
     return parser.sections
 
@@ -56,6 +58,7 @@ class _Parser:
         self.current: Section | None = None
         self.label: str | None = None
         self.fenced = False
+        self.number = 0
 
     def feed(self, line: str) -> None:
         if not self.fenced and self._structure(line):
@@ -88,7 +91,7 @@ class _Parser:
             return False
         found = _MARKER.match(self.marker)
         record_id = found.group(1).lower() if found else None
-        self.current = Section(self.name, self.group, record_id, [line[4:].strip()])
+        self.current = Section(self.name, self.group, record_id, self.number, [line[4:].strip()])
         self.current.lines += [self.marker, line]
         self.sections.append(self.current)
         self.marker, self.label = "", None
@@ -154,5 +157,5 @@ def _priority(section: Section, text: str) -> int:
         return int(text)
     except ValueError:
         raise ValidationError(
-            "priority", f"The priority of {section.title!r} must be a number from 1 to 5."
+            "priority", f"The priority on line {section.line} must be a number from 1 to 5."
         ) from None
