@@ -85,7 +85,7 @@ class AgentFileService:
         """Where `target`'s file goes: `path` (a file, or a folder to put it in), else the
         project's folder holding `cwd` (else its first attached folder)."""
         if path is not None:
-            chosen = path if path.is_absolute() else cwd / path
+            chosen = (path if path.is_absolute() else cwd / path).resolve()
             return chosen / FILE_NAMES[target] if chosen.is_dir() else chosen
         return _project_root(project, cwd) / FILE_NAMES[target]
 

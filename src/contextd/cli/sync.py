@@ -1,12 +1,13 @@
 """sync: the Markdown mirror of the store, regenerated, and hand edits adopted as records."""
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from contextd.app import App
-from contextd.cli._context import common_options, get_app
+from contextd.cli._context import common_options, get_app, state
 from contextd.cli._output import emit
 from contextd.errors import ConflictError, InvalidInputError
 from contextd.mirror.adopt import Change
@@ -72,7 +73,8 @@ def _adopt(app: App, *, yes: bool, dry_run: bool) -> None:
         emit({"changes": [_change_view(c) for c in plan.changes], "applied": False}, _plan(plan))
         return
     if not yes:
-        _plan(plan)() if not _is_json() else None
+        if not state().json:
+            _plan(plan)()
         _confirm(plan)
     applied, report = app.mirror.adopt(plan)
 
@@ -102,7 +104,7 @@ def _confirm(plan: AdoptPlan) -> None:
         raise click.Abort()
 
 
-def _plan(plan: AdoptPlan) -> Any:
+def _plan(plan: AdoptPlan) -> Callable[[], None]:
     def human() -> None:
         if not plan.changes:
             click.echo("The hand edits change no record.")
@@ -112,12 +114,6 @@ def _plan(plan: AdoptPlan) -> Any:
             click.echo(f"  {change.action:<8} {_clip(change.title)!r}{what}  [{where}]")
 
     return human
-
-
-def _is_json() -> bool:
-    from contextd.cli._context import state
-
-    return state().json
 
 
 def _change_view(change: Change) -> dict[str, Any]:
