@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from contextd.agents.agent_files import AgentFileService
 from contextd.config import Settings
 from contextd.core.compaction import HookState
 from contextd.core.duplicates import DuplicateGuard
@@ -15,6 +16,7 @@ from contextd.core.search import SearchService
 from contextd.core.sessions import SessionService
 from contextd.core.status import StatusReport, project_status
 from contextd.embeddings import select_provider
+from contextd.mirror.service import MirrorService
 from contextd.models import Project
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.search import Retriever
@@ -38,6 +40,8 @@ class App:
     index: IndexService
     sessions: SessionService
     hook_state: HookState
+    agent_files: AgentFileService
+    mirror: MirrorService
 
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
@@ -62,17 +66,21 @@ def open_app(settings: Settings) -> Iterator[App]:
         index = SqliteVectorIndex(db, provider.id, provider.dimensions) if provider else None
         retriever = Retriever(db, indexer, index, settings.search)
         guard = DuplicateGuard(db, index, settings.refresh)
+        records = RecordService(db, indexer, index, guard)
+        projects = ProjectService(db)
         yield App(
             settings=settings,
             db=db,
             provider_note=choice.note,
             indexer=indexer,
-            projects=ProjectService(db),
-            records=RecordService(db, indexer, index, guard),
+            projects=projects,
+            records=records,
             search=SearchService(retriever, settings.context),
             index=IndexService(db, indexer, index, choice.note),
             sessions=SessionService(db),
             hook_state=HookState(db),
+            agent_files=AgentFileService(db, records, settings.context.export_budget),
+            mirror=MirrorService(db, records, projects, settings.home),
         )
     finally:
         db.close()

@@ -74,6 +74,7 @@ class ContextSettings:
     max_context_tokens: int = 6000
     max_memories: int = 40
     session_budget: int = 2000  # the session-start briefing
+    export_budget: int = 2000  # the briefing `contextd export` writes into agent files
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +150,7 @@ _POSITIVE = {
     ("context", "session_budget"),
     ("hooks", "prompt_max_results"),
     ("hooks", "prompt_budget"),
+    ("context", "export_budget"),
 }
 
 

@@ -14,12 +14,14 @@ from contextd.cli import (
     capture,
     daemon,
     evaluate,
+    export,
     hooks,
     inventory,
     lifecycle,
     mcp_command,
     projects,
     sessions,
+    sync,
 )
 from contextd.cli._context import common_options, state
 from contextd.errors import ContextdError
@@ -91,6 +93,8 @@ for module in (
     daemon,
     sessions,
     inventory,
+    export,
+    sync,
 ):
     for command in module.COMMANDS:
         cli.add_command(command)

@@ -2,9 +2,11 @@
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
+from contextd.agents.importer import ImportOutcome
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
 from contextd.core.home import initialise_home
@@ -40,15 +42,26 @@ def init() -> None:
 @click.command()
 @click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--name", help="Display name (default: the folder's name).")
+@click.option(
+    "--no-import", is_flag=True, help="Do not import the notes of CLAUDE.md, AGENTS.md and such."
+)
 @common_options
-def attach(path: Path | None, name: str | None) -> None:
-    """Link a project folder (its git root) to contextd; adopts a project with the same remote."""
+def attach(path: Path | None, name: str | None, no_import: bool) -> None:
+    """Link a project folder (its git root) to contextd; adopts a project with the same remote.
+
+    Notes already written in the folder's agent files (CLAUDE.md, AGENTS.md, GEMINI.md,
+    .cursor/rules/*.mdc, .cursorrules, .windsurfrules) are imported as records, once.
+    """
     app = get_app()
     outcome = app.projects.attach((path or Path.cwd()).absolute(), name)
+    imported = None
+    if not no_import:
+        imported = app.agent_files.import_existing(outcome.project, Path(outcome.path))
     payload = {
         "action": outcome.action,
         "path": outcome.path,
         "project": project_view(outcome.project),
+        "imported": _import_view(imported),
     }
 
     def human() -> None:
@@ -63,8 +76,24 @@ def attach(path: Path | None, name: str | None) -> None:
         )
         if project.git_remote:
             click.echo(f"git remote  {project.git_remote}")
+        if imported and imported.files:
+            click.echo(
+                f"Imported {imported.imported} notes from {', '.join(imported.files)}"
+                f" ({imported.duplicates} already stored, {imported.refused} refused)."
+            )
 
     emit(payload, human)
+
+
+def _import_view(outcome: ImportOutcome | None) -> dict[str, Any] | None:
+    if outcome is None:
+        return None
+    return {
+        "files": outcome.files,
+        "records": outcome.imported,
+        "duplicates": outcome.duplicates,
+        "refused": outcome.refused,
+    }
 
 
 @click.command()

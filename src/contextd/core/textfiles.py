@@ -1,0 +1,66 @@
+"""Reading and replacing the text files people also edit (agent files, the mirror), safely:
+a write goes to a scratch file first, so a crash never leaves half a file."""
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from contextd.errors import InvalidInputError
+
+__all__ = ["read_text", "sha256_text", "write_text_atomic"]
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text (line endings kept), or None when it does not exist.
+
+    Raises:
+        InvalidInputError: it cannot be read or is not UTF-8 text.
+    """
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except UnicodeDecodeError:
+        raise InvalidInputError(
+            f"{path} is not UTF-8 text; contextd leaves it alone (convert it or choose another "
+            "file)."
+        ) from None
+    except OSError as exc:
+        raise InvalidInputError(f"Cannot read {path}: {exc.strerror}.") from exc
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` in one step, creating its folders.
+
+    Raises:
+        InvalidInputError: the folder or file cannot be written (permissions, a file in the
+            way, a full disk).
+    """
+    scratch: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, scratch = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            os.chmod(scratch, path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(scratch, 0o644)
+        os.replace(scratch, path)
+        scratch = None
+    except OSError as exc:
+        raise InvalidInputError(
+            f"Cannot write {path} ({exc.strerror or exc}); choose another path or fix its "
+            "permissions."
+        ) from exc
+    finally:
+        if scratch is not None:
+            Path(scratch).unlink(missing_ok=True)

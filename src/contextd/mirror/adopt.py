@@ -1,0 +1,181 @@
+"""Hand edits of the mirror turned into record changes: a new section is added, a changed
+one updated (through the normal update path), a removed one archived."""
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from contextd.core.records import RecordService
+from contextd.core.validation import validate_draft
+from contextd.errors import ConflictError, ContextdError, InvalidInputError, ValidationError
+from contextd.mirror.layout import GROUPS
+from contextd.mirror.manifest import Manifest
+from contextd.mirror.parse import Section, group_named, section_draft
+from contextd.models import Kind, Project, Record, RecordDraft, RecordEdit, Status, body_to_dict
+
+__all__ = ["Change", "FolderEdits", "apply_changes", "plan_changes"]
+
+Lookup = Callable[[str], Record | None]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class FolderEdits:
+    """One mirror folder as a person left it."""
+
+    key: str  # "projects/<slug>" or "global"
+    project: Project | None
+    manifest: Manifest | None
+    sections: list[Section]
+    scope: list[Record]  # the folder's active records, to recognise a re-added title
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    action: str  # "add" | "update" | "archive"
+    folder: str
+    file: str
+    title: str
+    record_id: str | None = None
+    draft: RecordDraft | None = None
+    edit: RecordEdit | None = None
+    fields: tuple[str, ...] = ()
+    project: Project | None = None
+
+
+def plan_changes(folders: Iterable[FolderEdits], lookup: Lookup) -> list[Change]:
+    """The record changes the folders' hand edits stand for, in file order.
+
+    Raises:
+        ValidationError: a new or changed section breaks its kind's rules (nothing is changed).
+        InvalidInputError: a new section sits under a heading contextd does not know.
+    """
+    folders = list(folders)
+    seen = {s.record_id for f in folders for s in f.sections if s.record_id}
+    changes: list[Change] = []
+    for folder in folders:
+        written = _written_sections(folder.manifest)
+        for section in folder.sections:
+            if section.record_id and written.get(section.record_id) == section.digest:
+                continue
+            change = _section_change(folder, section, lookup)
+            if change is not None:
+                changes.append(change)
+        for record_id, name in _written_files(folder.manifest).items():
+            record = None if record_id in seen else lookup(record_id)
+            if record is not None and record.status is Status.ACTIVE:
+                changes.append(
+                    Change("archive", folder.key, name, record.title, record.id, project=None)
+                )
+    return changes
+
+
+def apply_changes(records: RecordService, changes: list[Change]) -> list[Record]:
+    """Carry out the planned changes in order; the first refusal stops and says how far it got."""
+    done: list[Record] = []
+    for change in changes:
+        try:
+            done.append(_apply(records, change))
+        except ContextdError as exc:
+            where = f"{change.folder}/{change.file}"
+            message = (
+                f"Adopted {len(done)} of {len(changes)} changes; then {change.action} of "
+                f"{_clip(change.title)!r} ({where}) was refused: {exc}"
+            )
+            if isinstance(exc, ConflictError):
+                raise ConflictError(message) from exc
+            raise InvalidInputError(message) from exc
+    return done
+
+
+def _apply(records: RecordService, change: Change) -> Record:
+    if change.action == "add" and change.draft is not None:
+        return records.create(change.draft, change.project)
+    if change.action == "update" and change.record_id and change.edit is not None:
+        return records.update(change.record_id, change.edit)
+    assert change.record_id is not None
+    return records.archive(change.record_id)
+
+
+def _section_change(folder: FolderEdits, section: Section, lookup: Lookup) -> Change | None:
+    record = lookup(section.record_id) if section.record_id else None
+    if section.record_id and record is None:
+        return None  # the record was deleted since; its section goes at the next sync
+    kind = record.kind if record is not None else _new_kind(folder, section)
+    draft = _validated(folder, section, kind)
+    if record is None:
+        record = _same_title(folder.scope, draft)
+    if record is None:
+        return Change(
+            "add", folder.key, section.file, draft.title, draft=draft, project=folder.project
+        )
+    edit, changed = _edit(record, draft)
+    if not changed:
+        return None
+    return Change(
+        "update", folder.key, section.file, record.title, record.id, edit=edit, fields=changed
+    )
+
+
+def _new_kind(folder: FolderEdits, section: Section) -> Kind:
+    group = group_named(section.group)
+    if group is None:
+        known = ", ".join(f"'## {g.heading}'" for g in GROUPS)
+        raise InvalidInputError(
+            f"In {folder.key}/{section.file}, the new section on line {section.line} is under "
+            f"'## {section.group}', which says nothing about its kind; move it under one of "
+            f"{known}."
+        )
+    return group.kind
+
+
+def _validated(folder: FolderEdits, section: Section, kind: Kind) -> RecordDraft:
+    try:
+        return validate_draft(section_draft(section, kind, is_global=folder.project is None))
+    except ValidationError as exc:
+        raise ValidationError(
+            exc.field, f"In {folder.key}/{section.file}, the section on line {section.line}: {exc}"
+        ) from exc
+
+
+def _same_title(scope: list[Record], draft: RecordDraft) -> Record | None:
+    title = draft.title.lower()
+    return next((r for r in scope if r.kind is draft.kind and r.title.lower() == title), None)
+
+
+def _edit(record: Record, draft: RecordDraft) -> tuple[RecordEdit, tuple[str, ...]]:
+    old, new = body_to_dict(record.body), body_to_dict(draft.body)
+    body = {name: value for name, value in new.items() if old.get(name) != value}
+    memory = record.kind is Kind.MEMORY
+    edit = RecordEdit(
+        title=_changed(draft.title, record.title),
+        category=_changed(draft.category, record.category) if memory else None,
+        tags=_changed(draft.tags, record.tags),
+        retrieval_hints=_changed(draft.retrieval_hints, record.retrieval_hints),
+        priority=_changed(draft.priority, record.priority),
+        body=body,
+    )
+    named = tuple(n for n in _EDITABLE if getattr(edit, n) is not None) + tuple(body)
+    return edit, named
+
+
+_EDITABLE = ("title", "category", "tags", "retrieval_hints", "priority")
+
+
+def _changed(new: T, old: T) -> T | None:
+    return new if new != old else None
+
+
+def _written_sections(manifest: Manifest | None) -> dict[str, str]:
+    if manifest is None:
+        return {}
+    return {rid: digest for ids in manifest.sections.values() for rid, digest in ids.items()}
+
+
+def _written_files(manifest: Manifest | None) -> dict[str, str]:
+    return manifest.section_ids() if manifest is not None else {}
+
+
+def _clip(text: str, width: int = 50) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -1,0 +1,105 @@
+"""Where each record lives in the mirror, and the Markdown labels of its fields.
+
+    overview.md       constraints (## Constraints) and notes: every memory but architecture
+    architecture.md   memories of category architecture
+    decisions.md      decisions
+    tasks.md          pipelines (ordered workflows)
+    checkpoints/      one file per checkpoint, <date>-<id tail>.md
+
+Only active records are mirrored; superseded and archived ones stay in the store.
+"""
+
+from dataclasses import dataclass
+
+from contextd.models import Kind, Record
+
+__all__ = [
+    "CHECKPOINTS",
+    "GROUPS",
+    "MAIN_FILES",
+    "MANIFEST",
+    "Field",
+    "Group",
+    "fields_of",
+    "file_of",
+    "group_of",
+]
+
+MANIFEST = ".manifest.json"
+CHECKPOINTS = "checkpoints"
+MAIN_FILES = ("overview.md", "architecture.md", "decisions.md", "tasks.md")
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A `## ` section of a mirror file; a new record written under it gets its kind."""
+
+    heading: str
+    file: str
+    kind: Kind
+    category: str | None = None  # for memories written under it without a Category line
+
+
+GROUPS = (
+    Group("Constraints", "overview.md", Kind.CONSTRAINT),
+    Group("Notes", "overview.md", Kind.MEMORY, "convention"),
+    Group("Architecture", "architecture.md", Kind.MEMORY, "architecture"),
+    Group("Decisions", "decisions.md", Kind.DECISION),
+    Group("Pipelines", "tasks.md", Kind.PIPELINE),
+    Group("Checkpoint", CHECKPOINTS, Kind.CHECKPOINT),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    label: str
+    name: str  # the body field, or one of: category, tags, retrieval_hints, priority
+    is_list: bool = False
+
+
+_BODY_FIELDS: dict[Kind, tuple[Field, ...]] = {
+    Kind.MEMORY: (Field("Category", "category"),),
+    Kind.DECISION: (
+        Field("Problem", "problem"),
+        Field("Why chosen", "why_chosen"),
+        Field("Alternatives", "alternatives"),
+        Field("Tried", "what_we_tried"),
+        Field("Trade-offs", "tradeoffs"),
+    ),
+    Kind.CONSTRAINT: (
+        Field("Hardness", "hardness"),
+        Field("Reason", "reason"),
+        Field("Scope", "scope", is_list=True),
+        Field("Incident", "triggering_incident"),
+    ),
+    Kind.PIPELINE: (Field("Purpose", "purpose"), Field("Steps", "steps", is_list=True)),
+    Kind.CHECKPOINT: (
+        Field("Goal", "goal"),
+        Field("Done", "done", is_list=True),
+        Field("Next", "next", is_list=True),
+        Field("Open problem", "problem"),
+    ),
+}
+_COMMON = (
+    Field("Priority", "priority"),
+    Field("Tags", "tags"),
+    Field("Hints", "retrieval_hints", is_list=True),
+)
+
+
+def fields_of(kind: Kind) -> tuple[Field, ...]:
+    """The labelled fields a record of `kind` shows, in order."""
+    return _BODY_FIELDS[kind] + _COMMON
+
+
+def group_of(record: Record) -> Group:
+    if record.kind is Kind.MEMORY:
+        return GROUPS[2] if record.category == "architecture" else GROUPS[1]
+    return next(g for g in GROUPS if g.kind is record.kind)
+
+
+def file_of(record: Record) -> str:
+    """The mirror file (relative to the folder) that shows `record`."""
+    if record.kind is Kind.CHECKPOINT:
+        return f"{CHECKPOINTS}/{record.created_at[:10]}-{record.id[-12:]}.md"
+    return group_of(record).file

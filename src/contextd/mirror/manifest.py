@@ -1,0 +1,39 @@
+"""What `sync` last wrote into a mirror folder: each file's hash and each record section's, so
+a hand edit is told apart from a change in the store."""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from contextd.core.textfiles import read_text, write_text_atomic
+from contextd.mirror.layout import MANIFEST
+
+__all__ = ["Manifest", "load_manifest", "save_manifest"]
+
+
+@dataclass(slots=True)
+class Manifest:
+    files: dict[str, str] = field(default_factory=dict)  # relative path -> sha256 of its text
+    sections: dict[str, dict[str, str]] = field(default_factory=dict)  # path -> {id: sha256}
+
+    def section_ids(self) -> dict[str, str]:
+        """Every record id written, with the file it was written to."""
+        return {rid: name for name, ids in self.sections.items() for rid in ids}
+
+
+def load_manifest(folder: Path) -> Manifest | None:
+    """The folder's manifest, or None when there is none (or it cannot be read: then every
+    file that differs from the store counts as edited, which is the safe reading)."""
+    text = read_text(folder / MANIFEST)
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+        return Manifest(dict(data["files"]), {k: dict(v) for k, v in data["sections"].items()})
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def save_manifest(folder: Path, manifest: Manifest) -> None:
+    data = {"version": 1, "files": manifest.files, "sections": manifest.sections}
+    write_text_atomic(folder / MANIFEST, json.dumps(data, indent=1, sort_keys=True) + "\n")

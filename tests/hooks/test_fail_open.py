@@ -1,0 +1,189 @@
+"""Hooks never fail the agent: whatever is wrong, exit 0 quickly, print nothing harmful, and
+say what happened in $CONTEXTD_HOME/hook.log."""
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli
+from tests.hooks._support import (
+    EVENTS,
+    edit,
+    hook_env,
+    payload_for,
+    run_hook,
+    session_start,
+    user_prompt,
+)
+from tests.hooks.conftest import Seeded
+
+# A hook's own budget is 4 s (prompt, post-edit, post-bash) or 10 s; on a loaded machine the
+# interpreter start adds a little. "Quickly" here means well under the agent's hook timeout.
+QUICK_S = 12.0
+
+
+def _log_lines(home: Path) -> list[str]:
+    path = home / "hook.log"
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def _assert_failed_open(done_stdout: bytes, returncode: int, elapsed: float) -> None:
+    assert returncode == 0
+    assert done_stdout == b""
+    assert elapsed < QUICK_S
+
+
+@pytest.mark.usefixtures("seeded")
+def test_stdin_that_is_not_a_json_object_is_logged_and_ignored(repo: Path, home: Path) -> None:
+    inputs = {
+        "session-start": b"garbage{",
+        "prompt": b'["a", "JSON", "array"]',
+        "post-edit": b"\xff\xfe not even utf-8",
+        "post-bash": b'"just a string"',
+        "pre-compact": b"{",
+        "stop": b"null",
+    }
+    for event, raw in inputs.items():
+        done = run_hook(event, cwd=repo, raw=raw)
+        _assert_failed_open(done.stdout, done.returncode, done.elapsed)
+        assert done.stderr == b"", event
+    lines = _log_lines(home)
+    assert len(lines) == len(inputs), lines
+    for event, line in zip(inputs, lines, strict=True):
+        assert f" hook {event} failed after " in line
+    assert "not a JSON object" in lines[1]
+
+
+def test_an_empty_stdin_is_an_empty_payload(tmp_path: Path, home: Path) -> None:
+    done = run_hook("session-start", cwd=tmp_path, raw=b"")
+    _assert_failed_open(done.stdout, done.returncode, done.elapsed)
+    assert done.stderr == b""
+    assert _log_lines(home) == []  # nothing went wrong: outside a project there is nothing to say
+
+
+def test_an_unknown_event_says_so_on_stderr_only(repo: Path) -> None:
+    done = run_hook("user-prompt", user_prompt(repo, "x" * 40), cwd=repo)
+    assert done.returncode == 0 and done.stdout == b""
+    assert b"EVENT must be one of session-start, prompt" in done.stderr
+    none = subprocess.run(
+        [sys.executable, "-m", "contextd", "hook"],
+        input=b"{}",
+        capture_output=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    assert none.returncode == 0 and none.stdout == b""
+    assert b"EVENT must be one of" in none.stderr
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: run_hook writes the 'EVENT must be one of' line to stderr (which agents hide "
+    "on exit 0) but never to hook.log, so a misconfigured hook event fails silently.",
+)
+def test_an_unknown_event_is_recorded_in_the_hook_log(repo: Path, home: Path) -> None:
+    run_hook("user-prompt", user_prompt(repo, "x" * 40), cwd=repo)
+    assert any("user-prompt" in line for line in _log_lines(home))
+
+
+def test_a_corrupt_database_makes_every_hook_exit_0_quickly(seeded: Seeded, home: Path) -> None:
+    db = home / "contextd.db"
+    for suffix in ("-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    junk = os.urandom(64 * 1024)
+    db.write_bytes(junk)
+    for event in EVENTS:
+        done = run_hook(event, payload_for(event, seeded.repo), cwd=seeded.repo)
+        _assert_failed_open(done.stdout, done.returncode, done.elapsed)
+        assert done.stderr == b"", event
+    lines = _log_lines(home)
+    assert [line.split(" hook ")[1].split()[0] for line in lines] == list(EVENTS)
+    assert all("failed after" in line for line in lines)
+    assert db.read_bytes() == junk  # refused, never overwritten
+
+
+def test_an_invalid_config_file_is_logged_and_the_hooks_stay_silent(
+    seeded: Seeded, home: Path
+) -> None:
+    (home / "config.toml").write_text("[context\nsession_budget = = 3\n", encoding="utf-8")
+    for event in ("session-start", "post-edit"):
+        done = run_hook(event, payload_for(event, seeded.repo), cwd=seeded.repo)
+        _assert_failed_open(done.stdout, done.returncode, done.elapsed)
+    lines = _log_lines(home)
+    assert len(lines) == 2
+    assert all("config.toml is not valid TOML" in line for line in lines), lines
+
+
+def test_a_missing_home_folder_is_not_an_error(tmp_path: Path, repo: Path) -> None:
+    fresh = tmp_path / "not" / "yet" / "there"
+    done = run_hook(
+        "session-start", session_start(repo), cwd=repo, env=hook_env(CONTEXTD_HOME=str(fresh))
+    )
+    _assert_failed_open(done.stdout, done.returncode, done.elapsed)  # no project known there
+    assert done.stderr == b""
+    assert not (fresh / "hook.log").exists()
+
+
+def test_a_home_that_cannot_exist_still_fails_open(tmp_path: Path, repo: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    env = hook_env(CONTEXTD_HOME=str(blocker / "home"))
+    for event in ("session-start", "prompt"):
+        done = run_hook(event, payload_for(event, repo), cwd=repo, env=env)
+        _assert_failed_open(done.stdout, done.returncode, done.elapsed)
+        assert done.stderr == b""
+    assert blocker.read_text(encoding="utf-8") == "not a folder"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: the hook deadline is a SIGALRM, whose Python handler only runs once SQLite "
+    "returns; with the store write-locked SQLite waits its whole busy timeout (15 s), so "
+    "post-edit/prompt overrun their 4 s budget by ~4x and block the agent.",
+)
+def test_a_write_locked_store_does_not_hold_a_hook_past_its_budget(
+    seeded: Seeded, home: Path
+) -> None:
+    with closing(sqlite3.connect(home / "contextd.db", isolation_level=None)) as holder:
+        holder.execute("BEGIN IMMEDIATE")  # another writer, mid-transaction
+        payload = edit(seeded.repo, "migrations/0042.sql", "s-locked")
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "contextd", "hook", "post-edit"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=seeded.repo,
+            env=hook_env(),
+        )
+        try:
+            stdout, _ = proc.communicate(json_bytes(payload), timeout=9.0)
+            finished = True
+        except subprocess.TimeoutExpired:
+            finished = False
+        holder.execute("ROLLBACK")
+        if not finished:
+            stdout, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and stdout == b""
+    assert finished, f"still running {time.monotonic() - started:.1f} s in; budget 4 s"
+    assert any("post-edit failed" in line for line in _log_lines(home))
+
+
+def json_bytes(payload: object) -> bytes:
+    import json
+
+    return json.dumps(payload).encode("utf-8")
+
+
+def test_records_written_meanwhile_do_not_confuse_the_log(seeded: Seeded, run: Cli) -> None:
+    # A healthy store after the faults above: the hooks answer again (sanity for the fixtures).
+    done = run_hook("post-edit", edit(seeded.repo, "migrations/0001.sql"), cwd=seeded.repo)
+    assert seeded.migration_rule in done.context
+    assert run.json("show", seeded.migration_rule)["status"] == "active"

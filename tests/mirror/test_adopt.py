@@ -1,0 +1,210 @@
+"""`contextd sync --adopt`: hand edits of the mirror become records (add, update, archive)."""
+
+import os
+import pty
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DECISION, Cli
+
+NEW_DECISION = """
+### Use PostgreSQL for job metadata
+
+**Problem:** Job metadata must survive restarts and be queryable by the dashboard team
+
+**Why chosen:** PostgreSQL is already deployed, backed up and monitored, so adding tables costs \
+nothing to operate
+
+**Tags:** storage, jobs
+"""
+
+
+def _folder(home: Path) -> Path:
+    return home / "projects" / "orbit"
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _drop_section(path: Path, record_id: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    pattern = rf"<!-- contextd:record {record_id} -->\n### .*?(?=<!-- contextd:record|\n## |\Z)"
+    path.write_text(re.sub(pattern, "", text, flags=re.S), encoding="utf-8")
+
+
+@pytest.fixture
+def synced(home: Path, repo: Path, run: Cli) -> dict[str, str]:
+    ids = {
+        "decision": run.json(*DECISION)["id"],
+        "note": run.json("add", "Tabs are never used in YAML files", "--category", "convention")[
+            "id"
+        ],
+    }
+    run.json("sync")
+    return ids
+
+
+def _state(home: Path, run: Cli) -> tuple[object, dict[str, bytes]]:
+    files = {str(p): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file()}
+    files = {k: v for k, v in files.items() if "contextd.db" not in k}
+    return run.json("memories", "--all")["records"], files
+
+
+def test_adopt_round_trips_add_change_and_remove(
+    home: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    folder = _folder(home)
+    _edit(folder / "decisions.md", "acks and replay", "acks, replay and flow control")
+    _append(folder / "decisions.md", NEW_DECISION)
+    _drop_section(folder / "overview.md", synced["note"])
+    out = run.json("sync", "--adopt", "--yes")
+    actions = sorted((c["action"], c["title"][:20]) for c in out["changes"])
+    assert actions == [
+        ("add", "Use PostgreSQL for j"),
+        ("archive", "Tabs are never used "),
+        ("update", "Use NATS for the tas"),
+    ]
+    changed = run.json("show", synced["decision"])
+    assert "acks, replay and flow control" in changed["body"]["why_chosen"]
+    assert run.json("show", synced["note"])["status"] == "archived"
+    added = [r for r in run.json("memories")["records"] if r["title"].startswith("Use PostgreSQL")]
+    assert len(added) == 1 and added[0]["origin"] == "user"
+    assert added[0]["tags"] == ["storage", "jobs"]
+    text = (folder / "decisions.md").read_text(encoding="utf-8")
+    assert f"<!-- contextd:record {added[0]['id']} -->" in text  # regenerated with its marker
+    assert run("sync").exit_code == 0  # nothing left to adopt
+    assert run.json("sync", "--adopt", "--yes")["written"] == []
+
+
+def test_an_update_goes_through_validation_and_nothing_changes_when_refused(
+    home: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    folder = _folder(home)
+    text = (folder / "decisions.md").read_text(encoding="utf-8")
+    why = re.search(r"\*\*Why chosen:\*\* (.*)", text)
+    assert why is not None
+    _edit(folder / "decisions.md", why.group(1), "it is faster")
+    _append(folder / "decisions.md", NEW_DECISION)
+    before = _state(home, run)
+    result = run("sync", "--adopt", "--yes")
+    assert result.exit_code == 2
+    assert "why_chosen" in result.stderr and "decisions.md" in result.stderr
+    assert _state(home, run) == before
+
+
+def test_a_secret_written_into_the_mirror_is_refused(
+    home: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    _edit(_folder(home) / "overview.md", "Tabs are never used", f"Tabs ({token}) are never used")
+    result = run("sync", "--adopt", "--yes")
+    assert result.exit_code == 2 and token not in result.output
+
+
+def test_dry_run_shows_the_plan_and_writes_nothing(
+    home: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    _drop_section(_folder(home) / "overview.md", synced["note"])
+    before = _state(home, run)
+    out = run.json("sync", "--adopt", "--dry-run")
+    assert [c["action"] for c in out["changes"]] == ["archive"] and out["applied"] is False
+    human = run("sync", "--adopt", "--dry-run")
+    assert "archive" in human.stdout and "Tabs are never used" in human.stdout
+    assert _state(home, run) == before
+
+
+def test_without_yes_and_without_a_terminal_nothing_is_adopted(
+    home: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    _drop_section(_folder(home) / "overview.md", synced["note"])
+    before = _state(home, run)
+    result = run("sync", "--adopt")
+    assert result.exit_code == 2 and "--yes" in result.stderr
+    assert _state(home, run) == before
+
+
+def _adopt_in_a_terminal(cwd: Path, answer: bytes) -> tuple[int, str]:
+    """Run `contextd sync --adopt` with a real pseudo-terminal as stdin and answer its prompt."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "contextd", "sync", "--adopt"],
+        cwd=cwd,
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=os.environ.copy(),
+    )
+    os.close(follower)
+    try:
+        time.sleep(0.1)  # not a timing assertion: the prompt is read whenever it arrives
+        os.write(leader, answer)
+        out, err = process.communicate(timeout=60)
+    finally:
+        os.close(leader)
+    return process.returncode, out.decode() + err.decode()
+
+
+def test_a_person_confirms_in_a_terminal(
+    home: Path, repo: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    _drop_section(_folder(home) / "overview.md", synced["note"])
+    code, output = _adopt_in_a_terminal(repo, b"n\n")
+    assert code == 1 and "Apply these 1 change(s)" in output
+    assert run.json("show", synced["note"])["status"] == "active"
+    code, output = _adopt_in_a_terminal(repo, b"y\n")
+    assert code == 0, output
+    assert run.json("show", synced["note"])["status"] == "archived"
+
+
+def test_a_new_checkpoint_file_and_a_global_edit_are_adopted(
+    home: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    checkpoints = _folder(home) / "checkpoints"
+    checkpoints.mkdir(exist_ok=True)
+    (checkpoints / "today.md").write_text(
+        "# checkpoint\n\n## Checkpoint\n\n### Lease allocation half done\n\n"
+        "**Goal:** GPU leases\n\n**Next:**\n- expire stale leases\n- add metrics\n",
+        encoding="utf-8",
+    )
+    _append(
+        home / "global" / "overview.md",
+        "\n### Prefer small pull requests everywhere\n\n**Category:** preference\n",
+    )
+    out = run.json("sync", "--adopt", "--yes")
+    assert sorted(c["action"] for c in out["changes"]) == ["add", "add"]
+    records = run.json("memories")["records"]
+    checkpoint = next(r for r in records if r["kind"] == "checkpoint")
+    assert checkpoint["body"]["next"] == ["expire stale leases", "add metrics"]
+    preference = next(r for r in records if r["title"].startswith("Prefer small"))
+    assert preference["project_id"] is None and preference["category"] == "preference"
+    assert not (checkpoints / "today.md").exists()  # replaced by the canonical file
+    assert len(list(checkpoints.glob("*.md"))) == 1
+
+
+def test_a_new_section_under_an_unknown_heading_is_refused(
+    home: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    _append(
+        _folder(home) / "overview.md",
+        "\n## Random thoughts\n\n### Something worth keeping around\n",
+    )
+    result = run("sync", "--adopt", "--yes")
+    assert result.exit_code == 2 and "Random thoughts" in result.stderr
+
+
+def test_adopt_and_force_together_are_refused(home: Path, run: Cli) -> None:
+    result = run("sync", "--adopt", "--force")
+    assert result.exit_code == 2 and "not both" in result.stderr
