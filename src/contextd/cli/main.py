@@ -8,7 +8,16 @@ from typing import Any
 
 import click
 
-from contextd.cli import admin, browse, capture, evaluate, lifecycle, mcp_command, projects
+from contextd.cli import (
+    admin,
+    browse,
+    capture,
+    evaluate,
+    lifecycle,
+    mcp_command,
+    projects,
+    setup,
+)
 from contextd.cli._context import common_options, state
 from contextd.errors import ContextdError
 
@@ -67,7 +76,7 @@ def cli() -> None:
     """
 
 
-for module in (projects, capture, lifecycle, browse, admin, evaluate, mcp_command):
+for module in (projects, capture, lifecycle, browse, admin, evaluate, mcp_command, setup):
     for command in module.COMMANDS:
         cli.add_command(command)
 
