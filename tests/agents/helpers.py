@@ -3,7 +3,6 @@
 import json
 from pathlib import Path
 
-
 CLAUDE_JSON = {
     "numStartups": 41,
     "installMethod": "native",

@@ -87,9 +87,9 @@ def test_setup_wires_every_agent_and_keeps_the_users_settings(
     }
     assert tomlkit.parse(codex)["profiles"] == {"deep": {"model": "o3"}}
 
-    assert load(configured_home / ".cursor/mcp.json")["mcpServers"] == CURSOR_MCP[
-        "mcpServers"
-    ] | {"contextd": {"command": exe, "args": ["mcp", "serve"]}}
+    assert load(configured_home / ".cursor/mcp.json")["mcpServers"] == CURSOR_MCP["mcpServers"] | {
+        "contextd": {"command": exe, "args": ["mcp", "serve"]}
+    }
     assert load(configured_home / ".cursor/hooks.json") == {
         "version": 1,
         "hooks": CURSOR_HOOKS["hooks"]  # type: ignore[operator]
@@ -149,7 +149,9 @@ def test_each_changed_file_is_backed_up_with_its_original_bytes(
         backup = Path(change["backup"])
         assert backup.parent == Path(change["path"]).parent
         assert backup.name.startswith(Path(change["path"]).name + ".contextd-backup-")
-        assert backup.read_bytes() == originals[str(Path(change["path"]).relative_to(configured_home))]
+        assert (
+            backup.read_bytes() == originals[str(Path(change["path"]).relative_to(configured_home))]
+        )
 
 
 def test_remove_takes_out_exactly_ours(configured_home: Path, run: Cli) -> None:
@@ -213,9 +215,7 @@ def test_a_stale_entry_is_updated_keeping_what_the_user_added(user_home: Path, r
 
     actions = {Path(f["path"]).name: f["action"] for f in report["agents"][0]["files"]}
     assert actions == {".claude.json": "updated", "settings.json": "updated"}
-    assert load(claude)["mcpServers"] == {
-        "contextd": stale | {"command": contextd_path(user_home)}
-    }
+    assert load(claude)["mcpServers"] == {"contextd": stale | {"command": contextd_path(user_home)}}
     settings = load(user_home / ".claude/settings.json")
     assert our_hooks(settings) == CLAUDE_EVENTS  # the old hand-made stop hook was replaced
     assert claude.read_text(encoding="utf-8").count("\n") == 0  # a one-line file stays one line
@@ -374,3 +374,27 @@ def test_the_installed_command_writes_its_own_path(user_home: Path) -> None:
     assert json.loads(done.stdout)["executable"] == str(installed)
     hooks: Any = load(user_home / ".claude/settings.json")["hooks"]
     assert hooks["Stop"][0]["hooks"][0]["command"] == f"{installed} hook stop"
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        '# only a model\nmodel = "o3"\n\n[profiles.fast]\nmodel = "o4-mini"\n',
+        'mcp_servers = { github = { command = "npx" } }  # inline\n',
+        "",
+    ],
+)
+def test_codex_layouts_round_trip(user_home: Path, run: Cli, original: str) -> None:
+    config = user_home / ".codex/config.toml"
+    config.parent.mkdir()
+    config.write_text(original, encoding="utf-8")
+
+    assert run("setup", "--agent", "codex").exit_code == 0
+    added = tomlkit.parse(config.read_text(encoding="utf-8"))
+    assert added["mcp_servers"]["contextd"]["args"] == ["mcp", "serve"]  # type: ignore[index]
+    assert run.json("setup", "--agent", "codex")["changed"] is False
+    assert run("setup", "--agent", "codex", "--remove").exit_code == 0
+
+    assert tomlkit.parse(config.read_text(encoding="utf-8")) == tomlkit.parse(original)
+    if original:
+        assert config.read_text(encoding="utf-8").startswith(original.rstrip("\n"))

@@ -13,6 +13,7 @@ from pathlib import PurePath
 from typing import Any, Protocol
 
 import tomlkit
+from tomlkit.items import InlineTable
 
 __all__ = [
     "SERVER_NAME",
@@ -119,17 +120,32 @@ class McpTomlWriter:
 
     def install(self, data: MutableMapping[str, Any], launcher: Launcher) -> None:
         servers = data.get("mcp_servers")
+        created = servers is None
         if servers is None:
             servers = data["mcp_servers"] = tomlkit.table(is_super_table=True)
         if not isinstance(servers, MutableMapping):
             raise ShapeError("mcp_servers")
         entry = servers.get(SERVER_NAME)
         if not isinstance(entry, MutableMapping):
-            entry = servers[SERVER_NAME] = tomlkit.table()
+            servers[SERVER_NAME] = self._table(servers, launcher, blank_after=not created)
+            return
         args = [*_SERVE, *_tail(_plain(entry.get("args")), 0)]
         for key, value in (("command", launcher.executable), ("args", args)):
             if _plain(entry.get(key)) != value:  # untouched values keep their layout
                 entry[key] = value
+
+    @staticmethod
+    def _table(servers: object, launcher: Launcher, *, blank_after: bool) -> Any:
+        if isinstance(servers, InlineTable):  # mcp_servers = { ... } holds inline tables only
+            inline = tomlkit.inline_table()
+            inline.update({"command": launcher.executable, "args": [*_SERVE]})
+            return inline
+        table = tomlkit.table()
+        table.add("command", launcher.executable)
+        table.add("args", [*_SERVE])
+        if blank_after:  # inserted among the user's tables: keep one blank line before the next
+            table.add(tomlkit.nl())
+        return table
 
     def strip(self, data: MutableMapping[str, Any]) -> None:
         servers = data.get("mcp_servers")
