@@ -365,7 +365,7 @@ def test_the_installed_command_writes_its_own_path(user_home: Path) -> None:
         [str(installed), "setup", "--agent", "claude", "--json"],
         env=env,
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         timeout=60,
         check=False,
     )
