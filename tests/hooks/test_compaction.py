@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.types import Implementation
+from mcp.types import Implementation, TextContent
 
 from mcp import Client, StdioServerParameters
 from tests.conftest import POSTGRES, Cli
@@ -37,7 +37,9 @@ def _mcp_report(repo: Path) -> Any:
             ) as client:
                 result = await client.call_tool("get_compaction_report", {})
                 assert not result.is_error, result.content
-                found.append((result.structured_content, result.content[0].text))
+                first = result.content[0]
+                assert isinstance(first, TextContent)
+                found.append((result.structured_content, first.text))
 
     anyio.run(main)
     return found[0]

@@ -21,6 +21,7 @@ from contextd.cli import (
     mcp_command,
     projects,
     sessions,
+    setup,
     sync,
 )
 from contextd.cli._context import common_options, state
@@ -95,6 +96,7 @@ for module in (
     inventory,
     export,
     sync,
+    setup,
 ):
     for command in module.COMMANDS:
         cli.add_command(command)

@@ -1,0 +1,193 @@
+"""The agents contextd can wire itself into: where their config lives and what goes in it.
+
+Hooks are written only where the agent runs command hooks with a JSON payload on stdin that can
+add context. Codex CLI (hooks behind an experimental feature flag), Windsurf (Cascade hooks add
+no context) and opencode (hooks are JS plugins) get the MCP server only.
+"""
+
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contextd.agents.files import Format
+from contextd.agents.writers import HookSpec, HookWriter, McpJsonWriter, McpTomlWriter, Writer
+from contextd.errors import InvalidInputError
+
+__all__ = ["AGENTS", "Agent", "Places", "Target", "agent_named", "detect"]
+
+
+@dataclass(frozen=True, slots=True)
+class Places:
+    """Where to look: the user's home, their XDG config folder, and the PATH to search."""
+
+    home: Path
+    config_home: Path
+    search_path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One config file of an agent and the writer that edits it."""
+
+    relative: str
+    fmt: Format
+    writers: tuple[Writer, ...]
+    in_config_home: bool = False  # under $XDG_CONFIG_HOME rather than ~
+
+    def path(self, places: Places) -> Path:
+        return (places.config_home if self.in_config_home else places.home) / self.relative
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    name: str
+    label: str
+    markers: tuple[str, ...]  # folders or files under ~ whose presence means it is installed
+    binaries: tuple[str, ...]
+    targets: tuple[Target, ...]
+    config_markers: tuple[str, ...] = ()  # the same, under $XDG_CONFIG_HOME
+
+    def installed(self, places: Places) -> bool:
+        if any((places.home / marker).exists() for marker in self.markers):
+            return True
+        if any((places.config_home / marker).exists() for marker in self.config_markers):
+            return True
+        return any(shutil.which(b, path=places.search_path) for b in self.binaries)
+
+
+# Claude Code hook events and matchers (code.claude.com/docs/en/hooks): the tool names of its
+# file edits are Edit, Write, MultiEdit and NotebookEdit.
+_CLAUDE_HOOKS = (
+    HookSpec("SessionStart", "session-start"),
+    HookSpec("UserPromptSubmit", "prompt"),
+    HookSpec("PostToolUse", "post-edit", "Edit|Write|MultiEdit|NotebookEdit"),
+    HookSpec("PostToolUse", "post-bash", "Bash"),
+    HookSpec("PreCompact", "pre-compact"),
+    HookSpec("Stop", "stop"),
+)
+# Gemini CLI copies Claude Code's layout and payload (geminicli.com/docs/hooks/reference) under
+# its own names: BeforeAgent follows a submitted prompt, PreCompress precedes compaction,
+# AfterAgent ends a turn; its edit tools are write_file and replace, its shell run_shell_command.
+_GEMINI_HOOKS = (
+    HookSpec("SessionStart", "session-start"),
+    HookSpec("BeforeAgent", "prompt"),
+    HookSpec("AfterTool", "post-edit", "write_file|replace"),
+    HookSpec("AfterTool", "post-bash", "run_shell_command"),
+    HookSpec("PreCompress", "pre-compact"),
+    HookSpec("AfterAgent", "stop"),
+)
+# Cursor's beforeSubmitPrompt and afterFileEdit cannot add context; sessionStart can.
+_CURSOR_HOOKS = (HookSpec("sessionStart", "session-start"),)
+
+HOOK_TIMEOUT_S = 10
+
+
+def _claude_handler(_spec: HookSpec, command: str) -> dict[str, Any]:
+    return {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}
+
+
+def _gemini_handler(spec: HookSpec, command: str) -> dict[str, Any]:
+    return {
+        "name": f"contextd-{spec.contextd_event}",
+        "type": "command",
+        "command": command,
+        "timeout": HOOK_TIMEOUT_S * 1000,  # Gemini counts milliseconds
+    }
+
+
+def _cursor_handler(_spec: HookSpec, command: str) -> dict[str, Any]:
+    return {"command": command}
+
+
+AGENTS: tuple[Agent, ...] = (
+    Agent(
+        "claude",
+        "Claude Code",
+        (".claude", ".claude.json"),
+        ("claude",),
+        (
+            # User scope of `claude mcp add --scope user`: top-level "mcpServers" of ~/.claude.json.
+            Target(".claude.json", Format.JSON, (McpJsonWriter(style="claude"),)),
+            Target(
+                ".claude/settings.json",
+                Format.JSON,
+                (HookWriter(_CLAUDE_HOOKS, _claude_handler),),
+            ),
+        ),
+    ),
+    Agent(
+        "codex",
+        "Codex CLI",
+        (".codex",),
+        ("codex",),
+        (Target(".codex/config.toml", Format.TOML, (McpTomlWriter(),)),),
+    ),
+    Agent(
+        "cursor",
+        "Cursor",
+        (".cursor",),
+        ("cursor", "cursor-agent"),
+        (
+            Target(".cursor/mcp.json", Format.JSON, (McpJsonWriter(),)),
+            Target(
+                ".cursor/hooks.json",
+                Format.JSON,
+                (HookWriter(_CURSOR_HOOKS, _cursor_handler, grouped=False, version=1),),
+            ),
+        ),
+    ),
+    Agent(
+        "gemini",
+        "Gemini CLI",
+        (".gemini",),
+        ("gemini",),
+        (
+            Target(
+                ".gemini/settings.json",
+                Format.JSON,
+                (McpJsonWriter(), HookWriter(_GEMINI_HOOKS, _gemini_handler)),
+            ),
+        ),
+    ),
+    Agent(
+        "windsurf",
+        "Windsurf",
+        (".codeium/windsurf",),
+        ("windsurf",),
+        (Target(".codeium/windsurf/mcp_config.json", Format.JSON, (McpJsonWriter(),)),),
+    ),
+    Agent(
+        "opencode",
+        "opencode",
+        (),
+        ("opencode",),
+        (
+            Target(
+                "opencode/opencode.json",
+                Format.JSON,
+                (McpJsonWriter(container="mcp", style="opencode"),),
+                in_config_home=True,
+            ),
+        ),
+        config_markers=("opencode",),
+    ),
+)
+
+
+def agent_named(name: str) -> Agent:
+    for agent in AGENTS:
+        if agent.name == name:
+            return agent
+    known = ", ".join(a.name for a in AGENTS)
+    raise InvalidInputError(f"Unknown agent '{name}'; choose one of {known}, or all.")
+
+
+def detect(places: Places, names: Sequence[str] = ()) -> list[Agent]:
+    """The agents named (`all` is every one), or, with no names, those installed here."""
+    if "all" in names:
+        return list(AGENTS)
+    if names:
+        return [agent_named(n) for n in dict.fromkeys(names)]
+    return [agent for agent in AGENTS if agent.installed(places)]

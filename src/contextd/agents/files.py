@@ -1,0 +1,114 @@
+"""Agent config files on disk: parse JSON or TOML, render them back, back up, replace atomically."""
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+import tomlkit.exceptions
+
+from contextd.errors import ConfigError
+
+__all__ = ["Format", "Parsed", "backup", "parse", "render", "write_atomically"]
+
+_INDENT = re.compile(r"^[{\[][^\n]*\n([ \t]+)\S", re.MULTILINE)
+
+
+class Format(StrEnum):
+    JSON = "json"
+    TOML = "toml"
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A document and how its text was laid out, so it can be written back the same way."""
+
+    data: Any  # a dict for JSON, a tomlkit.TOMLDocument for TOML
+    indent: str | int | None = 2  # None: all on one line
+    final_newline: bool = True
+
+
+def parse(path: Path, text: str, fmt: Format) -> Parsed:
+    """Read `text` (the content of `path`); a file that cannot be parsed is refused, never fixed."""
+    if fmt is Format.TOML:
+        try:
+            return Parsed(tomlkit.parse(text))
+        except tomlkit.exceptions.ParseError as exc:
+            raise ConfigError(
+                f"{path} is not valid TOML ({exc}); contextd setup left it untouched, "
+                "fix it and run setup again."
+            ) from None
+    if not text.strip():
+        return Parsed({})
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "contextd setup left it untouched, fix it and run setup again."
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path} does not hold a JSON object; contextd setup left it untouched, "
+            "fix it and run setup again."
+        )
+    return Parsed(data, _indent_of(text), text.endswith("\n"))
+
+
+def _indent_of(text: str) -> str | int | None:
+    stripped = text.strip()
+    if "\n" not in stripped and len(stripped) > 2:  # a one-line object stays on one line
+        return None
+    found = _INDENT.search(text)
+    if found is None:
+        return 2
+    indent = found.group(1)
+    return indent if "\t" in indent else len(indent)
+
+
+def render(parsed: Parsed, fmt: Format) -> str:
+    if fmt is Format.TOML:
+        return tomlkit.dumps(parsed.data)
+    text = json.dumps(parsed.data, indent=parsed.indent, ensure_ascii=False)
+    return text + "\n" if parsed.final_newline else text
+
+
+def backup(path: Path, moment: datetime | None = None) -> Path:
+    """Copy `path` beside itself under a timestamped name that no earlier backup has."""
+    stamp = (moment or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.contextd-backup-{stamp}")
+    counter = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.contextd-backup-{stamp}-{counter}")
+        counter += 1
+    write_atomically(target, path.read_bytes(), mode=path.stat().st_mode & 0o777)
+    return target
+
+
+def write_atomically(path: Path, content: bytes, *, mode: int | None = None) -> None:
+    """Write through a temporary file in the same folder and rename it over `path`.
+
+    A reader sees the old file or the new one, never half of one. A symlinked config (dotfiles)
+    stays a symlink: its target is what gets replaced.
+    """
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,172 @@
+"""`contextd setup`: plan every file's change first, then back up and write the changed ones.
+
+Planning parses every file before anything is written, so a file that cannot be parsed stops
+the whole run with nothing touched.
+"""
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from functools import partial
+from pathlib import Path
+
+import tomlkit
+
+from contextd.agents.catalog import Agent, Places, Target, detect
+from contextd.agents.files import Format, Parsed, backup, parse, render, write_atomically
+from contextd.agents.writers import Launcher, ShapeError, Writer
+from contextd.errors import ConfigError, NotFoundError
+
+__all__ = ["Action", "FileChange", "SetupReport", "find_executable", "run_setup"]
+
+
+class Action(StrEnum):
+    ADDED = "added"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+    REMOVED = "removed"
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    agent: str
+    path: Path
+    action: Action
+    what: tuple[str, ...]  # the entries that changed (or would), e.g. "MCP server contextd"
+    before: str
+    after: str
+    backup: Path | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.action is not Action.UNCHANGED
+
+
+@dataclass(frozen=True, slots=True)
+class SetupReport:
+    executable: str
+    agents: list[Agent]
+    files: list[FileChange] = field(default_factory=list)
+    dry_run: bool = False
+    remove: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return any(change.changed for change in self.files)
+
+
+def find_executable(argv0: str, search_path: str | None) -> str:
+    """The absolute path of this contextd, so agents with another PATH still start it."""
+    running = Path(argv0)
+    if running.name in {"contextd", "contextd.exe"} and running.is_file():
+        return os.path.abspath(running)
+    found = shutil.which("contextd", path=search_path)
+    return os.path.abspath(found) if found else "contextd"
+
+
+def run_setup(
+    places: Places,
+    executable: str,
+    *,
+    names: Sequence[str] = (),
+    dry_run: bool = False,
+    remove: bool = False,
+) -> SetupReport:
+    agents = detect(places, names)
+    if not agents:
+        raise NotFoundError(
+            f"No supported agent was found in {places.home} or on PATH; name one with "
+            "--agent claude|codex|cursor|gemini|windsurf|opencode (or all)."
+        )
+    launcher = Launcher(executable)
+    planned = [
+        _plan(agent.name, target, places, launcher, remove)
+        for agent in agents
+        for target in agent.targets
+    ]
+    written = planned if dry_run else [_write(change) for change in planned]
+    return SetupReport(executable, agents, written, dry_run, remove)
+
+
+def _plan(
+    agent: str, target: Target, places: Places, launcher: Launcher, remove: bool
+) -> FileChange:
+    path = target.path(places)
+    text = _read(path)
+    if text is None:
+        if remove:
+            return FileChange(agent, path, Action.UNCHANGED, (), "", "")
+        text = ""
+    parsed = parse(path, text, target.fmt)
+    had_ours = _strips_anything(path, text, target)
+    what = []
+    for writer in target.writers:
+        before = _snapshot(parsed, target.fmt)
+        if remove:
+            _edit(path, writer, partial(writer.strip, parsed.data))
+        else:
+            _edit(path, writer, partial(writer.install, parsed.data, launcher))
+        if _snapshot(parsed, target.fmt) != before:
+            what.append(writer.what)
+    if not what:
+        return FileChange(agent, path, Action.UNCHANGED, (), text, text)
+    action = Action.REMOVED if remove else Action.UPDATED if had_ours else Action.ADDED
+    return FileChange(agent, path, action, tuple(what), text, render(parsed, target.fmt))
+
+
+def _read(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(
+            f"{path} is not UTF-8 text; contextd setup left it untouched, fix it and run "
+            "setup again."
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"{path} cannot be read ({exc.strerror}); check its permissions."
+        ) from None
+
+
+def _strips_anything(path: Path, text: str, target: Target) -> bool:
+    parsed = parse(path, text, target.fmt)
+    before = _snapshot(parsed, target.fmt)
+    for writer in target.writers:
+        _edit(path, writer, partial(writer.strip, parsed.data))
+    return _snapshot(parsed, target.fmt) != before
+
+
+def _edit(path: Path, writer: Writer, step: Callable[[], None]) -> None:
+    try:
+        step()
+    except ShapeError as exc:
+        raise ConfigError(
+            f"{path}: '{exc.key}' is not an object as {writer.what} needs; contextd setup "
+            "left the file untouched, fix it and run setup again."
+        ) from None
+
+
+def _snapshot(parsed: Parsed, fmt: Format) -> str:
+    """Text that differs exactly when the document does (key order counts, layout does not)."""
+    if fmt is Format.TOML:
+        return tomlkit.dumps(parsed.data)
+    return json.dumps(parsed.data, ensure_ascii=False)
+
+
+def _write(change: FileChange) -> FileChange:
+    if not change.changed:
+        return change
+    try:
+        saved = backup(change.path) if change.path.is_file() else None
+        write_atomically(change.path, change.after.encode("utf-8"))
+    except OSError as exc:
+        raise ConfigError(
+            f"{change.path} cannot be written ({exc.strerror}); check the permissions of it "
+            "and its folder, then run contextd setup again."
+        ) from None
+    return replace(change, backup=saved)

@@ -1,0 +1,284 @@
+"""Small in-place edits of parsed agent configs: our MCP server entry, and our hook entries.
+
+Every writer has two halves: `install` puts our entries in (replacing stale ones of ours, keeping
+everything else), `strip` takes exactly ours out. Entries are ours by the MCP server name
+`contextd`, or, for hooks, by a command that runs `contextd hook ...`.
+"""
+
+import json
+import shlex
+from collections.abc import Callable, Iterator, MutableMapping
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any, Protocol
+
+import tomlkit
+from tomlkit.items import InlineTable
+
+__all__ = [
+    "SERVER_NAME",
+    "HookSpec",
+    "HookWriter",
+    "Launcher",
+    "McpJsonWriter",
+    "McpTomlWriter",
+    "ShapeError",
+    "Writer",
+]
+
+SERVER_NAME = "contextd"
+_SERVE = ["mcp", "serve"]
+
+
+class ShapeError(Exception):
+    """A key we must edit holds something other than an object; the file is left alone."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+@dataclass(frozen=True, slots=True)
+class Launcher:
+    """How an agent starts contextd: an absolute path when one is known, else `contextd`."""
+
+    executable: str
+
+    def argv(self, *args: str) -> list[str]:
+        return [self.executable, *args]
+
+    def shell(self, *args: str) -> str:
+        return shlex.join(self.argv(*args))
+
+
+class Writer(Protocol):
+    @property
+    def what(self) -> str:
+        """What it wires, for the report: "MCP server contextd", "hooks SessionStart, ..."."""
+        ...
+
+    def install(self, data: MutableMapping[str, Any], launcher: Launcher) -> None: ...
+
+    def strip(self, data: MutableMapping[str, Any]) -> None: ...
+
+
+def _object(data: MutableMapping[str, Any], key: str, *, create: bool) -> Any:
+    value = data.get(key)
+    if value is None:
+        if not create:
+            return None
+        value = data[key] = {}
+    if not isinstance(value, MutableMapping):
+        raise ShapeError(key)
+    return value
+
+
+def _tail(old: object, start: int) -> list[Any]:
+    """Arguments a user added after `mcp serve` (e.g. --read-only), kept across updates."""
+    if isinstance(old, list) and old[start : start + 2] == _SERVE:
+        return list(old[start + 2 :])
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class McpJsonWriter:
+    """`{container: {"contextd": entry}}`; the keys a user added to our entry are kept."""
+
+    container: str = "mcpServers"
+    style: str = "stdio"  # "stdio": command + args; "claude": also type/env; "opencode": argv
+    what: str = "MCP server contextd"
+
+    def install(self, data: MutableMapping[str, Any], launcher: Launcher) -> None:
+        servers = _object(data, self.container, create=True)
+        old = servers.get(SERVER_NAME)
+        old = dict(old) if isinstance(old, MutableMapping) else {}
+        servers[SERVER_NAME] = old | self._entry(old, launcher)
+
+    def _entry(self, old: dict[str, Any], launcher: Launcher) -> dict[str, Any]:
+        if self.style == "opencode":
+            command = launcher.argv(*_SERVE, *_tail(old.get("command"), 1))
+            return {"type": "local", "command": command, "enabled": old.get("enabled", True)}
+        entry = {"command": launcher.executable, "args": [*_SERVE, *_tail(old.get("args"), 0)]}
+        if self.style == "claude":  # what `claude mcp add --scope user` writes
+            return {"type": "stdio"} | entry | {"env": old.get("env", {})}
+        return entry
+
+    def strip(self, data: MutableMapping[str, Any]) -> None:
+        servers = _object(data, self.container, create=False)
+        if servers is None or SERVER_NAME not in servers:
+            return
+        del servers[SERVER_NAME]
+        if not servers:
+            del data[self.container]
+
+
+@dataclass(frozen=True, slots=True)
+class McpTomlWriter:
+    """Codex's `[mcp_servers.contextd]` table, edited with tomlkit so comments survive."""
+
+    what: str = "MCP server contextd"
+
+    def install(self, data: MutableMapping[str, Any], launcher: Launcher) -> None:
+        servers = data.get("mcp_servers")
+        created = servers is None
+        if servers is None:
+            servers = data["mcp_servers"] = tomlkit.table(is_super_table=True)
+        if not isinstance(servers, MutableMapping):
+            raise ShapeError("mcp_servers")
+        entry = servers.get(SERVER_NAME)
+        if not isinstance(entry, MutableMapping):
+            servers[SERVER_NAME] = self._table(servers, launcher, blank_after=not created)
+            return
+        args = [*_SERVE, *_tail(_plain(entry.get("args")), 0)]
+        for key, value in (("command", launcher.executable), ("args", args)):
+            if _plain(entry.get(key)) != value:  # untouched values keep their layout
+                entry[key] = value
+
+    @staticmethod
+    def _table(servers: object, launcher: Launcher, *, blank_after: bool) -> Any:
+        if isinstance(servers, InlineTable):  # mcp_servers = { ... } holds inline tables only
+            inline = tomlkit.inline_table()
+            inline.update({"command": launcher.executable, "args": [*_SERVE]})
+            return inline
+        table = tomlkit.table()
+        table.add("command", launcher.executable)
+        table.add("args", [*_SERVE])
+        if blank_after:  # inserted among the user's tables: keep one blank line before the next
+            table.add(tomlkit.nl())
+        return table
+
+    def strip(self, data: MutableMapping[str, Any]) -> None:
+        servers = data.get("mcp_servers")
+        if not isinstance(servers, MutableMapping) or SERVER_NAME not in servers:
+            return
+        del servers[SERVER_NAME]
+        if not servers:
+            del data["mcp_servers"]
+
+
+def _plain(value: object) -> Any:
+    unwrap = getattr(value, "unwrap", None)
+    return unwrap() if callable(unwrap) else value
+
+
+@dataclass(frozen=True, slots=True)
+class HookSpec:
+    """One agent event wired to one `contextd hook EVENT`."""
+
+    agent_event: str
+    contextd_event: str
+    matcher: str | None = None
+
+
+def is_ours(handler: object) -> bool:
+    """A hook handler whose command runs `contextd hook ...` (any path to contextd)."""
+    if not isinstance(handler, MutableMapping):
+        return False
+    command = handler.get("command")
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    return (
+        len(words) >= 2
+        and PurePath(words[0]).name in {"contextd", "contextd.exe"}
+        and words[1] == "hook"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HookWriter:
+    """Hook entries under `hooks.<Event>`.
+
+    grouped=True is Claude Code's layout, which Gemini CLI copies:
+    `{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", ...}]}]}}`.
+    grouped=False is Cursor's: `{"version": 1, "hooks": {"sessionStart": [{"command": ...}]}}`.
+    """
+
+    specs: tuple[HookSpec, ...]
+    handler: Callable[[HookSpec, str], dict[str, Any]]
+    grouped: bool = True
+    version: int | None = None
+
+    @property
+    def what(self) -> str:
+        return "hooks " + ", ".join(dict.fromkeys(spec.agent_event for spec in self.specs))
+
+    def install(self, data: MutableMapping[str, Any], launcher: Launcher) -> None:
+        wanted = [self._entry(spec, launcher) for spec in self.specs]
+        if _canonical(self._ours(data)) == _canonical(wanted):
+            return  # already exactly ours: leave order and layout alone
+        self.strip(data)
+        if self.version is not None and "version" not in data:
+            data["version"] = self.version
+        hooks = _object(data, "hooks", create=True)
+        for (event, entry), spec in zip(wanted, self.specs, strict=True):
+            groups = hooks.setdefault(event, [])
+            if not isinstance(groups, list):
+                raise ShapeError(f"hooks.{spec.agent_event}")
+            groups.append(entry)
+
+    def _entry(self, spec: HookSpec, launcher: Launcher) -> tuple[str, dict[str, Any]]:
+        handler = self.handler(spec, launcher.shell("hook", spec.contextd_event))
+        if not self.grouped:
+            return spec.agent_event, handler
+        group: dict[str, Any] = {} if spec.matcher is None else {"matcher": spec.matcher}
+        return spec.agent_event, group | {"hooks": [handler]}
+
+    def _ours(self, data: MutableMapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        found = []
+        for event, entry in self._entries(data):
+            if self.grouped:
+                mine = [h for h in entry.get("hooks", []) if is_ours(h)]
+                found += [(event, _with_hooks(entry, [h])) for h in mine]
+            elif is_ours(entry):
+                found.append((event, dict(entry)))
+        return found
+
+    def _entries(self, data: MutableMapping[str, Any]) -> Iterator[tuple[str, Any]]:
+        hooks = _object(data, "hooks", create=False)
+        for event, entries in (hooks or {}).items():
+            if isinstance(entries, list):  # Gemini keeps e.g. "disabled": [names] here
+                yield from ((event, e) for e in entries if isinstance(e, MutableMapping))
+
+    def strip(self, data: MutableMapping[str, Any]) -> None:
+        hooks = _object(data, "hooks", create=False)
+        if hooks is None:
+            return
+        removed = False
+        for event in list(hooks):
+            entries = hooks[event]
+            if not isinstance(entries, list):
+                continue
+            kept = [e for e in (self._without_ours(e) for e in entries) if e is not None]
+            if kept != entries:
+                removed = True
+                if kept:
+                    hooks[event] = kept
+                else:
+                    del hooks[event]
+        if removed and not hooks:
+            del data["hooks"]
+            if self.version is not None and data.get("version") == self.version and len(data) == 1:
+                del data["version"]
+
+    def _without_ours(self, entry: object) -> object | None:
+        if not isinstance(entry, MutableMapping):
+            return entry
+        if not self.grouped:
+            return None if is_ours(entry) else entry
+        handlers = entry.get("hooks")
+        if not isinstance(handlers, list) or not any(is_ours(h) for h in handlers):
+            return entry
+        kept = [h for h in handlers if not is_ours(h)]
+        return _with_hooks(entry, kept) if kept else None
+
+
+def _with_hooks(group: MutableMapping[str, Any], handlers: list[Any]) -> dict[str, Any]:
+    return {key: (handlers if key == "hooks" else value) for key, value in group.items()}
+
+
+def _canonical(entries: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    return sorted(json.dumps(entry, sort_keys=True) for entry in entries)

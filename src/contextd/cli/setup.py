@@ -1,0 +1,135 @@
+"""`contextd setup`: wire the MCP server and hooks into the agents installed here."""
+
+import difflib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from contextd.agents.catalog import AGENTS, Places
+from contextd.agents.setup import Action, FileChange, SetupReport, find_executable, run_setup
+from contextd.cli._context import common_options
+from contextd.cli._output import emit, table
+
+__all__ = ["COMMANDS"]
+
+_AGENT_CHOICES = [agent.name for agent in AGENTS] + ["all"]
+_COLOUR = {
+    Action.ADDED: "green",
+    Action.UPDATED: "cyan",
+    Action.REMOVED: "yellow",
+    Action.UNCHANGED: "bright_black",
+}
+
+
+def _places() -> Places:
+    home = Path.home()
+    config_home = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
+    return Places(home, Path(config_home), os.environ.get("PATH"))
+
+
+@click.command()
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    type=click.Choice(_AGENT_CHOICES),
+    help="Set up this agent (repeatable; default: every agent installed here).",
+)
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option("--remove", is_flag=True, help="Take contextd's entries out again.")
+@common_options
+def setup(agents: tuple[str, ...], dry_run: bool, remove: bool) -> None:
+    """Add contextd's MCP server and hooks to your agents' config files.
+
+    Detects Claude Code, Codex CLI, Cursor, Gemini CLI, Windsurf and opencode (config folder or
+    binary on PATH). Idempotent; every other setting is kept; each changed file is backed up
+    beside itself first.
+    """
+    places = _places()
+    executable = find_executable(sys.argv[0], places.search_path)
+    report = run_setup(places, executable, names=agents, dry_run=dry_run, remove=remove)
+    emit(_payload(report, places), lambda: _human(report, places))
+
+
+def _payload(report: SetupReport, places: Places) -> dict[str, Any]:
+    return {
+        "executable": report.executable,
+        "dry_run": report.dry_run,
+        "remove": report.remove,
+        "changed": report.changed,
+        "agents": [
+            {
+                "agent": agent.name,
+                "files": [
+                    {
+                        "path": str(change.path),
+                        "action": str(change.action),
+                        "what": list(change.what),
+                        "backup": str(change.backup) if change.backup else None,
+                    }
+                    for change in report.files
+                    if change.agent == agent.name
+                ],
+            }
+            for agent in report.agents
+        ],
+    }
+
+
+def _human(report: SetupReport, places: Places) -> None:
+    rows = [
+        [
+            change.agent,
+            click.style(_verb(change, report.dry_run), fg=_COLOUR[change.action]),
+            _short(change.path, places),
+            ", ".join(change.what),
+        ]
+        for change in report.files
+    ]
+    table(rows, clip_column=None)
+    if report.dry_run:
+        for change in report.files:
+            _diff(change, places)
+        click.echo("Dry run: nothing was written.")
+    elif not report.changed:
+        click.echo("Nothing to change: every file is already as setup would leave it.")
+    else:
+        for change in report.files:
+            if change.backup:
+                click.echo(f"Backup of {_short(change.path, places)}: {change.backup.name}")
+        if not report.remove:
+            click.echo(f"Agents will run {report.executable}; restart them to pick it up.")
+
+
+def _verb(change: FileChange, dry_run: bool) -> str:
+    if dry_run and change.changed:
+        return "would be " + str(change.action)
+    return str(change.action)
+
+
+def _diff(change: FileChange, places: Places) -> None:
+    if not change.changed:
+        return
+    name = _short(change.path, places)
+    lines = difflib.unified_diff(
+        change.before.splitlines(keepends=True),
+        change.after.splitlines(keepends=True),
+        fromfile=name,
+        tofile=name,
+    )
+    for line in lines:
+        colour = "green" if line.startswith("+") else "red" if line.startswith("-") else None
+        click.echo(click.style(line.rstrip("\n"), fg=colour))
+
+
+def _short(path: Path, places: Places) -> str:
+    try:
+        return "~/" + str(path.relative_to(places.home))
+    except ValueError:
+        return str(path)
+
+
+COMMANDS = [setup]
