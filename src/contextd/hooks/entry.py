@@ -47,7 +47,7 @@ def run_hook(argv: list[str]) -> int:
             payload = _read_payload()
             text = _answer(home, event, payload)
         if text:
-            sys.stdout.write(_agent_reply(event, text))
+            sys.stdout.write(_agent_reply(event, text, payload))
             sys.stdout.flush()
     except BaseException as exc:  # fail open, whatever happened (KeyboardInterrupt included)
         _log(home, event, exc, time.monotonic() - started)
@@ -77,12 +77,20 @@ def _read_payload() -> dict[str, object]:
     return payload
 
 
-def _agent_reply(event: str, text: str) -> str:
-    """Claude Code's JSON hook output, ASCII only whatever the records hold."""
-    agent_event = _AGENT_EVENT.get(event)
-    if agent_event is None:
-        return ""
-    reply = {"hookSpecificOutput": {"hookEventName": agent_event, "additionalContext": text}}
+def _agent_reply(event: str, text: str, payload: dict[str, object]) -> str:
+    """The agent's JSON hook output, ASCII only whatever the records hold.
+
+    Claude Code and Gemini CLI read `hookSpecificOutput.additionalContext` under the event
+    name they sent; Cursor (camelCase events) reads `additional_context`.
+    """
+    sent = payload.get("hook_event_name")
+    if sent == "sessionStart":
+        reply: dict[str, object] = {"additional_context": text}
+    else:
+        agent_event = sent if isinstance(sent, str) and sent else _AGENT_EVENT.get(event)
+        if agent_event is None:
+            return ""
+        reply = {"hookSpecificOutput": {"hookEventName": agent_event, "additionalContext": text}}
     return json.dumps(reply, ensure_ascii=True) + "\n"
 
 
