@@ -18,6 +18,8 @@ from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.search import Retriever
 from contextd.retrieval.vector_index import SqliteVectorIndex
 from contextd.storage.db import Database
+from contextd.sync.remotes import RemoteService
+from contextd.sync.service import SyncService
 
 __all__ = ["App", "open_app"]
 
@@ -35,6 +37,8 @@ class App:
     search: SearchService
     index: IndexService
     sessions: SessionService
+    sync: SyncService
+    remotes: RemoteService
 
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
@@ -55,6 +59,7 @@ def open_app(settings: Settings) -> Iterator[App]:
         index = SqliteVectorIndex(db, provider.id, provider.dimensions) if provider else None
         retriever = Retriever(db, indexer, index, settings.search)
         guard = DuplicateGuard(db, index, settings.refresh)
+        sync = SyncService(db, indexer)
         yield App(
             settings=settings,
             db=db,
@@ -65,6 +70,8 @@ def open_app(settings: Settings) -> Iterator[App]:
             search=SearchService(retriever, settings.context),
             index=IndexService(db, indexer, index, choice.note),
             sessions=SessionService(db),
+            sync=sync,
+            remotes=RemoteService(db, sync),
         )
     finally:
         db.close()

@@ -19,6 +19,7 @@ __all__ = [
     "LifecycleSettings",
     "RefreshSettings",
     "SearchSettings",
+    "SyncSettings",
     "Settings",
     "default_config_text",
     "load_settings",
@@ -84,6 +85,13 @@ class RefreshSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SyncSettings:
+    """How long a deletion keeps travelling between machines before `refresh` forgets it."""
+
+    tombstone_retention_days: int = 365
+
+
+@dataclass(frozen=True, slots=True)
 class LifecycleSettings:
     stale_days: int = 90
 
@@ -98,6 +106,7 @@ class Settings:
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
     embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     refresh: RefreshSettings = field(default_factory=RefreshSettings)
+    sync: SyncSettings = field(default_factory=SyncSettings)
 
     @property
     def db_path(self) -> Path:
@@ -114,6 +123,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "context": ContextSettings,
     "lifecycle": LifecycleSettings,
     "refresh": RefreshSettings,
+    "sync": SyncSettings,
 }
 
 

@@ -8,7 +8,18 @@ from typing import Any
 
 import click
 
-from contextd.cli import admin, browse, capture, evaluate, lifecycle, mcp_command, projects
+from contextd.cli import (
+    admin,
+    browse,
+    bundles,
+    capture,
+    evaluate,
+    lifecycle,
+    mcp_command,
+    projects,
+    remote,
+    sync,
+)
 from contextd.cli._context import common_options, state
 from contextd.errors import ContextdError
 
@@ -67,7 +78,18 @@ def cli() -> None:
     """
 
 
-for module in (projects, capture, lifecycle, browse, admin, evaluate, mcp_command):
+for module in (
+    projects,
+    capture,
+    lifecycle,
+    browse,
+    admin,
+    evaluate,
+    mcp_command,
+    bundles,
+    remote,
+    sync,
+):
     for command in module.COMMANDS:
         cli.add_command(command)
 
