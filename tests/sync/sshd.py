@@ -32,9 +32,7 @@ def _free_port() -> int:
 
 
 def _keygen(path: Path) -> None:
-    subprocess.run(
-        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True
-    )
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True)
 
 
 def start_sshd(folder: Path) -> SshServer:
@@ -64,11 +62,12 @@ def start_sshd(folder: Path) -> SshServer:
     assert SSHD is not None
     if os.geteuid() == 0:  # sshd running as root insists on its privilege-separation folder
         Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)
-    process = subprocess.Popen(
-        [SSHD, "-D", "-e", "-f", str(folder / "sshd_config")],
-        stdout=subprocess.DEVNULL,
-        stderr=(folder / "sshd.log").open("wb"),
-    )
+    with (folder / "sshd.log").open("wb") as log:
+        process = subprocess.Popen(
+            [SSHD, "-D", "-e", "-f", str(folder / "sshd_config")],
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -42,7 +42,9 @@ def test_imported_records_are_searchable_by_words_and_by_meaning(
     lab.attach(tmp_path / "lab" / "orbit")
     wanted = lab.note(NOTES[0])
     carry(lab, laptop, tmp_path)
-    hits = laptop.json("search", "JetStream transport", "--project", "orbit", "--explain")["results"]
+    hits = laptop.json("search", "JetStream transport", "--project", "orbit", "--explain")[
+        "results"
+    ]
     assert hits and hits[0]["id"] == wanted
     assert hits[0]["explain"]["fts"] > 0 and hits[0]["explain"]["semantic"] > 0
     status = laptop.json("config", "--check")["check"]["index"]
@@ -60,7 +62,9 @@ def test_every_field_travels_with_supersede_links_and_relations(
     there, here = lab.records(), laptop.records()
     for record_id in (old, new):
         mine = {k: v for k, v in here[record_id].items() if k not in ("project_id", "session_id")}
-        theirs = {k: v for k, v in there[record_id].items() if k not in ("project_id", "session_id")}
+        theirs = {
+            k: v for k, v in there[record_id].items() if k not in ("project_id", "session_id")
+        }
         assert mine == theirs
     assert here[old]["status"] == "superseded" and here[old]["superseded_by"] == new
     assert here[new]["related_to"] == [old]
@@ -156,9 +160,7 @@ def test_a_deletion_travels_and_reaches_a_third_machine_through_the_second(
     assert set(lab.records()) == {kept}
 
 
-def test_a_tombstone_loses_to_a_later_update(
-    laptop: Machine, lab: Machine, tmp_path: Path
-) -> None:
+def test_a_tombstone_loses_to_a_later_update(laptop: Machine, lab: Machine, tmp_path: Path) -> None:
     lab.attach(tmp_path / "lab" / "orbit")
     record = lab.note(NOTES[0])
     carry(lab, laptop, tmp_path)
@@ -178,7 +180,9 @@ def test_refresh_forgets_tombstones_older_than_the_retention(
     old, recent = lab.note(NOTES[0]), lab.note(NOTES[1])
     assert lab("delete", old).exit_code == 0 and lab("delete", recent).exit_code == 0
     with sqlite3.connect(lab.home / "contextd.db") as conn:
-        conn.execute("UPDATE tombstones SET deleted_at = '2020-01-01T00:00:00.000Z' WHERE id = ?", (old,))
+        conn.execute(
+            "UPDATE tombstones SET deleted_at = '2020-01-01T00:00:00.000Z' WHERE id = ?", (old,)
+        )
     assert lab.json("refresh")["tombstones_forgotten"] == 1
     path = tmp_path / "after.json"
     assert lab("bundle", "export", "--out", str(path)).exit_code == 0
@@ -299,9 +303,7 @@ def test_a_damaged_record_entry_is_named_and_nothing_is_imported(
     assert laptop.json("bundle", "summary")["records"] == 0
 
 
-def test_missing_binary_and_own_bundles_are_refused(
-    laptop: Machine, tmp_path: Path
-) -> None:
+def test_missing_binary_and_own_bundles_are_refused(laptop: Machine, tmp_path: Path) -> None:
     missing = laptop("bundle", "import", "--file", str(tmp_path / "nope.json"))
     assert missing.exit_code == 2 and "No bundle at" in missing.stderr
     binary = tmp_path / "binary.json"

@@ -136,21 +136,22 @@ def scan(
     app = get_app()
     given = RemoteSpec(target, login_shell, command, remote_home, ssh_options)
     customised = given != RemoteSpec(target)
-    name, spec = app.remotes.resolve(target, given if customised else None)
+    name, spec, configured = app.remotes.resolve(target, given if customised else None)
     for note in expansion_warnings(spec):
         warn(note)
     found = app.remotes.scan(spec, batch=_batch(batch))
 
     def human() -> None:
-        print_summary(found, f"{spec.target}")
-        hint = name if name != spec.target or _is_remote(app, name) else spec.target
-        click.echo(f"Nothing was copied. `contextd remote pull {hint}` merges it here.")
+        print_summary(found, spec.target)
+        if configured:
+            click.echo(f"Nothing was copied. `contextd remote pull {name}` merges it here.")
+        else:
+            click.echo(
+                f"Nothing was copied. `contextd remote add NAME {spec.target}` (same options), "
+                "then `contextd remote pull NAME`, merges it here."
+            )
 
-    emit({"remote": name, "target": spec.target, "summary": found}, human)
-
-
-def _is_remote(app: Any, name: str) -> bool:
-    return any(r.name == name for r in app.remotes.list())
+    emit({"remote": name if configured else None, "target": spec.target, "summary": found}, human)
 
 
 @remote.command()

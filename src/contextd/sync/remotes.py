@@ -106,12 +106,13 @@ class RemoteService:
             rows.delete_remote(conn, name)
         return remote
 
-    def resolve(self, target: str, override: RemoteSpec | None) -> tuple[str, RemoteSpec]:
-        """A configured remote by name, else `target` taken as [user@]host."""
+    def resolve(self, target: str, override: RemoteSpec | None) -> tuple[str, RemoteSpec, bool]:
+        """A configured remote by name (unless options were given for this call), else
+        `target` taken as [user@]host; the flag says which."""
         found = rows.get_remote(self._db.connection(), target)
-        if found is not None:
-            return found.name, spec_of(found)
-        return target, override or RemoteSpec(target)
+        if found is not None and override is None:
+            return found.name, spec_of(found), True
+        return target, override or RemoteSpec(target), False
 
     def scan(self, spec: RemoteSpec, *, batch: bool) -> dict[str, Any]:
         """Counts of what the other store holds (no content is copied)."""
