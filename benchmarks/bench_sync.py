@@ -26,7 +26,7 @@ WORDS = "queue worker lease heartbeat shard replica cache index token budget mig
 
 def make_home(path: Path, provider: str) -> Path:
     path.mkdir(parents=True)
-    (path / "config.toml").write_text(f'[embeddings]\nprovider = "{provider}"\n')
+    (path / "config.toml").write_text(f'[embeddings]\nprovider = "{provider}"\n', encoding="utf-8")
     return path
 
 

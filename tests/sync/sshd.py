@@ -40,7 +40,9 @@ def start_sshd(folder: Path) -> SshServer:
     os.chmod(folder, 0o700)
     _keygen(folder / "host_key")
     _keygen(folder / "client_key")
-    (folder / "authorized_keys").write_text((folder / "client_key.pub").read_text())
+    (folder / "authorized_keys").write_text(
+        (folder / "client_key.pub").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     user_home = folder / "account"
     user_home.mkdir()
     port = _free_port()
@@ -51,13 +53,15 @@ def start_sshd(folder: Path) -> SshServer:
         f"PidFile {folder / 'sshd.pid'}\nUsePAM no\nPasswordAuthentication no\n"
         "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
         "PermitRootLogin prohibit-password\n"
-        f"AllowUsers {user}\nSetEnv HOME={user_home}\n"
+        f"AllowUsers {user}\nSetEnv HOME={user_home}\n",
+        encoding="utf-8",
     )
     (folder / "ssh_config").write_text(
         f"Host lab\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n"
         f"  IdentityFile {folder / 'client_key'}\n  IdentitiesOnly yes\n"
         f"  UserKnownHostsFile {folder / 'known_hosts'}\n  StrictHostKeyChecking accept-new\n"
-        "  LogLevel ERROR\n"
+        "  LogLevel ERROR\n",
+        encoding="utf-8",
     )
     assert SSHD is not None
     if os.geteuid() == 0:  # sshd running as root insists on its privilege-separation folder
@@ -71,7 +75,7 @@ def start_sshd(folder: Path) -> SshServer:
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError((folder / "sshd.log").read_text())
+            raise RuntimeError((folder / "sshd.log").read_text(encoding="utf-8"))
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
             break

@@ -186,9 +186,10 @@ def test_refresh_forgets_tombstones_older_than_the_retention(
     assert lab.json("refresh")["tombstones_forgotten"] == 1
     path = tmp_path / "after.json"
     assert lab("bundle", "export", "--out", str(path)).exit_code == 0
-    assert [t["id"] for t in json.loads(path.read_text())["tombstones"]] == [recent]
+    assert [t["id"] for t in json.loads(path.read_text(encoding="utf-8"))["tombstones"]] == [recent]
     (lab.home / "config.toml").write_text(
-        '[embeddings]\nprovider = "hashing"\n[sync]\ntombstone_retention_days = 0\n'
+        '[embeddings]\nprovider = "hashing"\n[sync]\ntombstone_retention_days = 0\n',
+        encoding="utf-8",
     )
     assert lab.json("refresh")["tombstones_forgotten"] == 1
 
@@ -233,12 +234,12 @@ def test_export_of_one_project_since_a_date(laptop: Machine, tmp_path: Path) -> 
     path = tmp_path / "sable.json"
     result = laptop("bundle", "export", "--out", str(path), "--project", "sable", "--since", "1d")
     assert result.exit_code == 0, result.output
-    document = json.loads(path.read_text())
+    document = json.loads(path.read_text(encoding="utf-8"))
     assert [r["id"] for r in document["records"]] == [wanted]
     assert [p["slug"] for p in document["projects"]] == ["sable"]
     assert "embedding" not in json.dumps(document) and "session" not in json.dumps(document)
     later = laptop("bundle", "export", "--out", str(path), "--since", "2999-01-01")
-    assert later.exit_code == 0 and json.loads(path.read_text())["records"] == []
+    assert later.exit_code == 0 and json.loads(path.read_text(encoding="utf-8"))["records"] == []
 
 
 def test_dry_run_reports_but_writes_nothing(laptop: Machine, lab: Machine, tmp_path: Path) -> None:
@@ -275,7 +276,7 @@ def test_a_malformed_foreign_or_newer_bundle_is_refused_in_one_sentence(
     laptop: Machine, tmp_path: Path, content: str, complaint: str
 ) -> None:
     path = tmp_path / "bad.json"
-    path.write_text(content)
+    path.write_text(content, encoding="utf-8")
     result = laptop("bundle", "import", "--file", str(path))
     assert result.exit_code == 2
     assert complaint in result.stderr and "Traceback" not in result.output
@@ -290,14 +291,14 @@ def test_a_damaged_record_entry_is_named_and_nothing_is_imported(
     lab.note(NOTES[1])
     path = tmp_path / "damaged.json"
     assert lab("bundle", "export", "--out", str(path)).exit_code == 0
-    document = json.loads(path.read_text())
+    document = json.loads(path.read_text(encoding="utf-8"))
     document["records"][1]["kind"] = "rumour"
-    path.write_text(json.dumps(document))
+    path.write_text(json.dumps(document), encoding="utf-8")
     result = laptop("bundle", "import", "--file", str(path))
     assert result.exit_code == 2 and "record 2" in result.stderr
     document["records"][1]["kind"] = "memory"
     document["records"][1]["updated_at"] = "yesterday"
-    path.write_text(json.dumps(document))
+    path.write_text(json.dumps(document), encoding="utf-8")
     result = laptop("bundle", "import", "--file", str(path))
     assert result.exit_code == 2 and "not an ISO date" in result.stderr
     assert laptop.json("bundle", "summary")["records"] == 0
@@ -322,3 +323,18 @@ def test_a_bad_since_or_unwritable_output_is_refused(laptop: Machine, tmp_path: 
     assert result.exit_code == 2 and "--since 'soon' is not a date" in result.stderr
     result = laptop("bundle", "export", "--out", str(tmp_path / "no" / "such" / "x.json"))
     assert result.exit_code == 2 and "Cannot write" in result.stderr
+
+
+def test_a_checkout_without_a_remote_adopts_the_arrived_project_by_name(
+    laptop: Machine, lab: Machine, tmp_path: Path
+) -> None:
+    folder = tmp_path / "lab" / "notes"
+    folder.mkdir(parents=True)
+    assert lab("attach", str(folder)).exit_code == 0
+    record = lab.note(NOTES[0], project="notes")
+    assert carry(lab, laptop, tmp_path)["projects_created"] == ["notes"]
+    checkout = tmp_path / "mine" / "notes"
+    checkout.mkdir(parents=True)
+    adopted = laptop.json("attach", str(checkout))
+    assert (adopted["action"], adopted["project"]["slug"]) == ("adopted", "notes")
+    assert list(laptop.records("notes")) == [record]

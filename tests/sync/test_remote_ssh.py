@@ -1,6 +1,7 @@
 """remote add/scan/pull/push through a real sshd on a loopback port; each "machine" is its
 own contextd home and the far side runs this checkout's contextd."""
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,8 @@ def test_an_edit_on_both_sides_is_listed_not_resolved(
     assert lab.records()[record]["title"].endswith("on lab")
     listed = laptop.json("sync", "conflicts")["conflicts"]
     assert [(c["id"], c["peer"]) for c in listed] == [(record, "lab")]
+    over_there = lab.json("sync", "conflicts")["conflicts"]
+    assert [(c["id"], c["peer"]) for c in over_there] == [(record, socket.gethostname())]
     human = laptop("sync", "conflicts")
     assert "on lab" in human.output and "sync resolve" in human.output
 
@@ -125,7 +128,8 @@ def test_a_login_shell_banner_and_a_quoted_tilde_are_handled_on_the_far_side(
     record = far.note(NOTES[0])
     bin_dir = Path(CONTEXTD).parent
     (sshd.user_home / ".profile").write_text(
-        f'echo "Welcome to lab-box, {{\\"format\\": 1}}"\nexport PATH="{bin_dir}:$PATH"\n'
+        f'echo "Welcome to lab-box, {{\\"format\\": 1}}"\nexport PATH="{bin_dir}:$PATH"\n',
+        encoding="utf-8",
     )
     added = laptop(
         "remote",
@@ -170,7 +174,7 @@ def test_a_failure_of_contextd_over_there_is_relayed(
 ) -> None:
     foreign = tmp_path / "foreign"
     foreign.mkdir()
-    (foreign / "contextd.db").write_text("not a database")
+    (foreign / "contextd.db").write_text("not a database", encoding="utf-8")
     laptop_remote = ["--command", CONTEXTD, "--remote-home", str(foreign), *sshd.options]
     assert laptop("remote", "add", "odd", "lab", *laptop_remote).exit_code == 0
     result = laptop("remote", "pull", "odd")

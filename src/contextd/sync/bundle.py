@@ -60,6 +60,7 @@ class Bundle:
     projects: tuple[BundleProject, ...]
     records: tuple[BundleRecord, ...]
     tombstones: tuple[BundleTombstone, ...]
+    host: str | None = None  # the machine it was exported on, to name it in conflicts
 
 
 def project_entry(project: Project) -> BundleProject:
@@ -102,6 +103,7 @@ def dump_bundle(bundle: Bundle) -> str:
         "version": VERSION,
         "exported_at": bundle.exported_at,
         "store_id": bundle.store_id,
+        "host": bundle.host,
         "projects": [
             {
                 "id": p.id,
@@ -168,6 +170,7 @@ def parse_bundle(text: str, source: str) -> Bundle:
         projects,
         records,
         tombstones,
+        reader.optional(document, "host", "the bundle"),
     )
 
 

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import socket
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -82,6 +83,7 @@ class SyncService:
             projects=tuple(project_entry(p) for p in projects),
             records=tuple(BundleRecord(r, tuple(sorted(histories.get(r.id, ())))) for r in records),
             tombstones=tuple(BundleTombstone(t.id, t.project_id, t.deleted_at) for t in tombstones),
+            host=socket.gethostname() or None,
         )
 
     def import_text(
@@ -98,7 +100,7 @@ class SyncService:
             raise InvalidInputError(
                 f"{source} was exported from this very store; import it on another machine."
             )
-        return self.merge(bundle, peer or source, dry_run=dry_run)
+        return self.merge(bundle, peer or bundle.host or source, dry_run=dry_run)
 
     def merge(self, bundle: Bundle, peer: str, *, dry_run: bool = False) -> ImportReport:
         report: ImportReport | None = None
