@@ -22,6 +22,8 @@ from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.search import Retriever
 from contextd.retrieval.vector_index import SqliteVectorIndex
 from contextd.storage.db import Database
+from contextd.sync.remotes import RemoteService
+from contextd.sync.service import SyncService
 
 __all__ = ["App", "open_app"]
 
@@ -42,6 +44,8 @@ class App:
     hook_state: HookState
     agent_files: AgentFileService
     mirror: MirrorService
+    sync: SyncService
+    remotes: RemoteService
 
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
@@ -68,6 +72,7 @@ def open_app(settings: Settings) -> Iterator[App]:
         guard = DuplicateGuard(db, index, settings.refresh)
         records = RecordService(db, indexer, index, guard)
         projects = ProjectService(db)
+        sync = SyncService(db, indexer)
         yield App(
             settings=settings,
             db=db,
@@ -81,6 +86,8 @@ def open_app(settings: Settings) -> Iterator[App]:
             hook_state=HookState(db),
             agent_files=AgentFileService(db, records, settings.context.export_budget),
             mirror=MirrorService(db, records, projects, settings.home),
+            sync=sync,
+            remotes=RemoteService(db, sync),
         )
     finally:
         db.close()

@@ -20,6 +20,7 @@ __all__ = [
     "LifecycleSettings",
     "RefreshSettings",
     "SearchSettings",
+    "SyncSettings",
     "Settings",
     "default_config_text",
     "load_settings",
@@ -98,6 +99,13 @@ class RefreshSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SyncSettings:
+    """How long a deletion keeps travelling between machines before `refresh` forgets it."""
+
+    tombstone_retention_days: int = 365
+
+
+@dataclass(frozen=True, slots=True)
 class LifecycleSettings:
     stale_days: int = 90
 
@@ -113,6 +121,7 @@ class Settings:
     embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     refresh: RefreshSettings = field(default_factory=RefreshSettings)
     hooks: HookSettings = field(default_factory=HookSettings)
+    sync: SyncSettings = field(default_factory=SyncSettings)
 
     @property
     def db_path(self) -> Path:
@@ -130,6 +139,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "lifecycle": LifecycleSettings,
     "refresh": RefreshSettings,
     "hooks": HookSettings,
+    "sync": SyncSettings,
 }
 
 

@@ -13,6 +13,7 @@
   + ProviderUnavailableError       exit 5   (embedding model, endpoint or key missing)
   + StoreError                     exit 6   (the database cannot be opened or written)
     - SchemaTooNewError            exit 6
+  + RemoteError                    exit 7   (ssh or contextd on another machine failed)
 """
 
 from typing import ClassVar
@@ -28,6 +29,7 @@ __all__ = [
     "NotFoundError",
     "ProviderUnavailableError",
     "ProjectNotResolvedError",
+    "RemoteError",
     "SchemaTooNewError",
     "StoreError",
     "ValidationError",
@@ -120,3 +122,9 @@ class DaemonError(ContextdError):
     """The daemon could not be started or reached."""
 
     exit_code = 5
+
+
+class RemoteError(ContextdError):
+    """Reaching another machine failed: ssh itself, or contextd there."""
+
+    exit_code = 7

@@ -15,7 +15,15 @@ import pytest
 
 from contextd.daemon import client
 from tests.conftest import DECISION, POSTGRES, Cli
-from tests.hooks._support import BASE_CONFIG, hook_env, run_hook, session_start, user_prompt
+from tests.hooks._support import (
+    BASE_CONFIG,
+    daemon_processes,
+    end_processes,
+    hook_env,
+    run_hook,
+    session_start,
+    user_prompt,
+)
 
 QUEUE_PROMPT = "Why did we pick NATS for the task queue after the deploy issues?"
 
@@ -84,6 +92,7 @@ class Daemons:
             if not _wait_gone(pid, 10.0):
                 os.kill(pid, signal.SIGKILL)
                 _wait_gone(pid, 5.0)
+        end_processes(daemon_processes(self.home))  # any the test did not hear of
 
 
 @pytest.fixture
@@ -94,6 +103,7 @@ def daemons(home: Path, repo: Path) -> Iterator[Daemons]:
     finally:
         control.shutdown()
     assert all(not _alive(pid) for pid in control.pids)
+    assert daemon_processes(home) == []
 
 
 def _raw_exchange(home: Path, data: bytes) -> dict[str, Any]:

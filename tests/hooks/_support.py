@@ -1,8 +1,10 @@
 """Running `contextd hook EVENT` the way an agent does: a fresh process, the hook's JSON on
 stdin, Claude Code's JSON reply on stdout."""
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -171,3 +173,31 @@ def payload_for(event: str, cwd: Path, session: str = "sess-1") -> dict[str, Any
         "stop": lambda: stop(cwd, session),
     }
     return builders[event]()
+
+
+def daemon_processes(home: Path) -> list[int]:
+    """Pids of `contextd ... daemon run` processes started for this home (by a hook)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"contextd" in argv and b"daemon" in argv and os.fsencode(home) in argv:
+            found.append(int(entry.name))
+    return found
+
+
+def end_processes(pids: list[int]) -> None:
+    """SIGTERM, then SIGKILL what is still there after a few seconds."""
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() for p in pids):
+        time.sleep(0.05)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)

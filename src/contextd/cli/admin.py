@@ -88,8 +88,10 @@ def set_value(key: str, value: str) -> None:
 )
 @common_options
 def refresh(force_embeddings: bool) -> None:
-    """Bring the semantic index up to date: embed records that lack a current vector."""
+    """Bring the semantic index up to date (embed records that lack a current vector) and
+    forget deletions older than sync.tombstone_retention_days."""
     app = get_app()
+    forgotten = app.sync.forget_tombstones(app.settings.sync.tombstone_retention_days)
     bars: list[Any] = []
 
     def progress(done: int, total: int) -> None:
@@ -106,14 +108,22 @@ def refresh(force_embeddings: bool) -> None:
         if bars:
             bars[0].__exit__(None, None, None)
     state = app.index.state()
-    payload = {"embedded": count, "index": dataclasses.asdict(state)}
-    emit(
-        payload,
-        lambda: click.echo(
+    payload = {
+        "embedded": count,
+        "index": dataclasses.asdict(state),
+        "tombstones_forgotten": forgotten,
+    }
+
+    def human() -> None:
+        click.echo(
             f"Embedded {count} records; {state.embedded}/{state.records} have a current vector "
             f"({state.provider})."
-        ),
-    )
+        )
+        if forgotten:
+            days = app.settings.sync.tombstone_retention_days
+            click.echo(f"Forgot {forgotten} deletions older than {days} days.")
+
+    emit(payload, human)
 
 
 COMMANDS = [config, refresh]

@@ -11,6 +11,7 @@ import click
 from contextd.cli import (
     admin,
     browse,
+    bundles,
     capture,
     daemon,
     evaluate,
@@ -20,6 +21,7 @@ from contextd.cli import (
     lifecycle,
     mcp_command,
     projects,
+    remote,
     sessions,
     setup,
     sync,
@@ -97,6 +99,8 @@ for module in (
     export,
     sync,
     setup,
+    bundles,
+    remote,
 ):
     for command in module.COMMANDS:
         cli.add_command(command)

@@ -9,6 +9,7 @@ import click
 from contextd.app import App
 from contextd.cli._context import common_options, get_app, state
 from contextd.cli._output import emit
+from contextd.cli.remote import conflicts, resolve
 from contextd.errors import ConflictError, InvalidInputError
 from contextd.mirror.adopt import Change
 from contextd.mirror.service import AdoptPlan, SyncReport
@@ -26,7 +27,7 @@ __all__ = ["COMMANDS"]
 def sync(ctx: click.Context, adopt: bool, force: bool, yes: bool, dry_run: bool) -> None:
     """Regenerate the Markdown mirror ($CONTEXTD_HOME/projects/<slug>/ and global/) from the
     store. A file edited by hand is left alone until you adopt (--adopt) or drop (--force) the
-    edits."""
+    edits. `sync conflicts` / `sync resolve` settle records changed on two machines."""
     if ctx.invoked_subcommand is not None:
         return
     if adopt and force:
@@ -141,5 +142,8 @@ def _clip(text: str, width: int = 60) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
+
+sync.add_command(conflicts)
+sync.add_command(resolve)
 
 COMMANDS = [sync]

@@ -48,7 +48,8 @@ class ProjectService:
         """Attach `folder` (its git root when inside git) to a project, creating one if needed.
 
         A project already known by the same normalised git remote is adopted, so a clone, a
-        worktree or a project that arrived from another machine is not created twice.
+        worktree or a project that arrived from another machine is not created twice; a folder
+        without a remote adopts a project of its slug that has neither folder nor remote.
         """
         if not folder.is_dir():
             raise InvalidInputError(f"{folder} is not a folder; give the project's folder.")
@@ -62,12 +63,12 @@ class ProjectService:
             if attached and attached[0] == path:
                 rows.touch_project(conn, attached[1], remote, stamp)
                 return AttachOutcome(self._get(attached[1]), path, "already attached")
-            known = rows.find_by_remote(conn, remote) if remote else None
+            display = name or root.name
+            known = rows.find_by_remote(conn, remote) if remote else self._unplaced(display)
             if known:
                 rows.add_path(conn, known.id, path, stamp)
                 rows.touch_project(conn, known.id, remote, stamp)
                 return AttachOutcome(self._get(known.id), path, "adopted")
-            display = name or root.name
             slug = self._free_slug(slugify(display))
             project = Project(new_id(), slug, display, remote, (path,), stamp, stamp)
             rows.insert_project(conn, project)
@@ -148,6 +149,14 @@ class ProjectService:
         if project is None:  # only if another process purged it a moment ago
             raise NotFoundError(f"Project {project_id} no longer exists.")
         return project
+
+    def _unplaced(self, name: str) -> Project | None:
+        """A project without folder or remote of this slug (arrived by sync, or detached),
+        which a folder without a remote adopts by name."""
+        for project in rows.find_by_slug_or_name(self._db.connection(), slugify(name)):
+            if project.slug == slugify(name) and not project.paths and not project.git_remote:
+                return project
+        return None
 
     def _free_slug(self, slug: str) -> str:
         conn = self._db.connection()

@@ -1,0 +1,177 @@
+"""bundle export/import/summary: moving records between machines through a JSON file."""
+
+import contextlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from contextd.cli._context import common_options, get_app, state
+from contextd.cli._output import emit
+from contextd.clock import parse_when, to_iso
+from contextd.errors import InvalidInputError
+from contextd.sync.bundle import dump_bundle
+from contextd.sync.summary import store_summary
+
+__all__ = ["COMMANDS", "print_merge"]
+
+
+@click.group()
+@common_options
+def bundle() -> None:
+    """Exchange records with another machine through a JSON file (no SSH needed)."""
+
+
+@bundle.command(name="export")
+@click.option("--out", required=True, metavar="FILE", help="Where to write it ('-': stdout).")
+@click.option(
+    "--since",
+    metavar="DATE",
+    help="Only records changed and deletions made since DATE (2026-01-31, ISO, or 30d).",
+)
+@common_options
+def export_bundle(out: str, since: str | None) -> None:
+    """Write every project's records, supersede links and deletions (or --project's) to FILE."""
+    app = get_app()
+    chosen = state().project
+    project = app.projects.resolve(chosen, app.settings.cwd) if chosen else None
+    bundle_ = app.sync.export(project, _since(since))
+    text = dump_bundle(bundle_)
+    if out == "-":
+        click.echo(text)
+        return
+    _write(Path(out), text)
+    payload = {
+        "file": out,
+        "projects": len(bundle_.projects),
+        "records": len(bundle_.records),
+        "tombstones": len(bundle_.tombstones),
+    }
+    emit(
+        payload,
+        lambda: click.echo(
+            f"Exported {len(bundle_.records)} records and {len(bundle_.tombstones)} deletions "
+            f"of {len(bundle_.projects)} projects to {out}."
+        ),
+    )
+
+
+@bundle.command(name="import")
+@click.option("--file", "file_", required=True, metavar="FILE", help="The bundle ('-': stdin).")
+@click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
+@common_options
+def import_bundle(file_: str, dry_run: bool) -> None:
+    """Merge a bundle by record id: newer versions win, divergences are listed, deletions
+    travel."""
+    app = get_app()
+    source = "the bundle on stdin" if file_ == "-" else file_
+    report = app.sync.import_text(_read(file_), source, dry_run=dry_run)
+    view = report.view(app.sync.store_id())
+    emit(view, lambda: print_merge(view, f"Merged {source}"))
+
+
+@bundle.command()
+@common_options
+def summary() -> None:
+    """Counts of what this store holds, per project and kind (what `remote scan` reads)."""
+    app = get_app()
+    payload = store_summary(app.db, app.settings.home, app.index.state().provider)
+    emit(payload, lambda: print_summary(payload, "this store"))
+
+
+def print_merge(view: dict[str, Any], headline: str) -> None:
+    """One line of counts, and where to look when something diverged."""
+    parts = [
+        f"{view['added']} added",
+        f"{view['updated']} updated",
+        f"{view['unchanged']} unchanged",
+        f"{view['deleted']} deleted",
+        f"{view['conflicts']} conflicts",
+    ]
+    if view.get("kept_local"):
+        parts.append(f"{view['kept_local']} newer here (kept)")
+    click.echo(f"{headline}: {', '.join(parts)}.")
+    if view.get("projects_created"):
+        click.echo(
+            f"New projects without a folder: {', '.join(view['projects_created'])} "
+            "(`contextd attach` in a checkout adopts one)."
+        )
+    if view.get("dry_run"):
+        click.echo("Dry run: nothing was written.")
+    elif view.get("conflicts"):
+        click.echo(
+            click.style(
+                "Both sides changed some records; the local copies were kept. "
+                "See `contextd sync conflicts`.",
+                fg="yellow",
+            )
+        )
+
+
+def print_summary(payload: dict[str, Any], where: str) -> None:
+    click.echo(f"{where}: contextd {payload['contextd']}, home {payload['home']}")
+    click.echo(
+        f"{payload['records']} records, {payload['tombstones']} deletions, "
+        f"embeddings {payload['embeddings']}"
+    )
+    for project in payload["projects"]:
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(project["kinds"].items())) or "empty"
+        superseded = project["statuses"].get("superseded", 0)
+        note = f" ({superseded} superseded)" if superseded else ""
+        click.echo(f"  {project['slug']:<20} {kinds}{note}")
+    categories = payload["global"].get("categories", {})
+    if categories:
+        listed = ", ".join(f"{n} {c}" for c, n in categories.items())
+        click.echo(f"  plus global records: {listed}")
+
+
+def _since(text: str | None) -> str | None:
+    if text is None:
+        return None
+    moment = parse_when(text)
+    if moment is None:
+        raise InvalidInputError(
+            f"--since {text!r} is not a date; use 2026-01-31, an ISO instant or a span like 30d."
+        )
+    return to_iso(moment)
+
+
+def _read(name: str) -> str:
+    data: bytes
+    if name == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(name).read_bytes()
+        except FileNotFoundError:
+            raise InvalidInputError(f"No bundle at {name}; check the path.") from None
+        except OSError as exc:
+            raise InvalidInputError(f"Cannot read {name}: {exc.strerror}.") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInputError(
+            f"{name} is not UTF-8 text, so not a contextd bundle; give a file written by "
+            "`contextd bundle export`."
+        ) from None
+
+
+def _write(path: Path, text: str) -> None:
+    """Write via a temporary file beside it, so a failed write leaves no half bundle."""
+    temporary = None
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".bundle-", dir=path.parent.absolute())
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        raise InvalidInputError(f"Cannot write {path}: {exc.strerror}.") from None
+
+
+COMMANDS = [bundle]

@@ -1,0 +1,182 @@
+"""Applying a bundle to this store by the merge rules, in one transaction."""
+
+import json
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field, replace
+
+from contextd.clock import now
+from contextd.models import Project, Record
+from contextd.storage import projects as project_rows
+from contextd.storage import records as record_rows
+from contextd.storage import sync as sync_rows
+from contextd.sync.bundle import Bundle, BundleProject, BundleRecord, record_to_json
+from contextd.sync.merge import Outcome, decide_record, decide_tombstone
+
+__all__ = ["ImportReport", "apply_bundle"]
+
+
+@dataclass(slots=True)
+class ImportReport:
+    """What a merge did (or, in a dry run, would do)."""
+
+    source: str  # the store id the bundle came from
+    dry_run: bool
+    counts: Counter[Outcome] = field(default_factory=Counter)
+    conflicts: list[str] = field(default_factory=list)  # ids of records kept with a divergence
+    projects_created: list[str] = field(default_factory=list)  # slugs
+    written: list[Record] = field(default_factory=list)  # added or updated: need vectors
+
+    def count(self, outcome: Outcome) -> int:
+        return self.counts[outcome]
+
+    def view(self, store_id: str) -> dict[str, object]:
+        """Counts for people and scripts; `store_id` is the store that merged."""
+        c = self.counts
+        return {
+            "store_id": store_id,
+            "source": self.source,
+            "dry_run": self.dry_run,
+            "added": c[Outcome.ADD],
+            "updated": c[Outcome.UPDATE],
+            "unchanged": c[Outcome.UNCHANGED] + c[Outcome.STAYS_DELETED],
+            "kept_local": c[Outcome.KEEP_LOCAL],
+            "deleted": c[Outcome.DELETE],
+            "conflicts": c[Outcome.CONFLICT],
+            "tombstones_received": c[Outcome.NEW_TOMBSTONE],
+            "conflict_ids": list(self.conflicts),
+            "projects_created": list(self.projects_created),
+        }
+
+
+def apply_bundle(
+    conn: sqlite3.Connection, bundle: Bundle, peer: str, dry_run: bool
+) -> ImportReport:
+    """Merge `bundle` into the store; the caller holds the transaction (and rolls it back for a
+    dry run). `peer` names the other side in the conflict list."""
+    report = ImportReport(bundle.store_id, dry_run)
+    ids = [e.record.id for e in bundle.records] + [t.id for t in bundle.tombstones]
+    everything = record_rows.RecordFilter(None, statuses=(), every_project=True)
+    local = record_rows.records_in_scope(conn, ids, everything)
+    histories = sync_rows.versions_of(conn, ids)
+    deleted = sync_rows.tombstones_of(conn, ids)
+    projects = _ProjectMap(conn, bundle.projects, report)
+    for entry in bundle.records:
+        _merge_record(conn, entry, local, histories, deleted, projects, peer, report)
+    for tombstone in bundle.tombstones:
+        held = local.get(tombstone.id)
+        outcome = decide_tombstone(
+            tombstone.deleted_at, held.updated_at if held else None, deleted.get(tombstone.id)
+        )
+        report.counts[outcome] += 1
+        if outcome is Outcome.DELETE and held is not None:
+            record_rows.delete_record(conn, held, tombstone.deleted_at)
+        elif outcome is Outcome.NEW_TOMBSTONE:
+            owner = projects.find(tombstone.project_id) if tombstone.project_id else None
+            sync_rows.upsert_tombstone(
+                conn, sync_rows.Tombstone(tombstone.id, owner, tombstone.deleted_at)
+            )
+    return report
+
+
+def _merge_record(
+    conn: sqlite3.Connection,
+    entry: BundleRecord,
+    local: dict[str, Record],
+    histories: dict[str, set[str]],
+    deleted: dict[str, str],
+    projects: "_ProjectMap",
+    peer: str,
+    report: ImportReport,
+) -> None:
+    incoming = entry.record
+    held = local.get(incoming.id)
+    outcome = decide_record(
+        incoming.updated_at,
+        set(entry.history),
+        held.updated_at if held else None,
+        histories.get(incoming.id, set()),
+        deleted.get(incoming.id),
+    )
+    report.counts[outcome] += 1
+    if outcome is Outcome.STAYS_DELETED:
+        return
+    if outcome is Outcome.CONFLICT and held is not None:
+        report.conflicts.append(incoming.id)
+        sync_rows.upsert_conflict(conn, _conflict(incoming, entry.history, held, peer))
+        return
+    if outcome in (Outcome.ADD, Outcome.UPDATE):
+        owner = projects.local_id(incoming.project_id) if incoming.project_id else None
+        session = held.session_id if held else None
+        record = replace(incoming, project_id=owner, session_id=session)
+        if held is None:
+            sync_rows.delete_tombstone(conn, record.id)
+            record_rows.insert_record(conn, record)
+        else:
+            record_rows.replace_record(conn, record)
+        report.written.append(record)
+    # Both sides now hold a version descending from the incoming one.
+    sync_rows.add_versions(conn, [(incoming.id, v) for v in {*entry.history, incoming.updated_at}])
+    sync_rows.delete_conflict(conn, incoming.id)
+
+
+def _conflict(
+    incoming: Record, history: tuple[str, ...], held: Record, peer: str
+) -> sync_rows.ConflictRow:
+    return sync_rows.ConflictRow(
+        record_id=held.id,
+        peer=peer,
+        local_updated_at=held.updated_at,
+        remote_updated_at=incoming.updated_at,
+        remote_record=json.dumps(record_to_json(incoming, history), ensure_ascii=False),
+        detected_at=now(),
+    )
+
+
+class _ProjectMap:
+    """Which local project each bundle project is: same id, else same normalised git remote,
+    else same slug (unless the two remotes differ); created without a folder when none is."""
+
+    def __init__(
+        self, conn: sqlite3.Connection, entries: tuple[BundleProject, ...], report: ImportReport
+    ) -> None:
+        self._conn = conn
+        self._entries = {p.id: p for p in entries}
+        self._found: dict[str, str | None] = {}
+        self._report = report
+
+    def find(self, project_id: str) -> str | None:
+        if project_id not in self._found:
+            entry = self._entries.get(project_id)
+            self._found[project_id] = self._match(entry) if entry else None
+        return self._found[project_id]
+
+    def local_id(self, project_id: str) -> str:
+        found = self.find(project_id)
+        if found is not None:
+            return found
+        entry = self._entries[project_id]
+        slug, number = entry.slug, 2
+        while project_rows.slug_taken(self._conn, slug):
+            slug, number = f"{entry.slug}-{number}", number + 1
+        project = Project(
+            entry.id, slug, entry.name, entry.git_remote, (), entry.created_at, entry.updated_at
+        )
+        project_rows.insert_project(self._conn, project)
+        self._report.projects_created.append(slug)
+        self._found[project_id] = entry.id
+        return entry.id
+
+    def _match(self, entry: BundleProject) -> str | None:
+        same = project_rows.get_project(self._conn, entry.id)
+        if same is not None:
+            return same.id
+        if entry.git_remote:
+            by_remote = project_rows.find_by_remote(self._conn, entry.git_remote)
+            if by_remote is not None:
+                return by_remote.id
+        for candidate in project_rows.find_by_slug_or_name(self._conn, entry.slug):
+            remotes = {candidate.git_remote, entry.git_remote} - {None}
+            if candidate.slug == entry.slug and len(remotes) <= 1:
+                return candidate.id
+        return None

@@ -1,0 +1,174 @@
+"""Bundles in and out of this store, the divergences found, and forgetting old tombstones."""
+
+import json
+import logging
+import socket
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from contextd.clock import now, to_iso
+from contextd.errors import InvalidInputError, NotFoundError, ProviderUnavailableError
+from contextd.models import Project, Record
+from contextd.retrieval.indexer import Indexer
+from contextd.storage import projects as project_rows
+from contextd.storage import records as record_rows
+from contextd.storage import sync as sync_rows
+from contextd.storage.db import Database
+from contextd.sync.bundle import (
+    Bundle,
+    BundleRecord,
+    BundleTombstone,
+    parse_bundle,
+    parse_bundle_record,
+    project_entry,
+    record_to_json,
+)
+from contextd.sync.importer import ImportReport, apply_bundle
+
+__all__ = ["Conflict", "SyncService"]
+
+log = logging.getLogger(__name__)
+
+
+class _DryRun(Exception):
+    """Raised inside the merge transaction to roll a dry run back."""
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A record both sides changed since they last exchanged; the local copy was kept."""
+
+    local: Record
+    peer: str
+    remote: dict[str, Any]  # the other side's version, as bundle JSON
+    detected_at: str
+
+    @property
+    def differing(self) -> list[str]:
+        """Names of the fields whose values differ between the two versions."""
+        mine = record_to_json(self.local)
+        ignored = {"history", "project_id", "updated_at"}
+        return sorted(k for k in mine if k not in ignored and mine[k] != self.remote.get(k))
+
+
+class SyncService:
+    """Export and import bundles; list divergences; expire tombstones."""
+
+    def __init__(self, db: Database, indexer: Indexer | None) -> None:
+        self._db = db
+        self._indexer = indexer
+
+    def store_id(self) -> str:
+        return sync_rows.store_id(self._db.connection())
+
+    def export(
+        self, project: Project | None = None, since: str | None = None, *, remember: bool = True
+    ) -> Bundle:
+        """Every record and tombstone (of `project`, changed since `since`). The versions sent
+        are remembered (unless not `remember`), so later local edits are known to descend
+        from them."""
+        with self._db.transaction() as conn:
+            scope = project.id if project else None
+            records = sync_rows.export_records(conn, scope, since)
+            if remember:
+                sync_rows.add_versions(conn, ((r.id, r.updated_at) for r in records))
+            histories = sync_rows.versions_of(conn, [r.id for r in records])
+            tombstones = sync_rows.export_tombstones(conn, scope, since)
+            projects = [project] if project else project_rows.list_projects(conn)
+            store = sync_rows.store_id(conn)
+        return Bundle(
+            store_id=store,
+            exported_at=now(),
+            projects=tuple(project_entry(p) for p in projects),
+            records=tuple(BundleRecord(r, tuple(sorted(histories.get(r.id, ())))) for r in records),
+            tombstones=tuple(BundleTombstone(t.id, t.project_id, t.deleted_at) for t in tombstones),
+            host=socket.gethostname() or None,
+        )
+
+    def import_text(
+        self, text: str, source: str, *, dry_run: bool = False, peer: str | None = None
+    ) -> ImportReport:
+        """Check and merge a bundle's JSON; nothing is written on a dry run.
+
+        Raises:
+            InvalidInputError: the text is not a bundle this contextd can read, or it came
+                from this very store.
+        """
+        bundle = parse_bundle(text, source)
+        if bundle.store_id == self.store_id():
+            raise InvalidInputError(
+                f"{source} was exported from this very store; import it on another machine."
+            )
+        return self.merge(bundle, peer or bundle.host or source, dry_run=dry_run)
+
+    def merge(self, bundle: Bundle, peer: str, *, dry_run: bool = False) -> ImportReport:
+        report: ImportReport | None = None
+        try:
+            with self._db.transaction() as conn:
+                report = apply_bundle(conn, bundle, peer, dry_run)
+                if dry_run:
+                    raise _DryRun
+        except _DryRun:
+            pass
+        assert report is not None
+        if not dry_run:
+            self._embed(report.written)
+        return report
+
+    def conflicts(self) -> list[Conflict]:
+        conn = self._db.connection()
+        found: list[Conflict] = []
+        for row in sync_rows.list_conflicts(conn):
+            local = record_rows.get_record(conn, row.record_id)
+            if local is not None:
+                remote = json.loads(row.remote_record)
+                found.append(Conflict(local, row.peer, remote, row.detected_at))
+        return found
+
+    def resolve(self, record_id: str, *, keep_local: bool) -> Record:
+        """Settle a divergence: keep this copy (it then supersedes theirs on the next
+        exchange) or take theirs; either way the result descends from both versions.
+
+        Raises:
+            NotFoundError: no divergence is listed for the record.
+        """
+        with self._db.transaction() as conn:
+            row = next(
+                (c for c in sync_rows.list_conflicts(conn) if c.record_id == record_id), None
+            )
+            local = record_rows.get_record(conn, record_id)
+            if row is None or local is None:
+                raise NotFoundError(
+                    f"No divergence is listed for {record_id}; `contextd sync conflicts` "
+                    "lists them."
+                )
+            theirs = parse_bundle_record(row.remote_record, "the stored divergence")
+            kept = local
+            if not keep_local:
+                kept = replace(
+                    theirs.record, project_id=local.project_id, session_id=local.session_id
+                )
+                record_rows.replace_record(conn, kept)
+            versions = {*theirs.history, theirs.record.updated_at, local.updated_at}
+            sync_rows.add_versions(conn, ((record_id, v) for v in versions))
+            sync_rows.delete_conflict(conn, record_id)
+        if not keep_local:
+            self._embed([kept])
+        return kept
+
+    def forget_tombstones(self, retention_days: int) -> int:
+        """Drop deletions older than the retention; returns how many were forgotten."""
+        cutoff = to_iso(datetime.now(UTC) - timedelta(days=retention_days))
+        with self._db.transaction() as conn:
+            return sync_rows.forget_tombstones(conn, cutoff)
+
+    def _embed(self, records: list[Record]) -> None:
+        """Vectors for merged records, derived here; skipped (caught up later) when the
+        provider is unavailable."""
+        if self._indexer is None or not records:
+            return
+        try:
+            self._indexer.embed(self._indexer.stale(records))
+        except ProviderUnavailableError as exc:
+            log.warning("merged %d records without vectors (%s)", len(records), exc)
