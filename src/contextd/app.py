@@ -60,10 +60,17 @@ class App:
 
 
 @contextmanager
-def open_app(settings: Settings) -> Iterator[App]:
-    """Open the store at the settings' home and yield the wired services; closes on exit."""
+def open_app(settings: Settings, *, busy_timeout_ms: int | None = None) -> Iterator[App]:
+    """Open the store at the settings' home and yield the wired services; closes on exit.
+
+    `busy_timeout_ms` shortens how long a write waits for another writer (hooks must not
+    block an agent for the default 15 s)."""
     choice = select_provider(settings.embeddings)
-    db = Database.open(settings.db_path)
+    db = (
+        Database.open(settings.db_path)
+        if busy_timeout_ms is None
+        else Database.open(settings.db_path, busy_timeout_ms=busy_timeout_ms)
+    )
     try:
         provider = choice.provider
         indexer = Indexer(db, provider) if provider else None

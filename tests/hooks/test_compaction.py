@@ -81,12 +81,6 @@ def test_what_a_compaction_dropped_is_reported_everywhere(
     assert seeded.decision in mcp_text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: hook_shown has PRIMARY KEY (session_key, record_id, via) and add_shown uses "
-    "INSERT OR IGNORE, so re-giving a record after a compaction keeps its old shown_at; "
-    "HookState._compare (shown since taken_at) then reports every re-briefed record as lost.",
-)
 def test_a_record_briefed_again_after_the_compaction_is_not_reported_lost(
     seeded: Seeded, run: Cli
 ) -> None:

@@ -39,7 +39,9 @@ def run_hook(argv: list[str]) -> int:
     event = argv[0] if len(argv) == 1 else ""
     home = client.home_dir()
     if event not in EVENTS:
-        sys.stderr.write(f"contextd hook: EVENT must be one of {', '.join(EVENTS)}.\n")
+        problem = ValueError(f"EVENT must be one of {', '.join(EVENTS)}, not {event!r}")
+        sys.stderr.write(f"contextd hook: {problem}.\n")
+        _log(home, event or "?", problem, 0.0)
         return 0
     started = time.monotonic()
     try:
@@ -55,6 +57,8 @@ def run_hook(argv: list[str]) -> int:
 
 
 def _answer(home: str, event: str, payload: dict[str, object]) -> str:
+    if event == "prompt" and _is_command(payload.get("prompt")):
+        return ""  # decided before paying for the daemon or the store
     project = os.environ.get("CONTEXTD_PROJECT") or None
     request = {"op": "hook", "event": event, "payload": payload, "project": project}
     reply = client.request(home, request)
@@ -63,6 +67,11 @@ def _answer(home: str, event: str, payload: dict[str, object]) -> str:
     from contextd.hooks.inprocess import answer_in_process  # the slow path: no daemon
 
     return answer_in_process(event, payload)
+
+
+def _is_command(prompt: object) -> bool:
+    text = str(prompt or "").strip()
+    return not text or text[0] in "/!"
 
 
 def _read_payload() -> dict[str, object]:

@@ -13,13 +13,17 @@ from contextd.hooks.handlers import handle
 __all__ = ["answer_in_process", "start_daemon_in_background"]
 
 
+# Within the hook's own time budget: a store locked by a long write gives up, not the agent.
+_BUSY_TIMEOUT_MS = 1500
+
+
 def answer_in_process(event: str, payload: dict[str, object]) -> str:
     settings = load_settings()
     light = replace(settings, embeddings=replace(settings.embeddings, provider="none"))
-    with open_app(light) as app:
+    with open_app(light, busy_timeout_ms=_BUSY_TIMEOUT_MS) as app:
         text = handle(app, event, payload, settings.project)
-    if event == "session-start" and settings.hooks.autostart_daemon:
-        start_daemon_in_background(str(settings.home))
+    if event == "session-start" and text and settings.hooks.autostart_daemon:
+        start_daemon_in_background(str(settings.home))  # only inside a known project
     return text
 
 

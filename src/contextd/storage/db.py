@@ -21,16 +21,18 @@ BUSY_TIMEOUT_MS = 15_000
 class Database:
     """A contextd SQLite store, shared across threads: each thread gets its own connection."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
         self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._commits = 0
 
     @classmethod
-    def open(cls, path: Path) -> "Database":
-        """Open (creating if absent) and migrate the store at `path`.
+    def open(cls, path: Path, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> "Database":
+        """Open (creating if absent) and migrate the store at `path`; a writer waits up to
+        `busy_timeout_ms` for another one to finish.
 
         Raises:
             StoreError: the file is not a contextd store, or cannot be opened or written.
@@ -41,7 +43,7 @@ class Database:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"Cannot create the folder {path.parent}: {exc.strerror}.") from exc
-        database = cls(path)
+        database = cls(path, busy_timeout_ms)
         try:
             database._prepare()
         except BaseException:
@@ -105,13 +107,13 @@ class Database:
         with translate_errors(self.path):
             conn = sqlite3.connect(
                 self.path,
-                timeout=BUSY_TIMEOUT_MS / 1000,
+                timeout=self.busy_timeout_ms / 1000,
                 isolation_level=None,
                 check_same_thread=False,
                 factory=_Connection,
             )
             conn.store_path = self.path
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = FULL")
         return conn
@@ -124,7 +126,7 @@ class Database:
                 _check_identity(conn, self.path)
             finally:
                 conn.rollback()
-            _use_wal(conn)
+            _use_wal(conn, self.busy_timeout_ms)
             latest = known_migrations()[-1].version
             if conn.execute("PRAGMA user_version").fetchone()[0] == latest:
                 return
@@ -194,9 +196,9 @@ class _Connection(sqlite3.Connection):
         return self.cursor(_Cursor).executemany(sql, seq_of_parameters)
 
 
-def _use_wal(conn: sqlite3.Connection) -> None:
+def _use_wal(conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
     """Switch to WAL; SQLite does not apply the busy timeout to this, so wait here."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    deadline = time.monotonic() + busy_timeout_ms / 1000
     while conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         try:
             conn.execute("PRAGMA journal_mode = WAL")

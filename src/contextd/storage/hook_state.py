@@ -33,9 +33,10 @@ class Snapshot:
 def add_shown(
     conn: sqlite3.Connection, session_key: str, record_ids: list[str], via: str, at: str
 ) -> None:
+    # A record given again keeps the latest time: a compaction report compares against it.
     conn.executemany(
-        "INSERT OR IGNORE INTO hook_shown(session_key, record_id, via, shown_at) "
-        "VALUES (?, ?, ?, ?)",
+        "INSERT INTO hook_shown(session_key, record_id, via, shown_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(session_key, record_id, via) DO UPDATE SET shown_at = excluded.shown_at",
         [(session_key, rid, via, at) for rid in record_ids],
     )
 
