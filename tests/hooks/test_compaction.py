@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 from mcp.types import Implementation, TextContent
 
 from mcp import Client, StdioServerParameters
