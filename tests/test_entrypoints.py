@@ -1,7 +1,9 @@
 """The installed console script and `python -m contextd`, run as real processes."""
 
+import importlib
 import json
 import os
+import pkgutil
 import shutil
 import subprocess
 import sys
@@ -9,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import contextd.cli
+from contextd.cli.main import COMMAND_MODULES
 from tests.conftest import DECISION, make_repo
 
 
@@ -52,9 +56,26 @@ def test_python_dash_m_reports_a_user_error_without_a_traceback(tmp_path: Path) 
 def test_importing_the_cli_stays_light() -> None:
     code = (
         "import sys, contextd.cli.main; heavy = {'numpy', 'mcp', 'httpx', 'tokenizers', "
-        "'pydantic'} & set(sys.modules); print(sorted(heavy))"
+        "'pydantic', 'tomlkit', 'markdown_it', 'pathspec', 'contextd.sync', 'contextd.mirror', "
+        "'contextd.agents'} & set(sys.modules); print(sorted(heavy))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8", check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_every_command_module_is_in_the_lazy_registry() -> None:
+    found = {}
+    for info in pkgutil.iter_modules(contextd.cli.__path__):
+        module = importlib.import_module(f"contextd.cli.{info.name}")
+        for command in getattr(module, "COMMANDS", []):
+            found[command.name] = info.name
+    assert found == COMMAND_MODULES
+
+
+def test_help_lists_every_command_without_failing(tmp_path: Path) -> None:
+    done = _run([sys.executable, "-m", "contextd", "--help"], tmp_path)
+    assert done.returncode == 0
+    listed = {line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines() if line}
+    assert listed == set(COMMAND_MODULES)

@@ -1,10 +1,15 @@
-"""The composition root: builds the store and the core services from Settings."""
+"""The composition root: builds the store and the core services from Settings.
+
+The services few commands use (agent files, the mirror, sync) are built on first use, so a
+hook or a `contextd search` does not import them.
+"""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-from contextd.agents.agent_files import AgentFileService
 from contextd.config import Settings
 from contextd.core.compaction import HookState
 from contextd.core.duplicates import DuplicateGuard
@@ -16,19 +21,22 @@ from contextd.core.search import SearchService
 from contextd.core.sessions import SessionService
 from contextd.core.status import StatusReport, project_status
 from contextd.embeddings import select_provider
-from contextd.mirror.service import MirrorService
 from contextd.models import Project
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.search import Retriever
 from contextd.retrieval.vector_index import SqliteVectorIndex
 from contextd.storage.db import Database
-from contextd.sync.remotes import RemoteService
-from contextd.sync.service import SyncService
+
+if TYPE_CHECKING:
+    from contextd.agents.agent_files import AgentFileService
+    from contextd.mirror.service import MirrorService
+    from contextd.sync.remotes import RemoteService
+    from contextd.sync.service import SyncService
 
 __all__ = ["App", "open_app"]
 
 
-@dataclass(slots=True)
+@dataclass
 class App:
     """Everything a command needs, wired once per process (or per MCP server)."""
 
@@ -42,10 +50,30 @@ class App:
     index: IndexService
     sessions: SessionService
     hook_state: HookState
-    agent_files: AgentFileService
-    mirror: MirrorService
-    sync: SyncService
-    remotes: RemoteService
+
+    @cached_property
+    def agent_files(self) -> "AgentFileService":
+        from contextd.agents.agent_files import AgentFileService
+
+        return AgentFileService(self.db, self.records, self.settings.context.export_budget)
+
+    @cached_property
+    def mirror(self) -> "MirrorService":
+        from contextd.mirror.service import MirrorService
+
+        return MirrorService(self.db, self.records, self.projects, self.settings.home)
+
+    @cached_property
+    def sync(self) -> "SyncService":
+        from contextd.sync.service import SyncService
+
+        return SyncService(self.db, self.indexer)
+
+    @cached_property
+    def remotes(self) -> "RemoteService":
+        from contextd.sync.remotes import RemoteService
+
+        return RemoteService(self.db, self.sync)
 
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
@@ -77,24 +105,17 @@ def open_app(settings: Settings, *, busy_timeout_ms: int | None = None) -> Itera
         index = SqliteVectorIndex(db, provider.id, provider.dimensions) if provider else None
         retriever = Retriever(db, indexer, index, settings.search)
         guard = DuplicateGuard(db, index, settings.refresh)
-        records = RecordService(db, indexer, index, guard)
-        projects = ProjectService(db)
-        sync = SyncService(db, indexer)
         yield App(
             settings=settings,
             db=db,
             provider_note=choice.note,
             indexer=indexer,
-            projects=projects,
-            records=records,
+            projects=ProjectService(db),
+            records=RecordService(db, indexer, index, guard),
             search=SearchService(retriever, settings.context),
             index=IndexService(db, indexer, index, choice.note),
             sessions=SessionService(db),
             hook_state=HookState(db),
-            agent_files=AgentFileService(db, records, settings.context.export_budget),
-            mirror=MirrorService(db, records, projects, settings.home),
-            sync=sync,
-            remotes=RemoteService(db, sync),
         )
     finally:
         db.close()

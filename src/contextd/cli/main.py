@@ -1,5 +1,6 @@
 """The `contextd` command: the root group and the one place errors become messages."""
 
+import importlib
 import json
 import logging
 import os
@@ -8,24 +9,6 @@ from typing import Any
 
 import click
 
-from contextd.cli import (
-    admin,
-    browse,
-    bundles,
-    capture,
-    daemon,
-    evaluate,
-    export,
-    hooks,
-    inventory,
-    lifecycle,
-    mcp_command,
-    projects,
-    remote,
-    sessions,
-    setup,
-    sync,
-)
 from contextd.cli._context import common_options, state
 from contextd.errors import ContextdError
 
@@ -34,8 +17,62 @@ __all__ = ["cli", "main"]
 log = logging.getLogger("contextd")
 
 
+# Each command's module under contextd.cli, imported only when the command runs (or for
+# --help): `contextd search` does not pay for setup's TOML editor or sync's ssh code.
+COMMAND_MODULES = {
+    "init": "projects",
+    "attach": "projects",
+    "detach": "projects",
+    "add": "capture",
+    "decide": "capture",
+    "constrain": "capture",
+    "pipeline": "capture",
+    "checkpoint": "capture",
+    "show": "browse",
+    "memories": "browse",
+    "search": "browse",
+    "recall": "browse",
+    "learn": "browse",
+    "status": "browse",
+    "update": "lifecycle",
+    "supersede": "lifecycle",
+    "archive": "lifecycle",
+    "unarchive": "lifecycle",
+    "delete": "lifecycle",
+    "verify": "lifecycle",
+    "stale": "lifecycle",
+    "quality": "lifecycle",
+    "session": "sessions",
+    "inventory": "inventory",
+    "export": "export",
+    "sync": "sync",
+    "bundle": "bundles",
+    "remote": "remote",
+    "config": "admin",
+    "refresh": "admin",
+    "eval": "evaluate",
+    "setup": "setup",
+    "hook": "hooks",
+    "compaction-report": "hooks",
+    "daemon": "daemon",
+    "mcp": "mcp_command",
+}
+
+
 class ContextdGroup(click.Group):
-    """Turns every ContextdError into one sentence on stderr and its exit code."""
+    """Loads each command on demand, and turns every ContextdError into one sentence on stderr
+    and its exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMAND_MODULES)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module_name = COMMAND_MODULES.get(cmd_name)
+        if module_name is None:
+            return None
+        module = importlib.import_module(f"contextd.cli.{module_name}")
+        commands: list[click.Command] = module.COMMANDS
+        return next(c for c in commands if c.name == cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -82,28 +119,6 @@ def cli() -> None:
     Stores decisions, constraints, workflows, gotchas and checkpoints once, and hands each
     agent session the part that matters.
     """
-
-
-for module in (
-    projects,
-    capture,
-    lifecycle,
-    browse,
-    admin,
-    evaluate,
-    mcp_command,
-    hooks,
-    daemon,
-    sessions,
-    inventory,
-    export,
-    sync,
-    setup,
-    bundles,
-    remote,
-):
-    for command in module.COMMANDS:
-        cli.add_command(command)
 
 
 def main() -> None:
