@@ -19,8 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 from contextd.app import open_app
 from contextd.clock import now
 from contextd.config import load_settings
@@ -91,6 +89,8 @@ def build(home: Path, size: int, ingest: int, rng: random.Random) -> tuple[float
 
 
 def _create_without_model(app, drafts, project):  # type: ignore[no-untyped-def]
+    import numpy as np  # after contextd, which picks the BLAS thread count before numpy loads
+
     indexer, app.records._indexer = app.records._indexer, None
     try:
         records = app.records.create_many(drafts, project)
