@@ -12,11 +12,12 @@ from contextd.core.records import RecordService
 from contextd.core.search import SearchService
 from contextd.core.sessions import SessionService
 from contextd.core.status import StatusReport, project_status
-from contextd.embeddings import select_provider
+from contextd.embeddings import EmbeddingProvider, select_provider
 from contextd.models import Project
 from contextd.retrieval.indexer import Indexer
+from contextd.retrieval.qdrant_index import QdrantVectorIndex
 from contextd.retrieval.search import Retriever
-from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.retrieval.vector_index import SqliteVectorIndex, VectorIndex
 from contextd.storage.db import Database
 
 __all__ = ["App", "open_app"]
@@ -49,10 +50,11 @@ def open_app(settings: Settings) -> Iterator[App]:
     """Open the store at the settings' home and yield the wired services; closes on exit."""
     choice = select_provider(settings.embeddings)
     db = Database.open(settings.db_path)
+    index: VectorIndex | None = None
     try:
         provider = choice.provider
         indexer = Indexer(db, provider) if provider else None
-        index = SqliteVectorIndex(db, provider.id, provider.dimensions) if provider else None
+        index = _vector_index(db, provider, settings) if provider else None
         retriever = Retriever(db, indexer, index, settings.search)
         guard = DuplicateGuard(db, index, settings.refresh)
         yield App(
@@ -67,4 +69,16 @@ def open_app(settings: Settings) -> Iterator[App]:
             sessions=SessionService(db),
         )
     finally:
+        if index is not None:
+            index.close()
         db.close()
+
+
+def _vector_index(db: Database, provider: EmbeddingProvider, settings: Settings) -> VectorIndex:
+    """SQLite's index, or Qdrant's in front of it when config asks for it."""
+    sqlite = SqliteVectorIndex(db, provider.id, provider.dimensions)
+    if settings.vectors.backend != "qdrant":
+        return sqlite
+    return QdrantVectorIndex(
+        db, provider.id, provider.dimensions, settings.vectors, settings.home, sqlite
+    )

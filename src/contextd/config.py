@@ -20,6 +20,7 @@ __all__ = [
     "RefreshSettings",
     "SearchSettings",
     "Settings",
+    "VectorSettings",
     "default_config_text",
     "load_settings",
     "parse_setting",
@@ -84,6 +85,19 @@ class RefreshSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class VectorSettings:
+    """Where vectors are searched. SQLite always keeps the authoritative copy; `qdrant` adds
+    a Qdrant collection rebuilt from it (a server at `url`, else a local folder at `path`)."""
+
+    backend: str = "sqlite"
+    url: str = ""  # e.g. http://localhost:6333
+    path: str = ""  # local mode folder; empty: <home>/qdrant
+    collection: str = "contextd"
+    api_key_env: str = ""  # environment variable holding the server's API key
+    timeout_s: float = 5.0
+
+
+@dataclass(frozen=True, slots=True)
 class LifecycleSettings:
     stale_days: int = 90
 
@@ -98,6 +112,7 @@ class Settings:
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
     embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     refresh: RefreshSettings = field(default_factory=RefreshSettings)
+    vectors: VectorSettings = field(default_factory=VectorSettings)
 
     @property
     def db_path(self) -> Path:
@@ -114,18 +129,21 @@ _SECTIONS: dict[str, type[Any]] = {
     "context": ContextSettings,
     "lifecycle": LifecycleSettings,
     "refresh": RefreshSettings,
+    "vectors": VectorSettings,
 }
 
 
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
     ("search", "fusion"): ("weighted", "relative", "saturating", "rrf"),
+    ("vectors", "backend"): ("sqlite", "qdrant"),
 }
 
 
 _POSITIVE = {
     ("embeddings", "dimensions"),
     ("embeddings", "timeout_s"),
+    ("vectors", "timeout_s"),
     ("search", "recency_half_life_days"),
     ("search", "candidate_pool"),
     ("search", "rrf_k"),

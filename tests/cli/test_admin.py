@@ -27,7 +27,7 @@ def test_config_json_shows_the_paths_and_every_settings_section(run: Cli, home: 
     assert shown["config"] == str(home / "config.toml")
     assert shown["database"] == str(home / "contextd.db")
     settings = shown["settings"]
-    assert set(settings) == {"embeddings", "search", "context", "lifecycle", "refresh"}
+    assert set(settings) == {"embeddings", "search", "context", "lifecycle", "refresh", "vectors"}
     assert settings["embeddings"]["provider"] == "hashing"  # from the test config.toml
     assert settings["embeddings"]["dimensions"] == 384
     assert settings["search"]["fts_weight"] == 0.5

@@ -29,6 +29,8 @@ class VectorIndex(Protocol):
         """Make the index match SQLite from scratch; returns how many vectors it holds."""
         ...
 
+    def close(self) -> None: ...
+
 
 class _Matrix:
     """Vectors in rows of a buffer that grows by doubling, so appends cost little."""
@@ -150,6 +152,9 @@ class SqliteVectorIndex:
         with self._lock:
             self._matrix, self._token = None, None
             return len(self._current().ids)
+
+    def close(self) -> None:
+        self._matrix = None
 
     def _current(self) -> _Matrix:
         """The matrix as of the last commit (call with the lock held)."""
