@@ -15,7 +15,6 @@ from contextd.core.status import StatusReport, project_status
 from contextd.embeddings import EmbeddingProvider, select_provider
 from contextd.models import Project
 from contextd.retrieval.indexer import Indexer
-from contextd.retrieval.qdrant_index import QdrantVectorIndex
 from contextd.retrieval.search import Retriever
 from contextd.retrieval.vector_index import SqliteVectorIndex, VectorIndex
 from contextd.storage.db import Database
@@ -79,6 +78,8 @@ def _vector_index(db: Database, provider: EmbeddingProvider, settings: Settings)
     sqlite = SqliteVectorIndex(db, provider.id, provider.dimensions)
     if settings.vectors.backend != "qdrant":
         return sqlite
+    from contextd.retrieval.qdrant_index import QdrantVectorIndex  # only when configured
+
     return QdrantVectorIndex(
         db, provider.id, provider.dimensions, settings.vectors, settings.home, sqlite
     )

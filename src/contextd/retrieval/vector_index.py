@@ -61,6 +61,9 @@ class _Matrix:
         mine = [s for s in stored if s.vector is not None]
         fresh = [s for s in mine if s.record_id not in self.position]
         self._reserve(len(self.ids) + len({s.record_id for s in fresh}))
+        if len(fresh) == len(mine):  # only new records (a first load): one copy for all
+            self._append(fresh)
+            return
         for item in mine:
             assert item.vector is not None
             at = self.position.get(item.record_id)
@@ -74,6 +77,20 @@ class _Matrix:
                     )
                 self._projects[at] = code
             self._vectors[at] = np.frombuffer(item.vector, dtype="<f4")
+
+    def _append(self, fresh: list[rows.StoredVector]) -> None:
+        import numpy as np
+
+        start, end = len(self.ids), len(self.ids) + len(fresh)
+        blob = b"".join(s.vector or b"" for s in fresh)
+        self._vectors[start:end] = np.frombuffer(blob, dtype="<f4").reshape(-1, self.dimensions)
+        codes = self.project_codes
+        self._projects[start:end] = [
+            0 if s.project_id is None else codes.setdefault(s.project_id, len(codes) + 1)
+            for s in fresh
+        ]
+        self.ids.extend(s.record_id for s in fresh)
+        self.position.update((s.record_id, start + i) for i, s in enumerate(fresh))
 
     def _reserve(self, size: int) -> None:
         import numpy as np
