@@ -199,6 +199,8 @@ class QdrantVectorIndex:
             self._rebuild()
         elif synced.generation != current:
             self._apply_changes(synced, current)
+        else:
+            self._synced = synced
         self._token = token
 
     def _read_marker(self) -> _Synced | None:
