@@ -20,11 +20,11 @@ from contextd.core.records import RecordService
 from contextd.core.search import SearchService
 from contextd.core.sessions import SessionService
 from contextd.core.status import StatusReport, project_status
-from contextd.embeddings import select_provider
+from contextd.embeddings import EmbeddingProvider, select_provider
 from contextd.models import Project
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.search import Retriever
-from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.retrieval.vector_index import SqliteVectorIndex, VectorIndex
 from contextd.storage.db import Database
 
 if TYPE_CHECKING:
@@ -99,10 +99,11 @@ def open_app(settings: Settings, *, busy_timeout_ms: int | None = None) -> Itera
         if busy_timeout_ms is None
         else Database.open(settings.db_path, busy_timeout_ms=busy_timeout_ms)
     )
+    index: VectorIndex | None = None
     try:
         provider = choice.provider
         indexer = Indexer(db, provider) if provider else None
-        index = SqliteVectorIndex(db, provider.id, provider.dimensions) if provider else None
+        index = _vector_index(db, provider, settings) if provider else None
         retriever = Retriever(db, indexer, index, settings.search)
         guard = DuplicateGuard(db, index, settings.refresh)
         yield App(
@@ -118,4 +119,18 @@ def open_app(settings: Settings, *, busy_timeout_ms: int | None = None) -> Itera
             hook_state=HookState(db),
         )
     finally:
+        if index is not None:
+            index.close()
         db.close()
+
+
+def _vector_index(db: Database, provider: EmbeddingProvider, settings: Settings) -> VectorIndex:
+    """SQLite's index, or Qdrant's in front of it when config asks for it."""
+    sqlite = SqliteVectorIndex(db, provider.id, provider.dimensions)
+    if settings.vectors.backend != "qdrant":
+        return sqlite
+    from contextd.retrieval.qdrant_index import QdrantVectorIndex  # only when configured
+
+    return QdrantVectorIndex(
+        db, provider.id, provider.dimensions, settings.vectors, settings.home, sqlite
+    )

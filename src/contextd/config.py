@@ -22,6 +22,7 @@ __all__ = [
     "SearchSettings",
     "SyncSettings",
     "Settings",
+    "VectorSettings",
     "default_config_text",
     "load_settings",
     "parse_setting",
@@ -106,6 +107,19 @@ class SyncSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class VectorSettings:
+    """Where vectors are searched. SQLite always keeps the authoritative copy; `qdrant` adds
+    a Qdrant collection rebuilt from it (a server at `url`, else a local folder at `path`)."""
+
+    backend: str = "sqlite"
+    url: str = ""  # e.g. http://localhost:6333
+    path: str = ""  # local mode folder; empty: <home>/qdrant
+    collection: str = "contextd"
+    api_key_env: str = ""  # environment variable holding the server's API key
+    timeout_s: float = 5.0
+
+
+@dataclass(frozen=True, slots=True)
 class LifecycleSettings:
     stale_days: int = 90
 
@@ -122,6 +136,7 @@ class Settings:
     refresh: RefreshSettings = field(default_factory=RefreshSettings)
     hooks: HookSettings = field(default_factory=HookSettings)
     sync: SyncSettings = field(default_factory=SyncSettings)
+    vectors: VectorSettings = field(default_factory=VectorSettings)
 
     @property
     def db_path(self) -> Path:
@@ -140,18 +155,21 @@ _SECTIONS: dict[str, type[Any]] = {
     "refresh": RefreshSettings,
     "hooks": HookSettings,
     "sync": SyncSettings,
+    "vectors": VectorSettings,
 }
 
 
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
     ("search", "fusion"): ("weighted", "relative", "saturating", "rrf"),
+    ("vectors", "backend"): ("sqlite", "qdrant"),
 }
 
 
 _POSITIVE = {
     ("embeddings", "dimensions"),
     ("embeddings", "timeout_s"),
+    ("vectors", "timeout_s"),
     ("search", "recency_half_life_days"),
     ("search", "candidate_pool"),
     ("search", "rrf_k"),

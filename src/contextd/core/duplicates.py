@@ -11,7 +11,7 @@ from contextd.config import RefreshSettings
 from contextd.core.replacement import replacement_reason
 from contextd.errors import DuplicateError
 from contextd.models import Record, Status
-from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as rows
 from contextd.storage.db import Database
 
@@ -28,9 +28,7 @@ class Similar:
 
 
 class DuplicateGuard:
-    def __init__(
-        self, db: Database, index: SqliteVectorIndex | None, settings: RefreshSettings
-    ) -> None:
+    def __init__(self, db: Database, index: VectorIndex | None, settings: RefreshSettings) -> None:
         self._db = db
         self._index = index
         self._duplicate = settings.duplicate_threshold

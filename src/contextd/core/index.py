@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from contextd.errors import ProviderUnavailableError
 from contextd.retrieval.indexer import Indexer
-from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as record_rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.db import Database
@@ -46,7 +46,7 @@ class IndexService:
         self,
         db: Database,
         indexer: Indexer | None,
-        index: SqliteVectorIndex | None,
+        index: VectorIndex | None,
         note: str | None,
     ) -> None:
         self._db = db
@@ -102,6 +102,8 @@ class IndexService:
                 vector_rows.drop_other_models(
                     conn, self._indexer.provider.id, self._indexer.provider.dimensions
                 )
+        if self._index is not None:
+            self._index.rebuild()  # a Qdrant copy is rebuilt from SQLite here
         return len(pending)
 
     def check(self) -> ProviderCheck:

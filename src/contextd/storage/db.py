@@ -180,8 +180,14 @@ class _Cursor(sqlite3.Cursor):
             return super().fetchall()
 
     def __next__(self) -> Any:
-        with translate_errors(self._path()):
+        # Called once per row: a plain try costs nothing, a context manager per row did.
+        try:
             return super().__next__()
+        except sqlite3.DatabaseError as exc:
+            translated = _translated(self._path(), exc)
+            if translated is None:
+                raise
+            raise translated from exc
 
 
 class _Connection(sqlite3.Connection):
@@ -237,15 +243,23 @@ def translate_errors(path: Path) -> Iterator[None]:
     """Turn SQLite's low-level failures into one clear StoreError sentence."""
     try:
         yield
-    except sqlite3.OperationalError as exc:
-        raise StoreError(_explain(path, exc)) from exc
     except sqlite3.DatabaseError as exc:
-        if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError):
+        translated = _translated(path, exc)
+        if translated is None:
             raise
-        raise StoreError(
-            f"{path} is damaged or not a database ({exc}); it was left untouched: "
-            "restore a backup or move it aside."
-        ) from exc
+        raise translated from exc
+
+
+def _translated(path: Path, exc: sqlite3.DatabaseError) -> StoreError | None:
+    """The StoreError an SQLite failure becomes, or None for those callers handle."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return StoreError(_explain(path, exc))
+    if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError):
+        return None
+    return StoreError(
+        f"{path} is damaged or not a database ({exc}); it was left untouched: "
+        "restore a backup or move it aside."
+    )
 
 
 def _explain(path: Path, exc: sqlite3.OperationalError) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "EmbeddingRow",
+    "StoredVector",
     "VectorStats",
     "decode",
     "encode",
@@ -83,19 +84,27 @@ def generation(conn: sqlite3.Connection) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
+@dataclass(frozen=True, slots=True)
+class StoredVector:
+    seq: int
+    record_id: str
+    project_id: str | None
+    vector: bytes | None  # None for a vector of another provider or width
+
+
 def load_vectors(
-    conn: sqlite3.Connection, provider: str, dimensions: int
-) -> list[tuple[str, str | None, bytes]]:
-    """(record id, project id, vector blob) of every vector of this provider and width."""
-    return [
-        (str(r[0]), r[1], bytes(r[2]))
-        for r in conn.execute(
-            "SELECT e.record_id, r.project_id, e.vector FROM embeddings AS e "
-            "JOIN records AS r ON r.id = e.record_id WHERE e.provider = ? AND e.dimensions = ? "
-            "ORDER BY e.seq",
-            (provider, dimensions),
-        )
-    ]
+    conn: sqlite3.Connection, provider: str, dimensions: int, after_seq: int = 0
+) -> list[StoredVector]:
+    """Vectors stored after `after_seq`, oldest first: those of this provider and width with
+    their blob, every other one with None (a reader still needs to know it arrived)."""
+    rows = conn.execute(
+        "SELECT e.seq, e.record_id, r.project_id, "
+        "CASE WHEN e.provider = ? AND e.dimensions = ? THEN e.vector END "
+        "FROM embeddings AS e JOIN records AS r ON r.id = e.record_id WHERE e.seq > ? "
+        "ORDER BY e.seq",
+        (provider, dimensions, after_seq),
+    ).fetchall()  # one call: iterating a cursor row by row costs more than the rows
+    return [StoredVector(int(r[0]), str(r[1]), r[2], r[3]) for r in rows]
 
 
 def missing_ids(

@@ -1,0 +1,79 @@
+"""The in-memory matrix follows SQLite: after adds, replacements, deletions and a model
+change, a long-lived index answers exactly as a freshly loaded one."""
+
+from contextd.app import App
+from contextd.clock import now
+from contextd.models import Kind, MemoryBody, Project, RecordDraft, RecordEdit
+from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.storage import vectors as rows
+
+TOPICS = (
+    "The billing service rounds invoices to two decimals before storing them",
+    "Deploys go out through the blue green pipeline on weekday mornings",
+    "Redis was replaced by PostgreSQL for the job queue after lost jobs",
+    "The auth middleware validates session cookies against the token table",
+    "Schema migrations run in one transaction each, numbered by file name",
+    "Webhooks retry with exponential backoff for up to one day",
+)
+
+
+def _store(app: App, title: str, project: Project | None) -> str:
+    draft = RecordDraft(Kind.MEMORY, title, MemoryBody(), category="note", is_global=not project)
+    return app.records.create(draft, project, force=True).id
+
+
+def _agree(app: App, kept: SqliteVectorIndex, project: Project) -> None:
+    assert app.indexer is not None
+    fresh = SqliteVectorIndex(app.db, app.indexer.provider.id, app.indexer.provider.dimensions)
+    for text in ("job queue database", "invoice rounding", "session cookie checks"):
+        query = app.indexer.provider.embed_query(text)
+        for scope in (project.id, None):
+            assert kept.search(query, scope, 20) == fresh.search(query, scope, 20)
+        ids = [rid for rid, _ in fresh.search(query, project.id, 20)]
+        assert kept.similarity(query, ids) == fresh.similarity(query, ids)
+        assert kept.vectors_of(ids) == fresh.vectors_of(ids)
+
+
+def test_an_index_kept_open_sees_every_change_as_a_fresh_one_does(app: App) -> None:
+    assert app.indexer is not None
+    provider = app.indexer.provider
+    kept = SqliteVectorIndex(app.db, provider.id, provider.dimensions)
+    project = app.current_project()
+    other = app.projects.ensure("elsewhere")
+    ids = [_store(app, title, project) for title in TOPICS[:3]]
+    _agree(app, kept, project)
+
+    _store(app, TOPICS[3], None)  # a global one
+    elsewhere = _store(app, TOPICS[4], other)
+    _agree(app, kept, project)
+    query = provider.embed_query(TOPICS[4])
+    assert elsewhere not in dict(kept.search(query, project.id, 20))
+    assert elsewhere in dict(kept.search(query, other.id, 20))
+
+    app.records.update(ids[0], RecordEdit(title="Invoices are rounded half up to whole cents"))
+    _agree(app, kept, project)  # replaced in place
+
+    app.records.delete(ids[1])
+    _agree(app, kept, project)  # removed: a full reload
+    assert ids[1] not in dict(kept.search(provider.embed_query(TOPICS[1]), project.id, 20))
+
+    _store(app, TOPICS[5], project)
+    with app.db.transaction() as conn:  # one vector replaced by another model's
+        rows.upsert_embeddings(conn, [rows.EmbeddingRow(ids[2], "other:model", "h", [1.0])], now())
+    _agree(app, kept, project)
+    assert ids[2] not in kept.vectors_of([ids[2]])
+
+
+def test_many_appends_grow_the_matrix_and_keep_every_vector(app: App) -> None:
+    assert app.indexer is not None
+    provider = app.indexer.provider
+    kept = SqliteVectorIndex(app.db, provider.id, provider.dimensions)
+    project = app.current_project()
+    stored = []
+    for i in range(70):  # past the first capacity of 64 rows
+        stored.append(_store(app, f"Note number {i} about the {TOPICS[i % 6].lower()}", project))
+        if i % 10 == 0:
+            kept.vectors_of([])
+    assert set(kept.vectors_of(stored)) == set(stored)
+    _agree(app, kept, project)
+    assert kept.rebuild() == 70
