@@ -331,3 +331,14 @@ def test_summarise_averages_every_metric_and_reports_latency_percentiles() -> No
     assert summary["mrr"] == 0.5
     assert summary["p50_ms"] == 20.0
     assert summary["p95_ms"] == 30.0
+
+
+def test_eval_leaves_out_a_line_holding_a_secret_and_says_so(run: Cli, tmp_path: Path) -> None:
+    folder = tmp_path / "secret"
+    leaky = {"id": "s1", "project": "alpha", "text": "Config: JWT_SECRET=abcd1234efgh5678ijkl"}
+    _write(folder, "corpus.jsonl", [*CORPUS, leaky])
+    _write(folder, "queries.jsonl", QUERIES)
+    report = run.json("eval", str(folder))
+    assert report["overall"]["n"] == 4
+    assert report["overall"]["hit@5"] == 1.0
+    assert any("s1" in note and "secret" in note for note in report["notes"])

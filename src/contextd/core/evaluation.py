@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from contextd.core.projects import ProjectService
+from contextd.core.secrets import find_secrets
 from contextd.core.records import RecordService
 from contextd.core.search import SearchService
 from contextd.errors import InvalidInputError
@@ -185,7 +186,8 @@ class Evaluator:
         progress: Callable[[str, int, int], None] | None = None,
     ) -> EvalReport:
         started = time.perf_counter()
-        mapping = self._ingest(corpus, progress)
+        refused = {item.id for item in corpus if find_secrets(item.text)}
+        mapping = self._ingest([item for item in corpus if item.id not in refused], progress)
         build_s = time.perf_counter() - started
         back = {record_id: item for item, record_id in mapping.items()}
         projects = {p.id: p for p in self._projects.list_projects()}
@@ -212,15 +214,21 @@ class Evaluator:
             if progress:
                 progress("queries", done, len(queries))
         everything = [row for rows in rows_by_category.values() for row in rows]
+        notes = [
+            "records were loaded as memories with their kind as category; the minimum "
+            "text length and the duplicate guard were relaxed for the load so every line "
+            "of the dataset is stored, except what the secret guard refuses"
+        ]
+        if refused:
+            notes.append(
+                f"{len(refused)} record(s) hold text that looks like a secret and were left "
+                f"out, as contextd never stores secrets: {', '.join(sorted(refused))}"
+            )
         return EvalReport(
             overall=summarise(everything),
             by_category={name: summarise(rows) for name, rows in sorted(rows_by_category.items())},
             index_build_s=build_s,
-            notes=[
-                "records were loaded as memories with their kind as category; the minimum "
-                "text length and the duplicate guard were relaxed for the load so every line "
-                "of the dataset is stored"
-            ],
+            notes=notes,
         )
 
     def _project(self, name: str) -> Project:
@@ -263,7 +271,7 @@ class Evaluator:
             )
         for item in corpus:
             for old in item.supersedes:
-                if old in mapping:
+                if old in mapping and item.id in mapping:
                     self._records.supersede(mapping[old], mapping[item.id])
         return mapping
 
