@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from contextd.core.projects import ProjectService
-from contextd.core.secrets import find_secrets
 from contextd.core.records import RecordService
 from contextd.core.search import SearchService
+from contextd.core.secrets import find_secrets
 from contextd.errors import InvalidInputError
 from contextd.models import Kind, MemoryBody, Origin, Project, RecordDraft, SearchQuery, Status
 
