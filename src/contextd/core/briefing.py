@@ -14,7 +14,7 @@ from contextd.models import (
     Record,
 )
 
-__all__ = ["Briefing", "build_briefing"]
+__all__ = ["Briefing", "briefing_candidates", "build_briefing"]
 
 _DURABLE_CATEGORIES = ("convention", "gotcha", "architecture")
 
@@ -28,24 +28,42 @@ class Briefing:
     records: tuple[Record, ...] = ()  # what the text carries
 
 
-def build_briefing(records: RecordService, project: Project, budget: int) -> Briefing:
+# A briefing of a few thousand tokens holds tens of records: reading the newest few hundred of
+# each kind (not all 10,000 of a big store) keeps session start fast and loses nothing.
+CANDIDATES_PER_KIND = 200
+
+
+def briefing_candidates(records: RecordService, project: Project) -> list[Record]:
+    """The active records a briefing chooses from: the newest of each kind."""
+    return [
+        record
+        for kind in Kind
+        for record in records.list_records(project, kinds=(kind,), limit=CANDIDATES_PER_KIND)
+    ]
+
+
+def build_briefing(
+    records: RecordService,
+    project: Project,
+    budget: int,
+    candidates: list[Record] | None = None,
+) -> Briefing:
     """Constraints (absolute first), decisions, conventions and gotchas, pipelines, then the
     last checkpoint; what does not fit is counted, oldest-verified detail dropped first."""
-    active = records.list_records(project)
+    active = briefing_candidates(records, project) if candidates is None else candidates
     ordered = _ordered(active)
     blocks: list[str] = []
     carried: list[Record] = []
     used = 0
-    omitted = 0
     for record in ordered:
         block = _line(record)
         cost = estimate_tokens(SEPARATOR + block)
         if used + cost > budget:
-            omitted += 1
             continue
         blocks.append(block)
         carried.append(record)
         used += cost
+    omitted = sum(records.counts(project).values()) - len(blocks)
     header = f"# contextd briefing: {project.name}"
     if omitted:
         header += f" ({omitted} more records left out for the budget; use get_context)"

@@ -34,9 +34,15 @@ class QualityIssue:
     fix: str
 
 
-def scan_quality(records: RecordService, project: Project, stale_days: int) -> list[QualityIssue]:
-    """Every active record of the project (and global ones) with what is wrong and the fix."""
-    active = records.list_records(project)
+def scan_quality(
+    records: RecordService,
+    project: Project,
+    stale_days: int,
+    active: list[Record] | None = None,
+) -> list[QualityIssue]:
+    """Every active record of the project (and global ones), or those of `active`, with what
+    is wrong and the fix."""
+    active = records.list_records(project) if active is None else active
     cutoff = to_iso(datetime.now(UTC) - timedelta(days=stale_days))
     issues: list[QualityIssue] = []
     for record in active:

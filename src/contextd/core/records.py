@@ -298,11 +298,17 @@ class RecordService:
         return RecordDetail(record, successor, current, predecessors)
 
     def list_records(
-        self, project: Project, *, kinds: tuple[Kind, ...] = (), include_inactive: bool = False
+        self,
+        project: Project,
+        *,
+        kinds: tuple[Kind, ...] = (),
+        include_inactive: bool = False,
+        limit: int | None = None,
     ) -> list[Record]:
+        """The project's and global records, newest first (active ones unless asked)."""
         statuses = () if include_inactive else (Status.ACTIVE,)
         scope = rows.RecordFilter(project.id, kinds=kinds, statuses=statuses)
-        return rows.list_records(self._db.connection(), scope)
+        return rows.list_records(self._db.connection(), scope, limit=limit)
 
     def stale(self, project: Project, days: int) -> list[Record]:
         """Active records not verified within `days` days, oldest-verified first."""

@@ -1,7 +1,6 @@
 """Asking the daemon: the standard library only, since the prompt hook imports this on every
 prompt and must answer in tens of milliseconds."""
 
-import hashlib
 import json
 import os
 import socket
@@ -25,6 +24,8 @@ def socket_path(home: str) -> str:
     path = os.path.join(home, "daemon.sock")
     if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
         return path
+    import hashlib  # rarely needed: kept off the prompt hook's start-up
+
     digest = hashlib.sha256(os.fsencode(home)).hexdigest()[:16]
     return os.path.join("/tmp", f"contextd-{os.getuid()}-{digest}.sock")
 

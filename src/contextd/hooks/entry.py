@@ -11,7 +11,6 @@ import os
 import signal
 import sys
 import time
-import traceback
 
 from contextd.daemon import client
 
@@ -121,6 +120,8 @@ class _deadline:
 
 
 def _log(home: str, event: str, exc: BaseException, elapsed: float) -> None:
+    import traceback  # only on failure: kept off the start-up path
+
     try:
         os.makedirs(home, exist_ok=True)
         path = os.path.join(home, "hook.log")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from contextd.app import App
-from contextd.core.briefing import build_briefing
+from contextd.core.briefing import briefing_candidates, build_briefing
 from contextd.core.compaction import report_text
 from contextd.core.quality import scan_quality
 from contextd.core.scope_guard import constraints_for_path
@@ -44,14 +44,17 @@ def _project(app: App, payload: dict[str, Any], name: str | None) -> Project | N
 
 
 def _session_start(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
-    briefing = build_briefing(app.records, project, app.settings.context.session_budget)
+    candidates = briefing_candidates(app.records, project)
+    budget = app.settings.context.session_budget
+    briefing = build_briefing(app.records, project, budget, candidates)
     app.hook_state.note_shown(session_key, list(briefing.records), "briefing")
     parts = [briefing.text]
     if payload.get("source") == "compact":
         report = app.hook_state.report(project, session_key)
         if report is not None:
             parts.append(report_text(report))
-    issues = scan_quality(app.records, project, app.settings.lifecycle.stale_days)
+    # The nudge looks at the records the briefing chose from: the newest of each kind.
+    issues = scan_quality(app.records, project, app.settings.lifecycle.stale_days, candidates)
     if issues:
         parts.append(
             f"contextd: {len(issues)} records need attention (thin rationale, stale or "
