@@ -50,7 +50,12 @@ def prompt_times(env: dict[str, str], rounds: int, cwd: str) -> list[float]:
 
 def daemon(env: dict[str, str], action: str) -> dict[str, object]:
     done = subprocess.run(
-        [EXE, "daemon", action, "--json"], env=env, check=True, capture_output=True, text=True
+        [EXE, "daemon", action, "--json"],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
     )
     return dict(json.loads(done.stdout))
 

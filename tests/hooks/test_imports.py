@@ -49,6 +49,7 @@ def test_importing_the_hook_entry_loads_only_the_standard_library(tmp_path: Path
         [sys.executable, "-c", script],
         capture_output=True,
         text=True,
+        encoding="utf-8",
         cwd=tmp_path,
         env=hook_env(),
         timeout=60,

@@ -154,6 +154,8 @@ def _last_commit_subject(folder: Path) -> str | None:
             ["git", "-C", str(folder), "log", "-1", "--format=%s"],
             capture_output=True,
             text=True,
+            encoding="utf-8",
+            errors="replace",
             timeout=3,
             check=False,
         )
