@@ -1,7 +1,6 @@
 """`contextd daemon start|stop|status|run`: the warm process the hooks talk to."""
 
 import logging
-import subprocess
 import sys
 import time
 from typing import Any
@@ -11,6 +10,7 @@ import click
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
 from contextd.daemon import client
+from contextd.daemon.launch import start_detached
 from contextd.errors import DaemonError
 
 __all__ = ["COMMANDS"]
@@ -37,14 +37,7 @@ def start() -> None:
     if running is None:
         log_path = get_settings().home / "daemon.log"
         get_settings().home.mkdir(parents=True, exist_ok=True)
-        with open(log_path, "ab") as log:
-            subprocess.Popen(
-                [sys.executable, "-m", "contextd", "--home", home, "daemon", "run"],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                start_new_session=True,
-            )
+        start_detached(home, log_path)
         running = _wait_for(home, log_path)
         action = "started"
     else:
@@ -125,20 +118,18 @@ def run() -> None:
     """Run the daemon in the foreground (what `start` runs in the background)."""
     from contextd.daemon.server import serve
     from contextd.hooks.handlers import handle
+    from contextd.hooks.reply import agent_reply, parse_payload
 
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     app = get_app()
 
     def hook(request: dict[str, Any]) -> dict[str, Any]:
-        payload = request.get("payload")
+        """A hook's raw request: the agent's payload in, the bytes to print out."""
+        event = str(request.get("event"))
+        payload = parse_payload(bytes(request.get("body", b"")))
         project = request.get("project")
-        output = handle(
-            app,
-            str(request.get("event")),
-            payload if isinstance(payload, dict) else {},
-            str(project) if project else None,
-        )
-        return {"output": output}
+        text = handle(app, event, payload, str(project) if project else None)
+        return {"output": agent_reply(event, text, payload)}
 
     serve(app, {"hook": hook})
 

@@ -1,12 +1,18 @@
 """Asking the daemon: the standard library only, since the prompt hook imports this on every
-prompt and must answer in tens of milliseconds."""
+prompt and must answer in tens of milliseconds.
 
-import json
+Two request forms share the socket: a JSON object on one line (ping, stop: for the CLI), and
+the hooks' raw form: `HOOK <event>` and the project name (or nothing) on two lines, then the
+agent's payload untouched, answered by `OK` on a line and the bytes to print. The raw form
+spares the hook importing json and socket (about 30 ms of a 60 ms budget); `_socket` is
+their C core.
+"""
+
+import _socket
 import os
-import socket
 from collections.abc import Mapping
 
-__all__ = ["home_dir", "request", "socket_path"]
+__all__ = ["ask_hook", "home_dir", "request", "socket_path"]
 
 TIMEOUT_S = 1.0  # a daemon that takes longer is busy or wedged: answer in-process instead
 _MAX_REPLY = 8 * 1024 * 1024
@@ -30,18 +36,22 @@ def socket_path(home: str) -> str:
     return os.path.join("/tmp", f"contextd-{os.getuid()}-{digest}.sock")
 
 
+def ask_hook(home: str, event: str, project: str, payload: bytes) -> bytes | None:
+    """The bytes the daemon says the hook should print, or None when no daemon answered."""
+    header = f"HOOK {event}\n{project}\n".encode()
+    reply = _exchange(home, header + payload, TIMEOUT_S)
+    if reply is None or not reply.startswith(b"OK\n"):
+        return None
+    return reply[3:]
+
+
 def request(
     home: str, message: Mapping[str, object], timeout: float = TIMEOUT_S
 ) -> dict[str, object] | None:
-    """Send one request; the reply, or None when no daemon answered in time."""
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(timeout)
-            conn.connect(socket_path(home))
-            conn.sendall(json.dumps(message).encode("utf-8") + b"\n")
-            reply = _read_line(conn)
-    except (OSError, ValueError):
-        return None
+    """Send one JSON request; the reply, or None when no daemon answered in time."""
+    import json
+
+    reply = _exchange(home, json.dumps(message).encode("utf-8") + b"\n", timeout)
     if reply is None:
         return None
     try:
@@ -51,16 +61,23 @@ def request(
     return decoded if isinstance(decoded, dict) else None
 
 
-def _read_line(conn: socket.socket) -> bytes | None:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return None  # closed before a whole reply
-        chunks.append(chunk)
-        size += len(chunk)
-        if chunk.endswith(b"\n"):
-            return b"".join(chunks)
-        if size > _MAX_REPLY:
-            return None
+def _exchange(home: str, message: bytes, timeout: float) -> bytes | None:
+    """Send `message`, close our side, and read the whole reply."""
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        conn.settimeout(timeout)
+        conn.connect(socket_path(home))
+        conn.sendall(message)
+        conn.shutdown(_socket.SHUT_WR)
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > _MAX_REPLY:
+                return None
+    except OSError:
+        return None
+    finally:
+        conn.close()
+    return b"".join(chunks) or None

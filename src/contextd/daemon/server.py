@@ -69,7 +69,8 @@ def serve(app: App, handlers: Mapping[str, Handler], *, warm: bool = True) -> No
                         request = _read_request(conn)
                         reply, stopping_now = _dispatch(request, handlers, started)
                         stopping = stopping or stopping_now
-                        _send(conn, reply)
+                        raw = request is not None and request.get("raw", False)
+                        _send(conn, _raw_reply(reply) if raw else _json_reply(reply))
             finally:
                 pid_file.unlink(missing_ok=True)
 
@@ -129,22 +130,44 @@ def _listening(path: str) -> Iterator[socket.socket]:
 
 
 def _read_request(conn: socket.socket) -> dict[str, Any] | None:
+    """A JSON request, or a hook's raw one (see contextd.daemon.client) as
+    {"op": "hook", "event", "project", "body": bytes, "raw": True}."""
     conn.settimeout(5.0)
-    data = b""
+    chunks: list[bytes] = []
+    size = 0
     try:
-        while not data.endswith(b"\n") and len(data) <= _MAX_REQUEST:
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+        while size <= _MAX_REQUEST and (chunk := conn.recv(65536)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size == len(chunk) and chunk.startswith(b"{") and chunk.endswith(b"\n"):
+                break  # a whole JSON line from a client that keeps its side open
+    except OSError:
+        return None
+    data = b"".join(chunks)
+    if data.startswith(b"HOOK "):
+        head, project, body = (data.split(b"\n", 2) + [b"", b""])[:3]
+        event = head[5:].decode("utf-8", "replace").strip()
+        name = project.decode("utf-8", "replace").strip() or None
+        return {"op": "hook", "event": event, "project": name, "body": body, "raw": True}
+    try:
         decoded = json.loads(data)
-    except (OSError, ValueError):
+    except ValueError:
         return None
     return decoded if isinstance(decoded, dict) else None
 
 
-def _send(conn: socket.socket, reply: dict[str, Any]) -> None:
+def _json_reply(reply: dict[str, Any]) -> bytes:
+    return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def _raw_reply(reply: dict[str, Any]) -> bytes:
+    if not reply.get("ok"):
+        return b"ERR " + str(reply.get("error", "")).encode("utf-8", "replace") + b"\n"
+    return b"OK\n" + str(reply.get("output", "")).encode("utf-8")
+
+
+def _send(conn: socket.socket, reply: bytes) -> None:
     try:
-        conn.sendall(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
+        conn.sendall(reply)
     except OSError:
         log.info("the client left before its reply")

@@ -1,12 +1,12 @@
 """`contextd hook EVENT`: read the agent's hook JSON on stdin, answer on stdout, never fail.
 
-This module and what it imports first are the standard library only: the prompt hook runs
-on every prompt. It asks the daemon; when none answers it does the work in-process (without
-the embedding model: full-text recall). Any error is logged to $CONTEXTD_HOME/hook.log and
-the hook exits 0 with nothing on stdout, so the agent is never blocked.
+This module and what it imports first are the standard library only, and not even json: the
+prompt hook runs on every prompt. It hands the raw payload to the daemon, which answers with
+the bytes to print; when none answers it does the work in-process (without the embedding
+model: full-text recall). Any error is logged to $CONTEXTD_HOME/hook.log and the hook exits 0
+with nothing on stdout, so the agent is never blocked.
 """
 
-import json
 import os
 import signal
 import sys
@@ -17,12 +17,6 @@ from contextd.daemon import client
 __all__ = ["EVENTS", "run_hook"]
 
 EVENTS = ("session-start", "prompt", "post-edit", "post-bash", "pre-compact", "stop")
-_AGENT_EVENT = {
-    "session-start": "SessionStart",
-    "prompt": "UserPromptSubmit",
-    "post-edit": "PostToolUse",
-    "post-bash": "PostToolUse",
-}
 _BUDGET_S = {"prompt": 4.0, "post-edit": 4.0, "post-bash": 4.0}  # others: _DEFAULT_BUDGET_S
 _DEFAULT_BUDGET_S = 10.0
 _MAX_PAYLOAD = 4 * 1024 * 1024
@@ -45,61 +39,19 @@ def run_hook(argv: list[str]) -> int:
     started = time.monotonic()
     try:
         with _deadline(_BUDGET_S.get(event, _DEFAULT_BUDGET_S)):
-            payload = _read_payload()
-            text = _answer(home, event, payload)
-        if text:
-            sys.stdout.write(_agent_reply(event, text, payload))
+            raw = sys.stdin.buffer.read(_MAX_PAYLOAD + 1)
+            project = os.environ.get("CONTEXTD_PROJECT", "")
+            output = client.ask_hook(home, event, project, raw)
+            if output is None:
+                from contextd.hooks.inprocess import answer_in_process  # no daemon: slow path
+
+                output = answer_in_process(event, raw).encode("ascii")
+        if output:
+            sys.stdout.buffer.write(output)
             sys.stdout.flush()
     except BaseException as exc:  # fail open, whatever happened (KeyboardInterrupt included)
         _log(home, event, exc, time.monotonic() - started)
     return 0
-
-
-def _answer(home: str, event: str, payload: dict[str, object]) -> str:
-    if event == "prompt" and _is_command(payload.get("prompt")):
-        return ""  # decided before paying for the daemon or the store
-    project = os.environ.get("CONTEXTD_PROJECT") or None
-    request = {"op": "hook", "event": event, "payload": payload, "project": project}
-    reply = client.request(home, request)
-    if reply is not None and reply.get("ok"):
-        return str(reply.get("output") or "")
-    from contextd.hooks.inprocess import answer_in_process  # the slow path: no daemon
-
-    return answer_in_process(event, payload)
-
-
-def _is_command(prompt: object) -> bool:
-    text = str(prompt or "").strip()
-    return not text or text[0] in "/!"
-
-
-def _read_payload() -> dict[str, object]:
-    raw = sys.stdin.buffer.read(_MAX_PAYLOAD + 1)
-    if len(raw) > _MAX_PAYLOAD:
-        raise ValueError("the hook payload is larger than 4 MB")
-    if not raw.strip():
-        return {}
-    payload = json.loads(raw)
-    if not isinstance(payload, dict):
-        raise ValueError("the hook payload is not a JSON object")
-    return payload
-
-
-def _agent_reply(event: str, text: str, payload: dict[str, object]) -> str:
-    """The agent's JSON hook output, ASCII only whatever the records hold.
-
-    Claude Code and Gemini CLI read `hookSpecificOutput.additionalContext` under the event
-    name they sent; Cursor (camelCase events) reads `additional_context`.
-    """
-    sent = payload.get("hook_event_name")
-    if sent == "sessionStart":
-        reply: dict[str, object] = {"additional_context": text}
-    else:
-        agent_event = sent if isinstance(sent, str) and sent else _AGENT_EVENT.get(event)
-        if agent_event is None:
-            return ""
-        reply = {"hookSpecificOutput": {"hookEventName": agent_event, "additionalContext": text}}
-    return json.dumps(reply, ensure_ascii=True) + "\n"
 
 
 class _deadline:

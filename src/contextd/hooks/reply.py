@@ -1,0 +1,47 @@
+"""Reading an agent's hook payload and writing the agent's reply (both need json, which the
+hook's start-up path leaves to whoever does the work: the daemon or the in-process path)."""
+
+import json
+
+__all__ = ["MAX_PAYLOAD", "agent_reply", "parse_payload"]
+
+MAX_PAYLOAD = 4 * 1024 * 1024
+# Our event names and the Claude Code hook each answers, for agents that do not name theirs.
+_AGENT_EVENT = {
+    "session-start": "SessionStart",
+    "prompt": "UserPromptSubmit",
+    "post-edit": "PostToolUse",
+    "post-bash": "PostToolUse",
+}
+
+
+def parse_payload(raw: bytes) -> dict[str, object]:
+    """The hook's JSON object ({} for an empty stdin)."""
+    if len(raw) > MAX_PAYLOAD:
+        raise ValueError("the hook payload is larger than 4 MB")
+    if not raw.strip():
+        return {}
+    payload = json.loads(raw)
+    if not isinstance(payload, dict):
+        raise ValueError("the hook payload is not a JSON object")
+    return payload
+
+
+def agent_reply(event: str, text: str, payload: dict[str, object]) -> str:
+    """What the hook prints: the agent's JSON hook output, ASCII only whatever the records
+    hold; "" when there is nothing to say.
+
+    Claude Code and Gemini CLI read `hookSpecificOutput.additionalContext` under the event
+    name they sent; Cursor (camelCase events) reads `additional_context`.
+    """
+    if not text:
+        return ""
+    sent = payload.get("hook_event_name")
+    if sent == "sessionStart":
+        reply: dict[str, object] = {"additional_context": text}
+    else:
+        agent_event = sent if isinstance(sent, str) and sent else _AGENT_EVENT.get(event)
+        if agent_event is None:
+            return ""
+        reply = {"hookSpecificOutput": {"hookEventName": agent_event, "additionalContext": text}}
+    return json.dumps(reply, ensure_ascii=True) + "\n"
