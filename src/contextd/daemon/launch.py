@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import contextd
+
 __all__ = ["start_detached"]
 
 
@@ -14,7 +16,8 @@ def start_detached(home: str, log_path: Path | None = None) -> None:
     env = dict(os.environ)
     # Unlike one-shot commands (one BLAS thread, see contextd/__init__.py), the daemon has
     # the machine to itself between prompts: two threads halve a query's embedding time.
-    env.setdefault("OPENBLAS_NUM_THREADS", str(min(2, os.cpu_count() or 1)))
+    if not contextd.BLAS_THREADS_FROM_USER:
+        env["OPENBLAS_NUM_THREADS"] = str(min(2, os.cpu_count() or 1))
     with open(log_path or os.devnull, "ab") as log:
         subprocess.Popen(
             [sys.executable, "-m", "contextd", "--home", home, "daemon", "run"],

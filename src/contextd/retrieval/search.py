@@ -55,7 +55,9 @@ class Retriever:
         self._indexer = indexer
         self._index = index
         self._weights = weights
-        self._complete: dict[str | None, tuple[int, int]] = {}
+        # Per project: every record up to this seq had a vector when last looked at, so the
+        # next look only reads what was stored since (records keep their seq when edited).
+        self._complete: dict[str | None, int] = {}
 
     def search(self, query: SearchQuery, project_id: str | None) -> SearchResult:
         """Best records for `query` among the project's and the global ones, best first.
@@ -134,10 +136,12 @@ class Retriever:
         assert self._indexer is not None
         provider = self._indexer.provider
         conn = self._db.connection()
-        if self._complete.get(project_id) == self._db.change_token():
-            return None  # nothing was written since this project was last found complete
+        newest = vectors.last_seq(conn)
+        checked = self._complete.get(project_id, 0)
+        if checked == newest:
+            return None  # nothing was stored since this project was last found complete
         missing = vectors.missing_ids(
-            conn, provider.id, provider.dimensions, project_id, CATCH_UP_LIMIT + 1
+            conn, provider.id, provider.dimensions, project_id, CATCH_UP_LIMIT + 1, checked
         )
         if len(missing) > CATCH_UP_LIMIT:
             return (
@@ -147,7 +151,7 @@ class Retriever:
         if missing:
             found = rows.records_in_scope(conn, missing, rows.RecordFilter(project_id, statuses=()))
             self._indexer.embed(list(found.values()))
-        self._complete[project_id] = self._db.change_token()
+        self._complete[project_id] = newest
         return None
 
     def _learned(self, vector: list[float] | None, project_id: str | None) -> dict[str, float]:

@@ -15,6 +15,7 @@ __all__ = [
     "delete_embedding",
     "drop_other_models",
     "load_vectors",
+    "last_seq",
     "missing_ids",
     "stored_hashes",
     "upsert_embeddings",
@@ -108,18 +109,29 @@ def load_vectors(
 
 
 def missing_ids(
-    conn: sqlite3.Connection, provider: str, dimensions: int, project_id: str | None, limit: int
+    conn: sqlite3.Connection,
+    provider: str,
+    dimensions: int,
+    project_id: str | None,
+    limit: int,
+    after_seq: int = 0,
 ) -> list[str]:
-    """Records of the project (and global ones) without a vector of this provider and width."""
+    """Records of the project (and global ones) stored after `after_seq` without a vector of
+    this provider and width."""
     return [
         str(r[0])
         for r in conn.execute(
             "SELECT r.id FROM records AS r LEFT JOIN embeddings AS e ON e.record_id = r.id "
-            "AND e.provider = ? AND e.dimensions = ? WHERE e.record_id IS NULL "
+            "AND e.provider = ? AND e.dimensions = ? WHERE r.seq > ? AND e.record_id IS NULL "
             "AND (r.project_id = ? OR r.project_id IS NULL) LIMIT ?",
-            (provider, dimensions, project_id, limit),
+            (provider, dimensions, after_seq, project_id, limit),
         )
     ]
+
+
+def last_seq(conn: sqlite3.Connection) -> int:
+    """The newest record's stable key (0 for an empty store)."""
+    return int(conn.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()[0])
 
 
 def delete_embedding(conn: sqlite3.Connection, record_id: str) -> None:
