@@ -176,6 +176,7 @@ def test_refresh_json_reports_the_index_after_records_are_added(run: Cli) -> Non
         "embedded": 2,
         "other_models": {},
         "note": None,
+        "backend": "sqlite (exact numpy scan)",
     }
     forced = run.json("refresh", "--force-embeddings")
     assert forced["embedded"] == 2 and forced["index"]["embedded"] == 2

@@ -155,6 +155,7 @@ def test_status_shows_git_counts_and_the_last_checkpoint(run: Cli, repo: Path) -
     assert out["counts"]["decision"] == 1 and out["counts"]["checkpoint"] == 1
     assert out["goal"] == "Distributed GPU scheduling"
     assert out["next"] == ["Lease-based GPU allocation"]
+    assert out["index"]["backend"] == "sqlite (exact numpy scan)"
     text = run("status").stdout
     for expected in (
         "Branch",
@@ -163,5 +164,6 @@ def test_status_shows_git_counts_and_the_last_checkpoint(run: Cli, repo: Path) -
         "worker heartbeat completed",
         "Current goal",
         "- Lease-based GPU allocation",
+        "Vectors      sqlite (exact numpy scan)",
     ):
         assert expected in text

@@ -264,6 +264,7 @@ def status() -> None:
                 click.style("✓", fg="green") if index.fix is None else click.style("!", fg="yellow")
             )
             rows.append(("Semantic", f"{mark} {index.embedded}/{index.records} {index.provider}"))
+            rows.append(("Vectors", index.backend))
         for label, value in rows:
             click.echo(f"{label:<13}{value}")
         if index.note:

@@ -22,6 +22,7 @@ class IndexState:
     embedded: int  # records with a vector of the provider in use
     other_models: dict[str, int]  # vectors made by another provider or width
     note: str | None  # why the configured provider is not the one in use
+    backend: str  # where the vectors are searched
 
     @property
     def fix(self) -> str | None:
@@ -69,11 +70,17 @@ class IndexService:
         conn = self._db.connection()
         if self._indexer is None:
             count = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
-            return IndexState("none", 0, count, 0, {}, self._note)
+            return IndexState("none", 0, count, 0, {}, self._note, self.backend())
         provider = self._indexer.provider
         stats = vector_rows.vector_stats(conn, provider.id, provider.dimensions)
         return IndexState(
-            provider.id, provider.dimensions, stats.records, stats.current, stats.other, self._note
+            provider.id,
+            provider.dimensions,
+            stats.records,
+            stats.current,
+            stats.other,
+            self._note,
+            self.backend(),
         )
 
     def refresh(
