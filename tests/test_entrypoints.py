@@ -79,3 +79,25 @@ def test_help_lists_every_command_without_failing(tmp_path: Path) -> None:
     assert done.returncode == 0
     listed = {line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines() if line}
     assert listed == set(COMMAND_MODULES)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["archive", "--help"], ["memories", "--all"]])
+def test_a_reader_that_went_away_ends_the_command_quietly(
+    args: list[str], tmp_path: Path, repo: Path
+) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `contextd ... | head` once head has exited
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "contextd", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            cwd=repo,
+            env=os.environ.copy(),
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    # click ends a command whose output pipe closed with exit code 1, and says nothing.
+    assert done.returncode in (0, 1) and done.stderr == b""

@@ -80,8 +80,8 @@ class ContextdGroup(click.Group):
         except ContextdError as exc:
             _report(ctx, str(exc), type(exc).__name__, getattr(exc, "field", None))
             ctx.exit(exc.exit_code)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
-            raise
+        except (click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
+            raise  # BrokenPipeError: the reader left (`| head`); main() ends quietly
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
             ctx.exit(130)
