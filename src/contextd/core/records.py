@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 from contextd.clock import now, to_iso
 from contextd.core.duplicates import DuplicateGuard, Similar
+from contextd.core.prefixes import match_prefix
 from contextd.core.validation import validate_draft
 from contextd.errors import (
-    AmbiguousIdError,
     ConflictError,
     InvalidInputError,
     NotFoundError,
@@ -346,23 +346,18 @@ class RecordService:
             return []
 
     def _resolve_id(self, reference: str) -> Record:
-        prefix = reference.strip().lower()
-        if len(prefix) < MIN_PREFIX:
-            raise InvalidInputError(
-                f"Id {reference!r} is too short; give at least {MIN_PREFIX} characters of it."
-            )
         conn = self._db.connection()
-        matches = rows.ids_with_prefix(conn, prefix)
-        if len(matches) > 1 and prefix not in matches:
-            raise AmbiguousIdError(reference, matches)
-        if not matches:
-            deleted = rows.tombstone_of(conn, prefix)
+        record_id = match_prefix(
+            reference, lambda prefix: rows.ids_with_prefix(conn, prefix), "Id", "records"
+        )
+        if record_id is None:
+            deleted = rows.tombstone_of(conn, reference.strip().lower())
             if deleted:
                 raise NotFoundError(f"Record {reference!r} was deleted on {deleted[:10]}.")
             raise NotFoundError(
                 f"No record with id {reference!r}; `contextd memories --all` lists them."
             )
-        record = rows.get_record(conn, prefix if prefix in matches else matches[0])
+        record = rows.get_record(conn, record_id)
         if record is None:
             raise NotFoundError(f"No record with id {reference!r}.")
         return record

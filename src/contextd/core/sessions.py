@@ -4,7 +4,8 @@ the next agent's work; what a session produced is read back by link and by time 
 from dataclasses import dataclass
 
 from contextd.clock import now, parse_instant
-from contextd.errors import AmbiguousIdError, InvalidInputError, NotFoundError
+from contextd.core.prefixes import match_prefix
+from contextd.errors import InvalidInputError, NotFoundError
 from contextd.ids import MIN_PREFIX, new_id
 from contextd.models import Kind, Project, Record
 from contextd.storage import sessions as rows
@@ -70,18 +71,11 @@ class SessionService:
 
     def resolve(self, reference: str) -> SessionRow:
         """The session whose id is `reference` or starts with it (at least 8 characters)."""
-        prefix = reference.strip().lower()
-        if len(prefix) < MIN_PREFIX:
-            raise InvalidInputError(
-                f"Session id {reference!r} is too short; give at least {MIN_PREFIX} characters."
-            )
         conn = self._db.connection()
-        matches = rows.ids_with_prefix(conn, prefix)
-        if len(matches) > 1 and prefix not in matches:
-            raise AmbiguousIdError(reference, matches, "sessions")
-        found = (
-            rows.get_session(conn, prefix if prefix in matches else matches[0]) if matches else None
+        session_id = match_prefix(
+            reference, lambda prefix: rows.ids_with_prefix(conn, prefix), "Session id", "sessions"
         )
+        found = rows.get_session(conn, session_id) if session_id else None
         if found is None:
             raise NotFoundError(
                 f"No session with id {reference!r}; `contextd session list --all-projects` "

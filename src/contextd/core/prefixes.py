@@ -1,0 +1,30 @@
+"""Ids given as a unique prefix (records and sessions alike)."""
+
+from collections.abc import Callable
+
+from contextd.errors import AmbiguousIdError, InvalidInputError
+from contextd.ids import MIN_PREFIX
+
+__all__ = ["match_prefix"]
+
+
+def match_prefix(
+    reference: str, ids_starting_with: Callable[[str], list[str]], label: str, noun: str
+) -> str | None:
+    """The one id `reference` names (the id itself, or the only one it begins), or None.
+
+    Raises:
+        InvalidInputError: shorter than MIN_PREFIX characters.
+        AmbiguousIdError: it begins several ids and is none of them.
+    """
+    prefix = reference.strip().lower()
+    if len(prefix) < MIN_PREFIX:
+        raise InvalidInputError(
+            f"{label} {reference!r} is too short; give at least {MIN_PREFIX} characters of it."
+        )
+    matches = ids_starting_with(prefix)
+    if len(matches) > 1 and prefix not in matches:
+        raise AmbiguousIdError(reference, matches, noun)
+    if not matches:
+        return None
+    return prefix if prefix in matches else matches[0]
