@@ -30,6 +30,7 @@ from contextd.models import (
 )
 from contextd.retrieval.indexer import Indexer, embedding_text
 from contextd.retrieval.vector_index import VectorIndex
+from contextd.storage import id_prefixes
 from contextd.storage import records as rows
 from contextd.storage import sessions as session_rows
 from contextd.storage import vectors as vector_rows
@@ -328,7 +329,9 @@ class RecordService:
 
     def short_ids(self, ids: list[str]) -> dict[str, str]:
         """The shortest unambiguous prefix of each id, for people to read and type."""
-        return rows.shortest_unique_prefixes(self._db.connection(), ids, MIN_PREFIX)
+        return id_prefixes.shortest_unique_prefixes(
+            self._db.connection(), "records", ids, MIN_PREFIX
+        )
 
     # --- helpers -------------------------------------------------------------------------
 
@@ -348,7 +351,10 @@ class RecordService:
     def _resolve_id(self, reference: str) -> Record:
         conn = self._db.connection()
         record_id = match_prefix(
-            reference, lambda prefix: rows.ids_with_prefix(conn, prefix), "Id", "records"
+            reference,
+            lambda prefix: id_prefixes.ids_with_prefix(conn, "records", prefix),
+            "Id",
+            "records",
         )
         if record_id is None:
             deleted = rows.tombstone_of(conn, reference.strip().lower())

@@ -8,6 +8,7 @@ from contextd.core.prefixes import match_prefix
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.ids import MIN_PREFIX, new_id
 from contextd.models import Kind, Project, Record
+from contextd.storage import id_prefixes
 from contextd.storage import sessions as rows
 from contextd.storage.db import Database
 
@@ -73,7 +74,10 @@ class SessionService:
         """The session whose id is `reference` or starts with it (at least 8 characters)."""
         conn = self._db.connection()
         session_id = match_prefix(
-            reference, lambda prefix: rows.ids_with_prefix(conn, prefix), "Session id", "sessions"
+            reference,
+            lambda prefix: id_prefixes.ids_with_prefix(conn, "sessions", prefix),
+            "Session id",
+            "sessions",
         )
         found = rows.get_session(conn, session_id) if session_id else None
         if found is None:
@@ -109,7 +113,9 @@ class SessionService:
 
     def short_ids(self, ids: list[str]) -> dict[str, str]:
         """The shortest unambiguous prefix of each session id."""
-        return rows.shortest_unique_prefixes(self._db.connection(), ids, MIN_PREFIX)
+        return id_prefixes.shortest_unique_prefixes(
+            self._db.connection(), "sessions", ids, MIN_PREFIX
+        )
 
 
 def duration_seconds(started_at: str, until: str) -> int:

@@ -2,7 +2,7 @@
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
@@ -13,7 +13,6 @@ __all__ = [
     "count_by_kind",
     "delete_record",
     "get_record",
-    "ids_with_prefix",
     "insert_record",
     "list_records",
     "record_from_row",
@@ -23,10 +22,8 @@ __all__ = [
     "replace_record",
     "same_title",
     "search_text",
-    "shortest_unique_prefixes",
     "successors_of",
     "tombstone_of",
-    "unique_prefix",
 ]
 
 COLUMNS = (
@@ -181,18 +178,6 @@ def get_record(conn: sqlite3.Connection, record_id: str) -> Record | None:
     return record_from_row(row) if row else None
 
 
-def ids_with_prefix(conn: sqlite3.Connection, prefix: str, limit: int = 6) -> list[str]:
-    """Record ids that start with `prefix` (at most `limit`)."""
-    upper = prefix + "\uffff"
-    return [
-        r[0]
-        for r in conn.execute(
-            "SELECT id FROM records WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
-            (prefix, upper, limit),
-        )
-    ]
-
-
 @dataclass(frozen=True, slots=True)
 class RecordHead:
     """The fields ranking needs, read without parsing a record's JSON columns."""
@@ -332,40 +317,3 @@ def delete_record(conn: sqlite3.Connection, record: Record, deleted_at: str) -> 
     for other_id, related in linked:
         kept = [item for item in json.loads(related) if item != record.id]
         conn.execute("UPDATE records SET related_to = ? WHERE id = ?", (json.dumps(kept), other_id))
-
-
-def shortest_unique_prefixes(
-    conn: sqlite3.Connection, ids: Iterable[str], minimum: int
-) -> dict[str, str]:
-    """For each id, the shortest prefix (at least `minimum` long) no other record shares."""
-    out: dict[str, str] = {}
-    for record_id in ids:
-        neighbours = [
-            row[0]
-            for row in conn.execute(
-                "SELECT * FROM (SELECT id FROM records WHERE id < ? ORDER BY id DESC LIMIT 1) "
-                "UNION ALL SELECT * FROM (SELECT id FROM records WHERE id > ? ORDER BY id LIMIT 1)",
-                (record_id, record_id),
-            )
-        ]
-        out[record_id] = unique_prefix(record_id, neighbours, minimum)
-    return out
-
-
-def unique_prefix(item_id: str, neighbours: Iterable[str], minimum: int) -> str:
-    """The shortest prefix of `item_id` (at least `minimum` long) that none of its sorted
-    `neighbours` shares."""
-    shared = max((_common_prefix(item_id, other) for other in neighbours), default=0)
-    length = max(minimum, shared + 1)
-    if length < len(item_id) and item_id[length - 1] == "-":
-        length += 1  # never end a short id on a dash
-    return item_id[:length]
-
-
-def _common_prefix(a: str, b: str) -> int:
-    count = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        count += 1
-    return count

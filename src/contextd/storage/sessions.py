@@ -7,21 +7,19 @@ from dataclasses import dataclass
 
 from contextd.models import Record
 from contextd.storage.records import COLUMNS as RECORD_COLUMNS
-from contextd.storage.records import record_from_row, unique_prefix
+from contextd.storage.records import record_from_row
 
 __all__ = [
     "SessionRow",
     "close_open",
     "end_session",
     "get_session",
-    "ids_with_prefix",
     "insert_session",
     "latest_session",
     "list_sessions",
     "open_session",
     "open_sessions",
     "records_of_session",
-    "shortest_unique_prefixes",
 ]
 
 
@@ -114,36 +112,6 @@ def list_sessions(
         sql += " LIMIT ?"
         params.append(limit)
     return [SessionRow(*row) for row in conn.execute(sql, params)]
-
-
-def ids_with_prefix(conn: sqlite3.Connection, prefix: str, limit: int = 6) -> list[str]:
-    """Session ids that start with `prefix` (at most `limit`)."""
-    return [
-        r[0]
-        for r in conn.execute(
-            "SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
-            (prefix, prefix + "\uffff", limit),
-        )
-    ]
-
-
-def shortest_unique_prefixes(
-    conn: sqlite3.Connection, ids: Iterable[str], minimum: int
-) -> dict[str, str]:
-    """For each session id, the shortest prefix (at least `minimum` long) no other shares."""
-    out: dict[str, str] = {}
-    for session_id in ids:
-        neighbours = [
-            row[0]
-            for row in conn.execute(
-                "SELECT * FROM (SELECT id FROM sessions WHERE id < ? ORDER BY id DESC LIMIT 1) "
-                "UNION ALL "
-                "SELECT * FROM (SELECT id FROM sessions WHERE id > ? ORDER BY id LIMIT 1)",
-                (session_id, session_id),
-            )
-        ]
-        out[session_id] = unique_prefix(session_id, neighbours, minimum)
-    return out
 
 
 def records_of_session(conn: sqlite3.Connection, session: SessionRow, until: str) -> list[Record]:

@@ -1,0 +1,59 @@
+"""Ids typed as a prefix: lookup and the shortest unique prefix, for any table keyed by `id`."""
+
+import sqlite3
+from collections.abc import Iterable
+from typing import Literal
+
+__all__ = ["IdTable", "ids_with_prefix", "shortest_unique_prefixes"]
+
+IdTable = Literal["records", "sessions"]
+
+
+def ids_with_prefix(
+    conn: sqlite3.Connection, table: IdTable, prefix: str, limit: int = 6
+) -> list[str]:
+    """Ids of `table` that start with `prefix` (at most `limit`)."""
+    return [
+        row[0]
+        for row in conn.execute(
+            f"SELECT id FROM {table} WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+            (prefix, prefix + "\uffff", limit),
+        )
+    ]
+
+
+def shortest_unique_prefixes(
+    conn: sqlite3.Connection, table: IdTable, ids: Iterable[str], minimum: int
+) -> dict[str, str]:
+    """For each id, the shortest prefix (at least `minimum` long) no other id of `table`
+    shares: only its two sorted neighbours can share more than any other id."""
+    out: dict[str, str] = {}
+    for item_id in ids:
+        neighbours = [
+            row[0]
+            for row in conn.execute(
+                f"SELECT * FROM (SELECT id FROM {table} WHERE id < ? ORDER BY id DESC LIMIT 1) "
+                "UNION ALL "
+                f"SELECT * FROM (SELECT id FROM {table} WHERE id > ? ORDER BY id LIMIT 1)",
+                (item_id, item_id),
+            )
+        ]
+        out[item_id] = _unique_prefix(item_id, neighbours, minimum)
+    return out
+
+
+def _unique_prefix(item_id: str, neighbours: Iterable[str], minimum: int) -> str:
+    shared = max((_common_prefix(item_id, other) for other in neighbours), default=0)
+    length = max(minimum, shared + 1)
+    if length < len(item_id) and item_id[length - 1] == "-":
+        length += 1  # never end a short id on a dash
+    return item_id[:length]
+
+
+def _common_prefix(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
