@@ -18,6 +18,7 @@ from contextd.core.quality import scan_quality
 from contextd.core.scope_guard import constraints_for_path
 from contextd.core.search import SEPARATOR, estimate_tokens, passage
 from contextd.errors import NotFoundError, ProjectNotResolvedError
+from contextd.hooks.reply import is_command
 from contextd.models import ConstraintBody, Project, Record, SearchQuery
 
 __all__ = ["handle"]
@@ -67,7 +68,7 @@ def _session_start(app: App, project: Project, session_key: str, payload: dict[s
 def _prompt(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
     prompt = str(payload.get("prompt") or "").strip()
     settings = app.settings.hooks
-    if len(prompt) < settings.prompt_min_chars or prompt[0] in "/!":
+    if is_command(prompt) or len(prompt) < settings.prompt_min_chars:
         return ""
     wanted = settings.prompt_max_results
     result = app.search.search(project, SearchQuery(text=prompt, limit=wanted * 3))

@@ -6,7 +6,7 @@ The store is imported only once the payload is known to need it: a slash command
 payload costs json, not the whole app."""
 
 from contextd.daemon.launch import start_detached
-from contextd.hooks.reply import agent_reply, parse_payload
+from contextd.hooks.reply import agent_reply, is_command, parse_payload
 
 __all__ = ["answer_in_process"]
 
@@ -18,7 +18,7 @@ def answer_in_process(event: str, raw: bytes) -> str:
     """What the hook prints for `event` given the agent's raw payload."""
     payload = parse_payload(raw)
     prompt = str(payload.get("prompt") or "").strip()
-    if event == "prompt" and (not prompt or prompt[0] in "/!"):
+    if event == "prompt" and is_command(prompt):
         return ""  # a slash or bang command: not worth opening the store for
     from dataclasses import replace
 

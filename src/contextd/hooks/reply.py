@@ -3,7 +3,7 @@ hook's start-up path leaves to whoever does the work: the daemon or the in-proce
 
 import json
 
-__all__ = ["MAX_PAYLOAD", "agent_reply", "parse_payload"]
+__all__ = ["MAX_PAYLOAD", "agent_reply", "is_command", "parse_payload"]
 
 MAX_PAYLOAD = 4 * 1024 * 1024
 # Our event names and the Claude Code hook each answers, for agents that do not name theirs.
@@ -25,6 +25,11 @@ def parse_payload(raw: bytes) -> dict[str, object]:
     if not isinstance(payload, dict):
         raise ValueError("the hook payload is not a JSON object")
     return payload
+
+
+def is_command(prompt: str) -> bool:
+    """An empty prompt, or a slash or bang command: nothing to recall memory for."""
+    return not prompt or prompt[0] in "/!"
 
 
 def agent_reply(event: str, text: str, payload: dict[str, object]) -> str:

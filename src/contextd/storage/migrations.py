@@ -1,5 +1,6 @@
 """Numbered SQL migrations (storage/sql/NNNN_name.sql), applied in order in one transaction."""
 
+import functools
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -19,7 +20,8 @@ class Migration:
     sql: str
 
 
-def known_migrations() -> list[Migration]:
+@functools.cache  # read once per process: every open asks for the newest version
+def known_migrations() -> tuple[Migration, ...]:
     """Every migration shipped with this version of contextd, oldest first."""
     found: list[Migration] = []
     # A plain folder beside this module (importlib.resources costs the hooks ~10 imports).
@@ -32,7 +34,7 @@ def known_migrations() -> list[Migration]:
     versions = [m.version for m in found]
     if len(set(versions)) != len(versions):
         raise RuntimeError(f"Two migrations share a number: {versions}")
-    return found
+    return tuple(found)
 
 
 def split_statements(script: str) -> list[str]:
