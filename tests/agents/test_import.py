@@ -117,3 +117,17 @@ def test_notes_split_by_items_and_paragraphs_with_code_kept_beside_its_text() ->
         "A paragraph that stands on its own.",
     ]
     assert {n.heading for n in notes} == {"Testing"}
+
+
+def test_export_leaves_out_the_notes_imported_from_that_same_file(project: Path, run: Cli) -> None:
+    run.json("attach")
+    run.json("export", "claude")
+    claude = (project / "CLAUDE.md").read_text(encoding="utf-8")
+    block = claude[claude.index("<!-- contextd:begin -->") :]
+    assert "Use pnpm" not in block  # it stands above the block already
+    assert claude.count("Use pnpm, not npm") == 1
+    assert "Never push straight to main" in block  # imported from .windsurfrules
+    assert "left out" not in block
+    run.json("export", "gemini")
+    assert "Use pnpm, not npm" in (project / "GEMINI.md").read_text(encoding="utf-8")
+    assert run.json("export", "claude", "--check")["state"] == "current"

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from contextd.agents.importer import ImportOutcome, import_agent_files
+from contextd.agents.importer import ImportOutcome, import_agent_files, imported_from
 from contextd.agents.managed_block import (
     BEGIN,
     END,
@@ -15,7 +15,7 @@ from contextd.agents.managed_block import (
     render_block,
 )
 from contextd.clock import now
-from contextd.core.briefing import Briefing, build_briefing
+from contextd.core.briefing import Briefing, briefing_candidates, build_briefing
 from contextd.core.records import RecordService
 from contextd.core.textfiles import read_text, write_text_atomic
 from contextd.errors import ConflictError, InvalidInputError
@@ -98,7 +98,7 @@ class AgentFileService:
         """
         where = str(path)
         text = read_text(path)
-        briefing, block = self._block(project, target)
+        briefing, block = self._block(project, target, path)
         if text is not None and not force:
             self._refuse_edited(project, path, text)
         if text is None:
@@ -125,7 +125,7 @@ class AgentFileService:
 
     def check(self, project: Project, target: Target, path: Path) -> CheckOutcome:
         """Whether `path`'s block is what `export` would write now; writes nothing."""
-        briefing, block = self._block(project, target)
+        briefing, block = self._block(project, target, path)
         text = read_text(path)
         found = find_block(text, str(path)) if text is not None else None
         if found is None:
@@ -133,8 +133,13 @@ class AgentFileService:
         same = block_hash(found.inner) == block_hash(_inner(block))
         return CheckOutcome(path, "current" if same else "stale", briefing)
 
-    def _block(self, project: Project, target: Target) -> tuple[Briefing, str]:
-        briefing = build_briefing(self._records, project, self._budget)
+    def _block(self, project: Project, target: Target, path: Path) -> tuple[Briefing, str]:
+        # Notes `attach` imported from this very file stand outside the block already.
+        candidates = briefing_candidates(self._records, project)
+        kept = [r for r in candidates if not imported_from(r, path, project)]
+        briefing = build_briefing(
+            self._records, project, self._budget, kept, already_there=len(candidates) - len(kept)
+        )
         note = (
             f"_Written by `contextd export {target}`; change the records with contextd and "
             "export again rather than editing this block._"

@@ -12,12 +12,19 @@ from contextd.agents.managed_block import without_block
 from contextd.core.records import RecordService
 from contextd.core.textfiles import read_text
 from contextd.errors import DuplicateError, InvalidInputError, ValidationError
-from contextd.models import Kind, MemoryBody, Origin, Project, RecordDraft
+from contextd.models import Kind, MemoryBody, Origin, Project, Record, RecordDraft
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
-__all__ = ["AGENT_FILE_NAMES", "ImportOutcome", "Note", "agent_files_in", "import_agent_files"]
+__all__ = [
+    "AGENT_FILE_NAMES",
+    "ImportOutcome",
+    "Note",
+    "agent_files_in",
+    "import_agent_files",
+    "imported_from",
+]
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +82,16 @@ def import_agent_files(records: RecordService, project: Project, root: Path) -> 
         for note in notes:
             _store(records, project, note, _source_tag(relative), outcome)
     return outcome
+
+
+def imported_from(record: Record, path: Path, project: Project) -> bool:
+    """Whether `record` is a note `attach` imported from the agent file at `path`."""
+    if record.origin is not Origin.IMPORT or "imported" not in record.tags:
+        return False
+    return any(
+        path.is_relative_to(root) and _source_tag(path.relative_to(root).as_posix()) in record.tags
+        for root in map(Path, project.paths)
+    )
 
 
 def _store(

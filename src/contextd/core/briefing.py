@@ -47,9 +47,14 @@ def build_briefing(
     project: Project,
     budget: int,
     candidates: list[Record] | None = None,
+    *,
+    already_there: int = 0,
 ) -> Briefing:
     """Constraints (absolute first), decisions, conventions and gotchas, pipelines, then the
-    last checkpoint; what does not fit is counted, oldest-verified detail dropped first."""
+    last checkpoint; what does not fit is counted, oldest-verified detail dropped first.
+
+    `already_there` records were left out of `candidates` because the reader has them in
+    front of it already: they are not counted as left out for the budget."""
     active = briefing_candidates(records, project) if candidates is None else candidates
     ordered = _ordered(active)
     blocks: list[str] = []
@@ -63,7 +68,7 @@ def build_briefing(
         blocks.append(block)
         carried.append(record)
         used += cost
-    omitted = sum(records.counts(project).values()) - len(blocks)
+    omitted = sum(records.counts(project).values()) - len(blocks) - already_there
     header = f"# contextd briefing: {project.name}"
     if omitted:
         header += f" ({omitted} more records left out for the budget; use get_context)"
