@@ -50,7 +50,10 @@ class EmbeddingSettings:
 class SearchSettings:
     """Weights of the ranking terms; the sum is multiplied by the status factor."""
 
-    fusion: str = "relative"  # or "weighted", "rrf"; chosen on the eval sets
+    fusion: str = (
+        "zscore"  # or "relative", "saturating", "weighted", "rrf"; chosen on the eval sets
+    )
+    zscore_spread: float = 4.0  # standard deviations above the pool's mean that make a full match
     rrf_k: float = 60.0
     bm25_half: float = 10.0
     fts_weight: float = 0.5
@@ -161,7 +164,7 @@ _SECTIONS: dict[str, type[Any]] = {
 
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
-    ("search", "fusion"): ("weighted", "relative", "saturating", "rrf"),
+    ("search", "fusion"): ("zscore", "relative", "saturating", "weighted", "rrf"),
     ("vectors", "backend"): ("sqlite", "qdrant"),
 }
 
@@ -173,6 +176,7 @@ _POSITIVE = {
     ("search", "recency_half_life_days"),
     ("search", "candidate_pool"),
     ("search", "rrf_k"),
+    ("search", "zscore_spread"),
     ("context", "max_context_tokens"),
     ("context", "max_memories"),
     ("context", "session_budget"),

@@ -103,7 +103,7 @@ def test_config_set_adds_a_missing_section(run: Cli, home: Path) -> None:
         ("search.fts_weight", "abc", ["search.fts_weight takes a float", "'abc'"]),
         ("embeddings.provider", "banana", ["local, hashing, openai, none", "'banana'"]),
         ("lifecycle.stale_days", "1.5", ["lifecycle.stale_days takes a int", "'1.5'"]),
-        ("search.fusion", "average", ["weighted, relative, saturating, rrf"]),
+        ("search.fusion", "average", ["zscore, relative, saturating, weighted, rrf"]),
     ],
 )
 def test_a_bad_key_or_value_is_a_one_line_error_and_the_file_is_untouched(

@@ -6,7 +6,13 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextd.retrieval.fusion import mmr, scale_by_best, scale_by_rank, semantic_relevance
+from contextd.retrieval.fusion import (
+    mmr,
+    scale_by_best,
+    scale_by_rank,
+    scale_by_spread,
+    semantic_relevance,
+)
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
 
@@ -59,6 +65,38 @@ def test_scale_by_rank_is_monotone_in_the_raw_score(raw: dict[str, float]) -> No
         for b in raw:
             if raw[a] > raw[b]:
                 assert scaled[a] > scaled[b]
+
+
+def test_scale_by_spread_counts_standard_deviations_above_the_mean() -> None:
+    # mean 1, standard deviation 2: "top" stands 2 deviations above it, "low" below
+    raw = {"top": 5.0, "low": -3.0} | {f"r{i}": 1.0 for i in range(6)}
+    scaled = scale_by_spread(raw, 4.0)
+    assert math.isclose(scaled["top"], 0.5)
+    assert scaled["low"] == scaled["r0"] == 0.0
+
+
+def test_scale_by_spread_gives_no_strong_term_when_nothing_stands_out() -> None:
+    even = scale_by_spread({f"r{i}": 10.0 + 0.01 * i for i in range(20)}, 4.0)
+    assert max(even.values()) < 0.5  # scale_by_best would call the best a full match
+
+
+def test_scale_by_spread_falls_back_to_the_best_for_tiny_or_flat_pools() -> None:
+    assert scale_by_spread({"a": 4.0, "b": 2.0}, 4.0) == {"a": 1.0, "b": 0.5}
+    assert scale_by_spread({"a": 3.0, "b": 3.0, "c": 3.0}, 4.0) == {"a": 1.0, "b": 1.0, "c": 1.0}
+    assert scale_by_spread({}, 4.0) == {}
+
+
+@given(
+    st.dictionaries(st.text(max_size=4), st.floats(-1e6, 1e6), max_size=30), st.floats(0.5, 10.0)
+)
+def test_scale_by_spread_is_bounded_and_monotone(raw: dict[str, float], spread: float) -> None:
+    scaled = scale_by_spread(raw, spread)
+    assert scaled.keys() == raw.keys()
+    assert all(0.0 <= value <= 1.0 for value in scaled.values())
+    for a in raw:
+        for b in raw:
+            if raw[a] > raw[b]:
+                assert scaled[a] >= scaled[b]
 
 
 def test_semantic_relevance_treats_cosines_at_or_below_the_floor_as_no_match() -> None:

@@ -1,9 +1,10 @@
 """Pure pieces of ranking: turning raw match scores into 0..1 terms, and MMR diversity."""
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-__all__ = ["mmr", "scale_by_best", "scale_by_rank", "semantic_relevance"]
+__all__ = ["mmr", "scale_by_best", "scale_by_rank", "scale_by_spread", "semantic_relevance"]
 
 T = TypeVar("T")
 
@@ -14,6 +15,25 @@ def scale_by_best(raw: dict[str, float]) -> dict[str, float]:
     if best <= 0:
         return dict.fromkeys(raw, 0.0)
     return {key: max(value, 0.0) / best for key, value in raw.items()}
+
+
+def scale_by_spread(raw: dict[str, float], spread: float) -> dict[str, float]:
+    """How far each value stands above the pool's mean, in standard deviations, over `spread`,
+    clipped to 0..1.
+
+    Unlike scaling by the best, a query whose best match is barely better than the rest (a
+    common word, a vague question) gives no candidate a strong term. A pool too small or
+    too even to have a spread is scaled by its best instead.
+    """
+    if len(raw) < 3:
+        return scale_by_best(raw)
+    mean = math.fsum(raw.values()) / len(raw)
+    deviation = math.sqrt(math.fsum((v - mean) * (v - mean) for v in raw.values()) / len(raw))
+    if not math.isfinite(deviation) or deviation <= 1e-12 * max(abs(mean), 1.0):
+        return scale_by_best(raw)
+    return {
+        key: min(max((value - mean) / deviation / spread, 0.0), 1.0) for key, value in raw.items()
+    }
 
 
 def scale_by_rank(raw: dict[str, float], k: float) -> dict[str, float]:

@@ -8,7 +8,13 @@ from contextd.clock import now
 from contextd.config import SearchSettings
 from contextd.errors import ProviderUnavailableError
 from contextd.models import Record, ScoreTerms, SearchHit, SearchQuery, SearchResult, Status
-from contextd.retrieval.fusion import mmr, scale_by_best, scale_by_rank, semantic_relevance
+from contextd.retrieval.fusion import (
+    mmr,
+    scale_by_best,
+    scale_by_rank,
+    scale_by_spread,
+    semantic_relevance,
+)
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.scoring import score_record
 from contextd.retrieval.vector_index import VectorIndex
@@ -178,7 +184,11 @@ class Retriever:
     ) -> list[_Candidate]:
         weights = self._weights
         meaning = {rid: semantic_relevance(c, weights.semantic_floor) for rid, c in cosines.items()}
-        if weights.fusion == "rrf":
+        if weights.fusion == "zscore":
+            fts = scale_by_spread(lexical, weights.zscore_spread)
+            spread = scale_by_spread(cosines, weights.zscore_spread)
+            sem = {r: v for r, v in spread.items() if meaning[r] > 0}
+        elif weights.fusion == "rrf":
             fts = scale_by_rank(lexical, weights.rrf_k)
             sem = scale_by_rank({r: v for r, v in meaning.items() if v > 0}, weights.rrf_k)
         elif weights.fusion == "relative":
@@ -200,7 +210,8 @@ class Retriever:
                 moment=moment,
                 feedback=learned.get(rid, 0.0),
             )
-            if terms.fts > 0 or terms.semantic > 0 or terms.feedback > 0:
+            # A full-text match is kept even when it scores under the pool's mean.
+            if rid in lexical or terms.semantic > 0 or terms.feedback > 0:
                 ranked.append(_Candidate(head, terms.total, terms))
         return _best_first(ranked)
 
