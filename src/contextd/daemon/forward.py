@@ -126,11 +126,12 @@ def command_of(argv: list[str]) -> tuple[str | None, str | None]:
     return argv[at], home
 
 
-def code_stamp() -> str:
-    """Which contextd code this is: its folder and the count, newest change time and total
-    size of its sources (what Python checks to trust a .pyc). A daemon started before an
-    upgrade or an edit has another stamp and is not handed a newer client's argv."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def code_stamp(root: str | None = None) -> str:
+    """Which contextd code this is (the package at `root`, by default this one): its folder
+    and the count, newest change time and total size of its sources (what Python checks to
+    trust a .pyc). A daemon started before an upgrade or an edit has another stamp and is
+    not handed a newer client's argv."""
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     count = newest = size = 0
     folders = [root]
     while folders:
