@@ -1,4 +1,5 @@
-"""Retrieval benchmark: ingest rate, warm recall latency, cold `contextd search`, peak RSS.
+"""Retrieval benchmark: ingest rate, warm recall latency, cold `contextd search` (without and
+with a running daemon), peak RSS.
 
 Run: .venv/bin/python benchmarks/bench_retrieval.py [--sizes 1000,10000,100000]
 
@@ -136,7 +137,19 @@ def warm_recall(home: Path, rounds: int) -> tuple[float, float]:
     return statistics.median(times), times[int(0.95 * (len(times) - 1))]
 
 
-def cold_search(home: Path, rounds: int) -> float:
+def with_daemon(home: Path, rounds: int) -> float:
+    """cold_search while a daemon serves the home (started and stopped here)."""
+    exe = str(Path(sys.executable).parent / "contextd")
+    subprocess.run([exe, "--home", str(home), "daemon", "start"], check=True, capture_output=True)
+    try:
+        return cold_search(home, rounds, "daemon")
+    finally:
+        subprocess.run(
+            [exe, "--home", str(home), "daemon", "stop"], check=True, capture_output=True
+        )
+
+
+def cold_search(home: Path, rounds: int, label: str = "cold") -> float:
     exe = str(Path(sys.executable).parent / "contextd")
     times, cpu = [], []
     for i in range(rounds):
@@ -160,7 +173,7 @@ def cold_search(home: Path, rounds: int) -> float:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         cpu.append(used * 1000)
-    CPU["cold ms"] = statistics.median(cpu)
+    CPU[f"{label} ms"] = statistics.median(cpu)
     return statistics.median(times)
 
 
@@ -171,18 +184,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=60)
     args = parser.parse_args()
     rng = random.Random(42)
-    header = ("records", "ingest/s", "recall p50", "p95", "cold search")
-    print("{:>8} {:>9} {:>11} {:>7} {:>12}  provider".format(*header))
+    header = ("records", "ingest/s", "recall p50", "p95", "cold search", "via daemon")
+    print("{:>8} {:>9} {:>11} {:>7} {:>12} {:>11}  provider".format(*header))
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as scratch:
             home = Path(scratch)
             rate, provider = build(home, size, args.ingest, rng)
             p50, p95 = warm_recall(home, args.rounds)
             cold = cold_search(home, 7)
+            served = with_daemon(home, 7)
             print(
-                f"{size:>8} {rate:>9.0f} {p50:>9.1f}ms {p95:>5.1f}ms {cold:>10.0f}ms  {provider}"
+                f"{size:>8} {rate:>9.0f} {p50:>9.1f}ms {p95:>5.1f}ms {cold:>10.0f}ms "
+                f"{served:>9.0f}ms  {provider}"
                 f"  (CPU time: {CPU['ingest/s']:.0f} records/s, p50 {CPU['recall p50 ms']:.1f} ms, "
-                f"cold {CPU['cold ms']:.0f} ms)",
+                f"cold {CPU['cold ms']:.0f} ms, client via daemon {CPU['daemon ms']:.0f} ms)",
                 flush=True,
             )
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -1,7 +1,8 @@
 """The `contextd` command (and `python -m contextd`).
 
 `contextd hook EVENT` runs on every prompt and edit of an agent, so it is dispatched here,
-before the CLI (click and every command module) is imported.
+before the CLI (click and every command module) is imported; so are `search` and `recall`,
+which a running daemon answers warm.
 """
 
 import sys
@@ -12,6 +13,11 @@ def main() -> None:
         from contextd.hooks.entry import run_hook
 
         sys.exit(run_hook(sys.argv[2:]))
+    from contextd.daemon.forward import forward
+
+    code = forward(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
     from contextd.cli.main import main as cli_main
 
     cli_main()

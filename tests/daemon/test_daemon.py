@@ -7,18 +7,14 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from contextd.daemon import client
 from tests.conftest import DECISION, POSTGRES, Cli
+from tests.daemon._support import Daemons, alive, wait_gone
 from tests.hooks._support import (
     BASE_CONFIG,
-    daemon_processes,
-    end_processes,
     hook_env,
     run_hook,
     session_start,
@@ -26,85 +22,6 @@ from tests.hooks._support import (
 )
 
 QUEUE_PROMPT = "Why did we pick NATS for the task queue after the deploy issues?"
-
-
-def _alive(pid: int) -> bool:
-    """Running (a zombie nobody reaped yet counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-
-
-def _wait_gone(pid: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return True
-        time.sleep(0.05)
-    return not _alive(pid)
-
-
-class Daemons:
-    """Starts daemons for one test and makes sure none outlives it."""
-
-    def __init__(self, home: Path, cwd: Path) -> None:
-        self.home = home
-        self.cwd = cwd
-        self.pids: set[int] = set()
-
-    def contextd(self, *args: str) -> dict[str, Any]:
-        done = subprocess.run(
-            [sys.executable, "-m", "contextd", *args, "--json"],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            cwd=self.cwd,
-            env=hook_env(),
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        reply = json.loads(done.stdout)
-        assert isinstance(reply, dict)
-        if "pid" in reply:
-            self.pids.add(int(reply["pid"]))
-        return reply
-
-    def start(self) -> dict[str, Any]:
-        return self.contextd("daemon", "start")
-
-    def adopt_running(self) -> int | None:
-        reply = client.request(str(self.home), {"op": "ping"})
-        if reply and reply.get("ok"):
-            pid = int(str(reply["pid"]))
-            self.pids.add(pid)
-            return pid
-        return None
-
-    def shutdown(self) -> None:
-        self.adopt_running()
-        pid_file = self.home / "daemon.pid"
-        if pid_file.exists():
-            self.pids.add(int(pid_file.read_text(encoding="utf-8")))
-        client.request(str(self.home), {"op": "stop"}, timeout=5.0)
-        for pid in self.pids:
-            if not _wait_gone(pid, 10.0):
-                os.kill(pid, signal.SIGKILL)
-                _wait_gone(pid, 5.0)
-        end_processes(daemon_processes(self.home))  # any the test did not hear of
-
-
-@pytest.fixture
-def daemons(home: Path, repo: Path) -> Iterator[Daemons]:
-    control = Daemons(home, repo)
-    try:
-        yield control
-    finally:
-        control.shutdown()
-    assert all(not _alive(pid) for pid in control.pids)
-    assert daemon_processes(home) == []
 
 
 def _raw_exchange(home: Path, data: bytes) -> dict[str, Any]:
@@ -157,7 +74,7 @@ def test_the_daemon_lifecycle_and_the_hooks_it_answers(
     started = daemons.start()
     assert started["action"] == "started"
     pid = int(started["pid"])
-    assert _alive(pid)
+    assert alive(pid)
     assert started["socket"] == client.socket_path(str(home))
     assert Path(started["socket"]).exists()
 
@@ -218,7 +135,7 @@ def test_the_daemon_lifecycle_and_the_hooks_it_answers(
 
     stopped = daemons.contextd("daemon", "stop")
     assert stopped == {"action": "stopped", "pid": pid}
-    assert _wait_gone(pid, 10)
+    assert wait_gone(pid, 10)
     assert run.json("daemon", "status") == {"running": False}
     assert not Path(started["socket"]).exists()
     assert not (home / "daemon.pid").exists()
@@ -231,7 +148,7 @@ def test_a_daemon_killed_mid_flight_leaves_nothing_that_blocks(
     decision = run.json(*DECISION)["id"]
     first = int(daemons.start()["pid"])
     os.kill(first, signal.SIGKILL)
-    assert _wait_gone(first, 10)
+    assert wait_gone(first, 10)
     stale = Path(client.socket_path(str(home)))
     assert stale.exists()  # nobody cleaned up after the crash
     assert run.json("daemon", "status") == {"running": False}

@@ -77,3 +77,18 @@ def test_many_appends_grow_the_matrix_and_keep_every_vector(app: App) -> None:
     assert set(kept.vectors_of(stored)) == set(stored)
     _agree(app, kept, project)
     assert kept.rebuild() == 70
+
+
+def test_a_vector_replaced_right_after_the_first_load_is_seen(app: App) -> None:
+    # The first load serves SQLite's buffer as it is; the first in-place change must copy it.
+    assert app.indexer is not None
+    provider = app.indexer.provider
+    project = app.current_project()
+    ids = [_store(app, title, project) for title in TOPICS[:2]]
+    kept = SqliteVectorIndex(app.db, provider.id, provider.dimensions)
+    before = kept.vectors_of(ids)
+    app.records.update(ids[0], RecordEdit(title="Invoices are rounded half up to whole cents"))
+    after = kept.vectors_of(ids)
+    assert after[ids[0]] != before[ids[0]]
+    assert after[ids[1]] == before[ids[1]]
+    _agree(app, kept, project)

@@ -22,6 +22,8 @@ class CliState:
     home: str | None = None
     project: str | None = None
     app: App | None = None
+    # In the daemon: its warm App, made to act for these settings (see contextd.cli.served).
+    lend: Callable[[Settings], App] | None = None
 
 
 def state(ctx: click.Context | None = None) -> CliState:
@@ -87,6 +89,8 @@ def get_settings() -> Settings:
 def get_app() -> App:
     """Open the store once per process; it is closed when the command ends."""
     current = state()
+    if current.app is None and current.lend is not None:
+        current.app = current.lend(get_settings())
     if current.app is None:
         ctx = click.get_current_context().find_root()
         opened = open_app(get_settings())

@@ -1,4 +1,5 @@
-"""`contextd daemon start|stop|status|run`: the warm process the hooks talk to."""
+"""`contextd daemon start|stop|status|run`: the warm process the hooks, `search` and `recall`
+talk to."""
 
 import logging
 import sys
@@ -116,10 +117,13 @@ def _rss_mb(pid: int) -> float | None:
 @common_options
 def run() -> None:
     """Run the daemon in the foreground (what `start` runs in the background)."""
+    from contextd.cli.served import answer
+    from contextd.daemon.forward import Command, code_stamp
     from contextd.daemon.server import serve
     from contextd.hooks.handlers import handle
     from contextd.hooks.reply import agent_reply, parse_payload
 
+    stamp = code_stamp()  # of the code this process loads from now on
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     app = get_app()
 
@@ -131,7 +135,13 @@ def run() -> None:
         text = handle(app, event, payload, str(project) if project else None)
         return {"output": agent_reply(event, text, payload)}
 
-    serve(app, {"hook": hook})
+    def command(request: dict[str, Any]) -> dict[str, Any]:
+        """A client's `contextd search|recall`: its output, as it would have printed it."""
+        command = request["command"]
+        assert isinstance(command, Command)  # the server decoded it
+        return {"output": answer(app, stamp, command)}
+
+    serve(app, {"hook": hook, "cli": command})
 
 
 COMMANDS = [daemon]

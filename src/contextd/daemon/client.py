@@ -1,9 +1,10 @@
 """Asking the daemon: the standard library only, since the prompt hook imports this on every
 prompt and must answer in tens of milliseconds.
 
-Two request forms share the socket: a JSON object on one line (ping, stop: for the CLI), and
+Three request forms share the socket: a JSON object on one line (ping, stop: for the CLI),
 the hooks' raw form: `HOOK <event>` and the project name (or nothing) on two lines, then the
-agent's payload untouched, answered by `OK` on a line and the bytes to print. The raw form
+agent's payload untouched, answered by `OK` on a line and the bytes to print; and a command's
+raw form for `search` and `recall` (contextd.daemon.forward), answered the same way. The raw form
 spares the hook importing json and socket (about 30 ms of a 60 ms budget); `_socket` is
 their C core.
 """
@@ -12,7 +13,7 @@ import _socket
 import os
 from collections.abc import Mapping
 
-__all__ = ["ask_hook", "home_dir", "request", "socket_path"]
+__all__ = ["ask_hook", "ask_raw", "home_dir", "request", "socket_path"]
 
 TIMEOUT_S = 1.0  # a daemon that takes longer is busy or wedged: answer in-process instead
 _MAX_REPLY = 8 * 1024 * 1024
@@ -59,6 +60,15 @@ def request(
     except ValueError:
         return None
     return decoded if isinstance(decoded, dict) else None
+
+
+def ask_raw(home: str, message: bytes, timeout: float) -> bytes | None:
+    """Send one request of a raw form (see contextd.daemon.forward); the bytes the daemon
+    answered with, or None when none answered in time or it refused."""
+    reply = _exchange(home, message, timeout)
+    if reply is None or not reply.startswith(b"OK\n"):
+        return None
+    return reply[3:]
 
 
 def _exchange(home: str, message: bytes, timeout: float) -> bytes | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from contextd.app import App
 from contextd.daemon.client import socket_path
+from contextd.daemon.forward import Command
 
 __all__ = ["Handler", "already_running", "serve"]
 
@@ -131,7 +132,8 @@ def _listening(path: str) -> Iterator[socket.socket]:
 
 def _read_request(conn: socket.socket) -> dict[str, Any] | None:
     """A JSON request, or a hook's raw one (see contextd.daemon.client) as
-    {"op": "hook", "event", "project", "body": bytes, "raw": True}."""
+    {"op": "hook", "event", "project", "body": bytes, "raw": True}, or a command's as
+    {"op": "cli", "command": Command, "raw": True}."""
     conn.settimeout(5.0)
     chunks: list[bytes] = []
     size = 0
@@ -144,6 +146,9 @@ def _read_request(conn: socket.socket) -> dict[str, Any] | None:
     except OSError:
         return None
     data = b"".join(chunks)
+    command = Command.decode(data)
+    if command is not None:
+        return {"op": "cli", "command": command, "raw": True}
     if data.startswith(b"HOOK "):
         head, project, body = (data.split(b"\n", 2) + [b"", b""])[:3]
         event = head[5:].decode("utf-8", "replace").strip()
@@ -163,7 +168,8 @@ def _json_reply(reply: dict[str, Any]) -> bytes:
 def _raw_reply(reply: dict[str, Any]) -> bytes:
     if not reply.get("ok"):
         return b"ERR " + str(reply.get("error", "")).encode("utf-8", "replace") + b"\n"
-    return b"OK\n" + str(reply.get("output", "")).encode("utf-8")
+    output = reply.get("output", "")
+    return b"OK\n" + (output if isinstance(output, bytes) else str(output).encode("utf-8"))
 
 
 def _send(conn: socket.socket, reply: bytes) -> None:

@@ -48,6 +48,23 @@ class _Matrix:
         self._projects = np.zeros(0, dtype=np.int32)  # 0 = global
         self._vectors = np.zeros((0, dimensions), dtype=np.float32)
 
+    @classmethod
+    def load(cls, block: rows.VectorBlock, dimensions: int) -> "_Matrix":
+        """A matrix over `block`'s buffer itself (read-only until a write copies it)."""
+        import numpy as np
+
+        matrix = cls(dimensions)
+        codes = matrix.project_codes
+        matrix._vectors = np.frombuffer(block.data, dtype="<f4").reshape(-1, dimensions)
+        matrix._projects = np.fromiter(
+            (0 if p is None else codes.setdefault(p, len(codes) + 1) for p in block.project_ids),
+            dtype=np.int32,
+            count=len(block.project_ids),
+        )
+        matrix.ids = list(block.record_ids)
+        matrix.position = dict(zip(matrix.ids, range(len(matrix.ids)), strict=True))
+        return matrix
+
     @property
     def vectors(self) -> Any:
         return self._vectors[: len(self.ids)]
@@ -61,9 +78,11 @@ class _Matrix:
         import numpy as np
 
         mine = [s for s in stored if s.vector is not None]
+        if not mine:
+            return
         fresh = [s for s in mine if s.record_id not in self.position]
         self._reserve(len(self.ids) + len({s.record_id for s in fresh}))
-        if len(fresh) == len(mine):  # only new records (a first load): one copy for all
+        if len(fresh) == len(mine):  # only new records: one copy for all
             self._append(fresh)
             return
         for item in mine:
@@ -98,9 +117,9 @@ class _Matrix:
         import numpy as np
 
         capacity = len(self._vectors)
-        if size <= capacity:
+        if size <= capacity and self._vectors.flags.writeable:
             return
-        grown = max(size, capacity * 2, 64)
+        grown = max(size, capacity * 2, 64) if size > capacity else capacity
         vectors = np.zeros((grown, self.dimensions), dtype=np.float32)
         vectors[:capacity] = self._vectors
         projects = np.zeros(grown, dtype=np.int32)
@@ -185,16 +204,18 @@ class SqliteVectorIndex:
         conn = self._db.connection()
         current = rows.generation(conn)
         matrix = self._matrix
-        if matrix is None or matrix.generation != current:
-            after = matrix.generation[1] if matrix else 0
+        if matrix is not None and matrix.generation != current:
+            after = matrix.generation[1]
             stored = rows.load_vectors(conn, self._provider_id, self._dimensions, after)
-            if matrix is None or not _only_added(matrix, stored, current):
-                matrix = _Matrix(self._dimensions)
-                if after:
-                    stored = rows.load_vectors(conn, self._provider_id, self._dimensions)
-            matrix.apply(stored)
-            matrix.generation = current
-            self._matrix = matrix
+            if _only_added(matrix, stored, current):
+                matrix.apply(stored)
+            else:
+                matrix = None
+        if matrix is None:
+            block = rows.load_block(conn, self._provider_id, self._dimensions)
+            matrix = _Matrix.load(block, self._dimensions)
+        matrix.generation = current
+        self._matrix = matrix
         self._token = token
         return matrix
 

@@ -1,0 +1,281 @@
+"""`contextd search|recall` answered by a running daemon: real daemon processes, real CLI
+processes, and the same bytes on stdout and stderr as without the daemon."""
+
+import fcntl
+import json
+import os
+import pty
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from contextd.daemon import client, forward
+from contextd.daemon.forward import Command, code_stamp
+from tests.conftest import DECISION, POSTGRES, Cli, make_repo
+from tests.daemon._support import Daemons, wait_gone
+from tests.hooks._support import hook_env
+
+# `contextd ARGS`, as the console script runs it, noting which modules the process imported.
+CLIENT = (
+    "import atexit, os, sys\n"
+    "out = os.environ['CONTEXTD_TEST_MODULES']\n"
+    "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+    "sys.argv[0] = 'contextd'\n"
+    "from contextd.__main__ import main\n"
+    "main()\n"
+)
+BILLING = [
+    "decide",
+    "Round invoices half up to whole cents",
+    "--problem",
+    "Invoice totals differed by a cent between the ledger and the PDF",
+    "--why",
+    "One rounding rule, applied once when the invoice is issued, keeps every copy equal",
+]
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    stdout: bytes
+    stderr: bytes
+    modules: frozenset[str]
+
+    @property
+    def warm(self) -> bool:
+        """Answered by the daemon: this process never loaded the store or click."""
+        return not {"contextd.app", "click", "numpy"} & self.modules
+
+    @property
+    def printed(self) -> tuple[int, bytes, bytes]:
+        return self.code, self.stdout, self.stderr
+
+
+def contextd(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, scratch: Path | None = None
+) -> Ran:
+    modules = (scratch or cwd.parent) / f"modules-{uuid.uuid4().hex}"
+    done = subprocess.run(
+        [sys.executable, "-c", CLIENT, *args],
+        capture_output=True,
+        cwd=cwd,
+        env={**(env or hook_env()), "CONTEXTD_TEST_MODULES": str(modules)},
+        timeout=120,
+        check=False,
+    )
+    loaded = frozenset(modules.read_text(encoding="utf-8").split("\n"))
+    modules.unlink()
+    return Ran(done.returncode, done.stdout, done.stderr, loaded)
+
+
+VARIANTS = [
+    ("search", "task queue"),
+    ("search", "task queue", "--json"),
+    ("--json", "recall", "why NATS for the task queue"),
+    ("recall", "why NATS for the task queue", "--explain", "--budget", "120"),
+    ("search", "zzzz nothing like it"),
+    ("search", "task queue", "--since", "the other day"),  # refused by contextd: exit 2
+    ("search", "task queue", "--limit", "0"),  # refused by click: usage error
+    ("search", "task queue", "--json", "--since", "soon"),  # the error as JSON
+]
+
+
+def test_search_and_recall_print_the_same_with_and_without_the_daemon(
+    daemons: Daemons, repo: Path, run: Cli
+) -> None:
+    nats = run.json(*DECISION)["id"]
+    run.json(*POSTGRES)
+    cold = [contextd(repo, *variant) for variant in VARIANTS]
+    assert not any(ran.warm for ran in cold)
+    assert cold[0].code == 0 and nats.encode() in cold[1].stdout
+    assert {ran.code for ran in cold} == {0, 2}
+    daemons.start()
+    for variant, before in zip(VARIANTS, cold, strict=True):
+        after = contextd(repo, *variant)
+        assert after.warm, variant
+        assert after.printed == before.printed, variant
+    # A record written now is in the daemon's next answer.
+    made = run.json(
+        "decide",
+        "Keep worker heartbeats at five seconds",
+        "--problem",
+        "Stalled workers held their tasks for minutes",
+        "--why",
+        "Five seconds notices a dead worker quickly without flooding the broker",
+    )
+    fresh = contextd(repo, "search", "worker heartbeats", "--json")
+    assert fresh.warm and json.loads(fresh.stdout)["results"][0]["id"] == made["id"]
+
+
+def test_the_project_is_the_one_of_the_clients_folder(
+    daemons: Daemons, repo: Path, run: Cli, tmp_path: Path
+) -> None:
+    nats = run.json(*DECISION)["id"]
+    billing = make_repo(tmp_path / "billing", "git@github.com:acme/billing.git")
+    assert contextd(billing, "attach").code == 0
+    invoice = json.loads(contextd(billing, *BILLING, "--json").stdout)["id"]
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    asks = [
+        (repo, {}),
+        (billing, {}),
+        (loose, {}),  # no project here: the same error either way
+        (loose, {"CONTEXTD_PROJECT": "billing"}),
+    ]
+    query = ("search", "task queue invoices rounding", "--json")
+    cold = [contextd(folder, *query, env=hook_env(**extra)) for folder, extra in asks]
+    daemons.start()
+    warm = [contextd(folder, *query, env=hook_env(**extra)) for folder, extra in asks]
+    for before, after in zip(cold, warm, strict=True):
+        assert after.warm and after.printed == before.printed
+    found = [{hit["id"] for hit in json.loads(ran.stdout)["results"]} for ran in warm[:2]]
+    assert found == [{nats}, {invoice}]
+    assert warm[2].code == 3 and f"attached at {loose}".encode() in warm[2].stderr
+    assert {hit["id"] for hit in json.loads(warm[3].stdout)["results"]} == {invoice}
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii:backslashreplace", "ascii", "utf-16"])
+def test_the_clients_output_encoding_is_kept(
+    daemons: Daemons, repo: Path, run: Cli, encoding: str
+) -> None:
+    run.json(
+        "decide",
+        "Café orders — déploiement du lundi",
+        "--problem",
+        "Kaffee für alle, même le week-end, et le café était froid",
+        "--why",
+        "Les déploiements du lundi laissent la semaine pour corriger ce qui casse — sûr",
+    )
+    env = hook_env(PYTHONIOENCODING=encoding)
+    queries = [("search", "café déploiement"), ("recall", "café déploiement", "--json")]
+    cold = [contextd(repo, *query, env=env) for query in queries]
+    daemons.start()
+    for query, before in zip(queries, cold, strict=True):
+        after = contextd(repo, *query, env=env)
+        assert after.warm and after.printed == before.printed, query
+
+
+def _on_terminal(cwd: Path, columns: int, *args: str) -> tuple[bytes, Ran]:
+    """Run the client with stdout and stderr on a terminal `columns` wide."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    modules = cwd.parent / f"modules-{uuid.uuid4().hex}"
+    env = hook_env(COLUMNS=None, LINES=None, CONTEXTD_TEST_MODULES=str(modules))
+    with subprocess.Popen(
+        [sys.executable, "-c", CLIENT, *args],
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=slave,
+        cwd=cwd,
+        env=env,
+    ) as process:
+        os.close(slave)
+        output = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the process closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+        process.wait(60)
+    os.close(master)
+    loaded = frozenset(modules.read_text(encoding="utf-8").split("\n"))
+    return output, Ran(process.returncode, output, b"", loaded)
+
+
+def test_a_terminal_gets_the_same_colours_width_and_order(
+    daemons: Daemons, repo: Path, run: Cli
+) -> None:
+    run.json(*DECISION)
+    run.json(*POSTGRES)
+    asks = [("search", "task queue"), ("recall", "task queue")]  # recall's footer on stderr
+    cold = [_on_terminal(repo, 50, *ask)[0] for ask in asks]
+    assert b"\x1b[" in cold[0]  # coloured
+    assert "…".encode() in cold[0]  # titles clipped to the width
+    daemons.start()
+    for ask, before in zip(asks, cold, strict=True):
+        after, ran = _on_terminal(repo, 50, *ask)
+        assert ran.warm and after == before, ask
+    # Piped, the same command is plain text.
+    assert b"\x1b[" not in contextd(repo, "search", "task queue").stdout
+
+
+def test_a_daemon_that_cannot_answer_leaves_the_command_to_the_client(
+    daemons: Daemons, repo: Path, run: Cli, home: Path, tmp_path: Path
+) -> None:
+    run.json(*DECISION)
+    query = ("recall", "task queue", "--json")
+    cold = contextd(repo, *query)
+    alias = tmp_path / "alias"  # the same store by another name
+    alias.symlink_to(home)
+    daemons.start()
+    assert contextd(repo, *query).warm
+
+    # The daemon serves its home by the name it was started with, nothing else.
+    other_name = contextd(repo, "--home", str(alias), *query)
+    assert not other_name.warm and other_name.printed == cold.printed
+    log = home / "daemon.log"
+    assert f"This daemon serves {home}, not {alias}." in log.read_text(encoding="utf-8")
+
+    # Settings changed since the daemon started: the client answers with the new ones.
+    config = home / "config.toml"
+    original = config.read_text(encoding="utf-8")
+    config.write_text(original + "[context]\nmax_context_tokens = 1234\n", encoding="utf-8")
+    changed = contextd(repo, *query)
+    assert not changed.warm and json.loads(changed.stdout)["budget"] == 1234
+    config.write_text(original, encoding="utf-8")
+    assert contextd(repo, *query).warm
+
+    # CONTEXTD_DEBUG asks for what only the in-process CLI shows.
+    assert not contextd(repo, *query, env=hook_env(CONTEXTD_DEBUG="1")).warm
+
+    # A daemon that died leaves a socket nobody answers: the client works alone.
+    pid = int(json.loads(contextd(repo, "daemon", "status", "--json").stdout)["pid"])
+    os.kill(pid, signal.SIGKILL)
+    assert wait_gone(pid, 10)
+    assert Path(client.socket_path(str(home))).exists()
+    orphaned = contextd(repo, *query)
+    assert not orphaned.warm and orphaned.printed == cold.printed
+
+
+def test_a_daemon_running_other_contextd_code_is_not_trusted(
+    daemons: Daemons, repo: Path, run: Cli, home: Path, tmp_path: Path
+) -> None:
+    nats = run.json(*DECISION)["id"]
+    older = tmp_path / "older"
+    package = Path(forward.__file__).parent.parent
+    shutil.copytree(package, older / "contextd", ignore=shutil.ignore_patterns("__pycache__"))
+    daemons.start(env=hook_env(PYTHONPATH=str(older)))
+    answered = contextd(repo, "search", "task queue", "--json")
+    assert not answered.warm and answered.code == 0
+    assert nats in answered.stdout.decode()
+    assert "other contextd code" in (home / "daemon.log").read_text(encoding="utf-8")
+
+
+def test_the_daemon_runs_only_search_and_recall_for_a_client(
+    daemons: Daemons, repo: Path, run: Cli, home: Path
+) -> None:
+    daemons.start()
+    streams = (("utf-8", "strict"), ("utf-8", "strict"))
+
+    def ask(*argv: str) -> bytes | None:
+        command = Command(code_stamp(), list(argv), str(repo), hook_env(), False, streams)
+        return client.ask_raw(str(home), command.encode(), 30)
+
+    assert ask(*DECISION) is None
+    assert ask("--home", str(home), "learn", "task queue", "0123") is None
+    assert run.json("memories")["records"] == []
+    assert ask("search", "task queue") == b"0\n1 " + b"%d\n" % len(_NO_MATCHES) + _NO_MATCHES
+
+
+_NO_MATCHES = b"No matches. Try other words, or --include-superseded for history.\n"
