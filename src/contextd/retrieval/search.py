@@ -3,19 +3,22 @@
 import logging
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from contextd.clock import now
 from contextd.config import SearchSettings
 from contextd.errors import ProviderUnavailableError
 from contextd.models import Record, ScoreTerms, SearchHit, SearchQuery, SearchResult, Status
 from contextd.retrieval.fusion import mmr, scale_by_best, scale_by_rank, semantic_relevance
-from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.scoring import score_record
-from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import feedback, vectors
 from contextd.storage import records as rows
 from contextd.storage.db import Database, translate_errors
 from contextd.storage.fts import fts_candidates
+
+if TYPE_CHECKING:  # full-text recall (the hook without its daemon) never loads the vector stack
+    from contextd.retrieval.indexer import Indexer
+    from contextd.retrieval.vector_index import VectorIndex
 
 __all__ = ["CATCH_UP_LIMIT", "Retriever"]
 
@@ -47,8 +50,8 @@ class Retriever:
     def __init__(
         self,
         db: Database,
-        indexer: Indexer | None,
-        index: VectorIndex | None,
+        indexer: "Indexer | None",
+        index: "VectorIndex | None",
         weights: SearchSettings,
     ) -> None:
         self._db = db
