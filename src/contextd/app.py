@@ -12,7 +12,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from contextd.config import Settings
-from contextd.embeddings import EmbeddingProvider, select_provider
+from contextd.embeddings import select_provider
 from contextd.models import Project
 from contextd.storage.db import Database
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from contextd.core.search import SearchService
     from contextd.core.sessions import SessionService
     from contextd.core.status import StatusReport
+    from contextd.embeddings.base import EmbeddingProvider
     from contextd.mirror.service import MirrorService
     from contextd.retrieval.indexer import Indexer
     from contextd.retrieval.vector_index import VectorIndex
@@ -64,8 +65,13 @@ class App:
         from contextd.core.search import SearchService
         from contextd.retrieval.search import Retriever
 
-        retriever = Retriever(self.db, self.indexer, self.vector_index, self.settings.search)
-        return SearchService(retriever, self.settings.context)
+        weights = self.settings.search
+        semantic = None
+        if self.indexer is not None and self.vector_index is not None:
+            from contextd.retrieval.semantic import SemanticSearch
+
+            semantic = SemanticSearch(self.db, self.indexer, self.vector_index, weights)
+        return SearchService(Retriever(self.db, semantic, weights), self.settings.context)
 
     @cached_property
     def index(self) -> "IndexService":
@@ -149,7 +155,7 @@ def open_app(settings: Settings, *, busy_timeout_ms: int | None = None) -> Itera
 
 
 def _vectors(
-    db: Database, provider: EmbeddingProvider, settings: Settings
+    db: Database, provider: "EmbeddingProvider", settings: Settings
 ) -> tuple["Indexer", "VectorIndex"]:
     """The indexer and SQLite's vector index, or Qdrant's in front of it when config asks."""
     from contextd.retrieval.indexer import Indexer  # only when vectors are on

@@ -5,7 +5,6 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from contextd import gitinfo
 from contextd.clock import now
 from contextd.errors import InvalidInputError, NotFoundError, ProjectNotResolvedError
 from contextd.ids import new_id
@@ -53,6 +52,8 @@ class ProjectService:
         """
         if not folder.is_dir():
             raise InvalidInputError(f"{folder} is not a folder; give the project's folder.")
+        from contextd import gitinfo  # (subprocess) only here: every hook resolves a project
+
         root = gitinfo.work_tree_root(folder) or folder
         path = str(root.resolve())
         url = gitinfo.remote_url(root)

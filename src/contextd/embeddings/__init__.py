@@ -1,28 +1,25 @@
 """Embedding providers: the registry that turns config into a provider, and why it chose it.
 
-A provider's module is imported only when config names it (none at all for `none`, which the
-prompt hook uses when no daemon answers)."""
+A provider's module (and the protocol they share, in embeddings.base) is imported only when
+config names it: none at all for `none`, which the prompt hook uses when no daemon answers."""
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from contextd.config import EmbeddingSettings
-from contextd.embeddings.base import EmbeddingProvider, text_hash
 from contextd.errors import ConfigError
 
-__all__ = [
-    "PROVIDERS",
-    "EmbeddingProvider",
-    "ProviderChoice",
-    "select_provider",
-    "text_hash",
-]
+if TYPE_CHECKING:
+    from contextd.embeddings.base import EmbeddingProvider
+
+__all__ = ["PROVIDERS", "ProviderChoice", "select_provider"]
 
 PROVIDERS = ("local", "hashing", "openai", "none")
 
 
 @dataclass(frozen=True, slots=True)
 class ProviderChoice:
-    provider: EmbeddingProvider | None  # None: vectors are off, retrieval is full-text only
+    provider: "EmbeddingProvider | None"  # None: vectors are off, retrieval is full-text only
     note: str | None  # why the configured provider is not the one in use, if so
 
 
