@@ -17,6 +17,8 @@ __all__ = ["AttachOutcome", "DetachOutcome", "ProjectService", "slugify"]
 
 @dataclass(frozen=True, slots=True)
 class AttachOutcome:
+    """The project a folder was attached to, and how."""
+
     project: Project
     path: str
     action: str  # "created" | "adopted" | "already attached"
@@ -24,6 +26,8 @@ class AttachOutcome:
 
 @dataclass(frozen=True, slots=True)
 class DetachOutcome:
+    """What detaching unlinked, and how many records a purge deleted."""
+
     project: Project
     path: str | None  # the attached folder that held the given folder, if one did
     purged_records: int | None

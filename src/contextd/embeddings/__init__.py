@@ -19,6 +19,8 @@ PROVIDERS = ("local", "hashing", "openai", "none")
 
 @dataclass(frozen=True, slots=True)
 class ProviderChoice:
+    """The provider in use and, when it is not the one config names, why."""
+
     provider: "EmbeddingProvider | None"  # None: vectors are off, retrieval is full-text only
     note: str | None  # why the configured provider is not the one in use, if so
 

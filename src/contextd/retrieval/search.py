@@ -23,6 +23,8 @@ _VECTORS_OFF = "vectors are off (embeddings.provider = none)"
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
+    """A record in the running: its head, its score so far and the terms behind it."""
+
     head: rows.RecordHead
     score: float
     terms: ScoreTerms
