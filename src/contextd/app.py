@@ -1,35 +1,35 @@
-"""The composition root: builds the store and the core services from Settings.
+"""The composition root: opens the store and wires the services from Settings.
 
-The services few commands use (agent files, the mirror, sync) are built on first use, so a
-hook or a `contextd search` does not import them.
+Each service is built, and its module imported, on first use: a command loads only what it
+touches. The prompt hook's full-text recall thereby never imports the write path (validation,
+secrets, the duplicate guard), the embedding stack, agent files, the mirror or sync.
 """
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from contextd.config import Settings
-from contextd.core.compaction import HookState
-from contextd.core.duplicates import DuplicateGuard
-from contextd.core.index import IndexService
-from contextd.core.inventory import Inventory, survey
-from contextd.core.projects import ProjectService
-from contextd.core.records import RecordService
-from contextd.core.search import SearchService
-from contextd.core.sessions import SessionService
-from contextd.core.status import StatusReport, project_status
-from contextd.embeddings import EmbeddingProvider, select_provider
+from contextd.embeddings import select_provider
 from contextd.models import Project
-from contextd.retrieval.indexer import Indexer
-from contextd.retrieval.search import Retriever
-from contextd.retrieval.vector_index import SqliteVectorIndex, VectorIndex
 from contextd.storage.db import Database
 
 if TYPE_CHECKING:
     from contextd.agents.agent_files import AgentFileService
+    from contextd.core.compaction import HookState
+    from contextd.core.index import IndexService
+    from contextd.core.inventory import Inventory
+    from contextd.core.projects import ProjectService
+    from contextd.core.records import RecordService
+    from contextd.core.search import SearchService
+    from contextd.core.sessions import SessionService
+    from contextd.core.status import StatusReport
+    from contextd.embeddings.base import EmbeddingProvider
     from contextd.mirror.service import MirrorService
+    from contextd.retrieval.indexer import Indexer
+    from contextd.retrieval.vector_index import VectorIndex
     from contextd.sync.remotes import RemoteService
     from contextd.sync.service import SyncService
 
@@ -43,13 +43,53 @@ class App:
     settings: Settings
     db: Database
     provider_note: str | None
-    indexer: Indexer | None
-    projects: ProjectService
-    records: RecordService
-    search: SearchService
-    index: IndexService
-    sessions: SessionService
-    hook_state: HookState
+    indexer: "Indexer | None"  # None: vectors are off, retrieval is full-text only
+    vector_index: "VectorIndex | None"
+
+    @cached_property
+    def projects(self) -> "ProjectService":
+        from contextd.core.projects import ProjectService
+
+        return ProjectService(self.db)
+
+    @cached_property
+    def records(self) -> "RecordService":
+        from contextd.core.duplicates import DuplicateGuard
+        from contextd.core.records import RecordService
+
+        guard = DuplicateGuard(self.db, self.vector_index, self.settings.refresh)
+        return RecordService(self.db, self.indexer, self.vector_index, guard)
+
+    @cached_property
+    def search(self) -> "SearchService":
+        from contextd.core.search import SearchService
+        from contextd.retrieval.search import Retriever
+
+        weights = self.settings.search
+        semantic = None
+        if self.indexer is not None and self.vector_index is not None:
+            from contextd.retrieval.semantic import SemanticSearch
+
+            semantic = SemanticSearch(self.db, self.indexer, self.vector_index, weights)
+        return SearchService(Retriever(self.db, semantic, weights), self.settings.context)
+
+    @cached_property
+    def index(self) -> "IndexService":
+        from contextd.core.index import IndexService
+
+        return IndexService(self.db, self.indexer, self.vector_index, self.provider_note)
+
+    @cached_property
+    def sessions(self) -> "SessionService":
+        from contextd.core.sessions import SessionService
+
+        return SessionService(self.db)
+
+    @cached_property
+    def hook_state(self) -> "HookState":
+        from contextd.core.compaction import HookState
+
+        return HookState(self.db)
 
     @cached_property
     def agent_files(self) -> "AgentFileService":
@@ -75,15 +115,27 @@ class App:
 
         return RemoteService(self.db, self.sync)
 
+    def acting_for(self, settings: Settings) -> "App":
+        """This App for a caller in another folder or project, over the same store and
+        config, sharing the services already built (the daemon's warm caches among them)."""
+        twin = replace(self, settings=settings)
+        wired = {f.name for f in fields(self)}
+        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in wired})
+        return twin
+
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
         return self.projects.resolve(self.settings.project, self.settings.cwd)
 
-    def status(self, project: Project) -> StatusReport:
+    def status(self, project: Project) -> "StatusReport":
+        from contextd.core.status import project_status
+
         return project_status(self.records, self.index, project, self.settings.home)
 
-    def inventory(self) -> Inventory:
+    def inventory(self) -> "Inventory":
         """Every project's counts and activity, the global records, embeddings in use."""
+        from contextd.core.inventory import survey
+
         return survey(self.db, self.index, self.settings.home)
 
 
@@ -102,35 +154,28 @@ def open_app(settings: Settings, *, busy_timeout_ms: int | None = None) -> Itera
     index: VectorIndex | None = None
     try:
         provider = choice.provider
-        indexer = Indexer(db, provider) if provider else None
-        index = _vector_index(db, provider, settings) if provider else None
-        retriever = Retriever(db, indexer, index, settings.search)
-        guard = DuplicateGuard(db, index, settings.refresh)
-        yield App(
-            settings=settings,
-            db=db,
-            provider_note=choice.note,
-            indexer=indexer,
-            projects=ProjectService(db),
-            records=RecordService(db, indexer, index, guard),
-            search=SearchService(retriever, settings.context),
-            index=IndexService(db, indexer, index, choice.note),
-            sessions=SessionService(db),
-            hook_state=HookState(db),
-        )
+        indexer, index = _vectors(db, provider, settings) if provider else (None, None)
+        yield App(settings, db, choice.note, indexer, index)
     finally:
         if index is not None:
             index.close()
         db.close()
 
 
-def _vector_index(db: Database, provider: EmbeddingProvider, settings: Settings) -> VectorIndex:
-    """SQLite's index, or Qdrant's in front of it when config asks for it."""
+def _vectors(
+    db: Database, provider: "EmbeddingProvider", settings: Settings
+) -> tuple["Indexer", "VectorIndex"]:
+    """The indexer and SQLite's vector index, or Qdrant's in front of it when config asks."""
+    from contextd.retrieval.indexer import Indexer  # only when vectors are on
+    from contextd.retrieval.vector_index import SqliteVectorIndex
+
+    indexer = Indexer(db, provider)
     sqlite = SqliteVectorIndex(db, provider.id, provider.dimensions)
     if settings.vectors.backend != "qdrant":
-        return sqlite
+        return indexer, sqlite
     from contextd.retrieval.qdrant_index import QdrantVectorIndex  # only when configured
 
-    return QdrantVectorIndex(
+    qdrant = QdrantVectorIndex(
         db, provider.id, provider.dimensions, settings.vectors, settings.home, sqlite
     )
+    return indexer, qdrant

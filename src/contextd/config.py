@@ -76,6 +76,8 @@ class SearchSettings:
 
 @dataclass(frozen=True, slots=True)
 class ContextSettings:
+    """How much recall and the briefings may put in front of an agent (tokens, records)."""
+
     max_context_tokens: int = 6000
     max_memories: int = 40
     session_budget: int = 2000  # the session-start briefing
@@ -124,11 +126,15 @@ class VectorSettings:
 
 @dataclass(frozen=True, slots=True)
 class LifecycleSettings:
+    """When an active record counts as stale (not verified for this many days)."""
+
     stale_days: int = 90
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
+    """Everything a command runs with: the home, the project asked for, config.toml."""
+
     home: Path
     cwd: Path
     project: str | None = None

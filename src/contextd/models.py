@@ -66,6 +66,8 @@ class MemoryBody:
 
 @dataclass(frozen=True, slots=True)
 class DecisionBody:
+    """A choice between alternatives and why it was made."""
+
     problem: str
     why_chosen: str
     alternatives: str = ""
@@ -75,6 +77,8 @@ class DecisionBody:
 
 @dataclass(frozen=True, slots=True)
 class ConstraintBody:
+    """A rule that must hold, why, how hard, and which files it covers."""
+
     reason: str
     hardness: Hardness
     scope: tuple[str, ...] = ()
@@ -83,12 +87,16 @@ class ConstraintBody:
 
 @dataclass(frozen=True, slots=True)
 class PipelineBody:
+    """A workflow: what it is for and its steps in order."""
+
     purpose: str
     steps: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class CheckpointBody:
+    """Where a piece of work stands: its goal, what is done, what comes next."""
+
     goal: str = ""
     done: tuple[str, ...] = ()
     next: tuple[str, ...] = ()
@@ -147,6 +155,8 @@ def _hardness(value: object) -> Hardness:
 
 @dataclass(frozen=True, slots=True)
 class Project:
+    """A project: its slug, display name, git remote and attached folders."""
+
     id: str
     slug: str
     name: str
@@ -158,6 +168,8 @@ class Project:
 
 @dataclass(frozen=True, slots=True)
 class Record:
+    """A stored record of any kind; `project_id` None means global."""
+
     id: str
     project_id: str | None
     kind: Kind
@@ -268,6 +280,8 @@ class ScoreTerms:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
+    """One record found by a search, with its score and the terms behind it."""
+
     record: Record
     score: float
     terms: ScoreTerms

@@ -5,7 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.hooks._support import hook_env
+from tests.hooks._support import hook_env, user_prompt
+from tests.hooks.conftest import Seeded
 
 HEAVY = {
     "click",
@@ -83,3 +84,51 @@ def test_python_m_contextd_hook_never_imports_the_cli(tmp_path: Path) -> None:
     assert "contextd.hooks.entry" in imported
     heavy = HEAVY - {"contextd.hooks.inprocess"}
     assert not imported & heavy, imported & heavy
+
+
+# What a prompt answered without a daemon never needs: the write path, the vector stack, the
+# session-start helpers and process spawning (each costs the agent time on every prompt).
+NOT_FOR_RECALL = {
+    "contextd.core.records",
+    "contextd.core.duplicates",
+    "contextd.core.validation",
+    "contextd.core.secrets",
+    "contextd.core.briefing",
+    "contextd.core.quality",
+    "contextd.embeddings.base",
+    "contextd.embeddings.hashing",
+    "contextd.embeddings.local",
+    "contextd.retrieval.indexer",
+    "contextd.retrieval.semantic",
+    "contextd.retrieval.vector_index",
+    "contextd.storage.vectors",
+    "contextd.storage.feedback",
+    "contextd.daemon.launch",
+    "contextd.gitinfo",
+    "numpy",
+    "subprocess",
+    "logging",
+    "uuid",
+}
+
+
+def test_a_prompt_answered_without_a_daemon_loads_only_full_text_recall(seeded: Seeded) -> None:
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "contextd", "hook", "prompt"],
+        input=json.dumps(
+            user_prompt(seeded.repo, "Why did we pick NATS for the task queue after the deploy?")
+        ).encode(),
+        capture_output=True,
+        cwd=seeded.repo,
+        env=hook_env(),
+        timeout=60,
+        check=True,
+    )
+    assert b"working-memory" in done.stdout, done.stderr
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert {"contextd.hooks.inprocess", "contextd.retrieval.search"} <= imported
+    assert not imported & NOT_FOR_RECALL, imported & NOT_FOR_RECALL

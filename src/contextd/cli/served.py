@@ -75,7 +75,7 @@ def _lender(app: App) -> Callable[[Settings], App]:
             raise _Declined(f"This daemon serves {own.home}, not {settings.home}.")
         if replace(settings, cwd=own.cwd, project=own.project) != own:
             raise _Declined(f"{settings.config_path} changed since this daemon started.")
-        return replace(app, settings=settings)
+        return app.acting_for(settings)
 
     return lend
 

@@ -1,8 +1,8 @@
 """The bounded briefing a session starts with: durable knowledge first, session detail last."""
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from contextd.core.records import RecordService
 from contextd.core.search import SEPARATOR, estimate_tokens
 from contextd.models import (
     CheckpointBody,
@@ -13,6 +13,10 @@ from contextd.models import (
     Project,
     Record,
 )
+
+if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
+    from contextd.core.records import RecordService
+
 
 __all__ = ["Briefing", "briefing_candidates", "build_briefing"]
 
@@ -33,7 +37,7 @@ class Briefing:
 CANDIDATES_PER_KIND = 200
 
 
-def briefing_candidates(records: RecordService, project: Project) -> list[Record]:
+def briefing_candidates(records: "RecordService", project: Project) -> list[Record]:
     """The active records a briefing chooses from: the newest of each kind."""
     return [
         record
@@ -43,7 +47,7 @@ def briefing_candidates(records: RecordService, project: Project) -> list[Record
 
 
 def build_briefing(
-    records: RecordService,
+    records: "RecordService",
     project: Project,
     budget: int,
     candidates: list[Record] | None = None,

@@ -23,6 +23,8 @@ SHOWN_RETENTION_DAYS = 30
 
 @dataclass(frozen=True, slots=True)
 class CompactionReport:
+    """What a compaction made the session forget, and what it had written before it."""
+
     taken_at: str
     trigger: str
     given: int  # records the session had been given before the compaction

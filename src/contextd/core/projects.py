@@ -5,7 +5,6 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from contextd import gitinfo
 from contextd.clock import now
 from contextd.errors import InvalidInputError, NotFoundError, ProjectNotResolvedError
 from contextd.ids import new_id
@@ -18,6 +17,8 @@ __all__ = ["AttachOutcome", "DetachOutcome", "ProjectService", "slugify"]
 
 @dataclass(frozen=True, slots=True)
 class AttachOutcome:
+    """The project a folder was attached to, and how."""
+
     project: Project
     path: str
     action: str  # "created" | "adopted" | "already attached"
@@ -25,6 +26,8 @@ class AttachOutcome:
 
 @dataclass(frozen=True, slots=True)
 class DetachOutcome:
+    """What detaching unlinked, and how many records a purge deleted."""
+
     project: Project
     path: str | None  # the attached folder that held the given folder, if one did
     purged_records: int | None
@@ -53,6 +56,8 @@ class ProjectService:
         """
         if not folder.is_dir():
             raise InvalidInputError(f"{folder} is not a folder; give the project's folder.")
+        from contextd import gitinfo  # (subprocess) only here: every hook resolves a project
+
         root = gitinfo.work_tree_root(folder) or folder
         path = str(root.resolve())
         url = gitinfo.remote_url(root)

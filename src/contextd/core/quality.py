@@ -3,9 +3,9 @@
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from contextd.clock import to_iso
-from contextd.core.records import RecordService
 from contextd.models import (
     ConstraintBody,
     DecisionBody,
@@ -13,6 +13,10 @@ from contextd.models import (
     Project,
     Record,
 )
+
+if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
+    from contextd.core.records import RecordService
+
 
 __all__ = ["QualityIssue", "scan_quality"]
 
@@ -35,7 +39,7 @@ class QualityIssue:
 
 
 def scan_quality(
-    records: RecordService,
+    records: "RecordService",
     project: Project,
     stale_days: int,
     active: list[Record] | None = None,

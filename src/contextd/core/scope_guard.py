@@ -1,9 +1,13 @@
 """Which constraints cover a file: their scope globs, matched the way .gitignore lines are."""
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from contextd.core.records import RecordService
 from contextd.models import ConstraintBody, Kind, Project, Record
+
+if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
+    from contextd.core.records import RecordService
+
 
 __all__ = ["constraints_for_path", "relative_to_project"]
 
@@ -19,7 +23,7 @@ def relative_to_project(project: Project, path: Path) -> str | None:
     return None
 
 
-def constraints_for_path(records: RecordService, project: Project, path: Path) -> list[Record]:
+def constraints_for_path(records: "RecordService", project: Project, path: Path) -> list[Record]:
     """Active constraints (the project's and global ones) whose scope matches `path`,
     absolute ones first."""
     from pathspec import GitIgnoreSpec  # here, not at import: the prompt hook never needs it

@@ -1,28 +1,27 @@
-"""Embedding providers: the registry that turns config into a provider, and why it chose it."""
+"""Embedding providers: the registry that turns config into a provider, and why it chose it.
+
+A provider's module (and the protocol they share, in embeddings.base) is imported only when
+config names it: none at all for `none`, which the prompt hook uses when no daemon answers."""
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from contextd.config import EmbeddingSettings
-from contextd.embeddings.base import EmbeddingProvider, text_hash
-from contextd.embeddings.hashing import HashingEmbedder
-from contextd.embeddings.local import INSTALL_HINT, LocalMiniLM, find_model_dir
-from contextd.embeddings.openai import OpenAICompatible
 from contextd.errors import ConfigError
 
-__all__ = [
-    "PROVIDERS",
-    "EmbeddingProvider",
-    "ProviderChoice",
-    "select_provider",
-    "text_hash",
-]
+if TYPE_CHECKING:
+    from contextd.embeddings.base import EmbeddingProvider
+
+__all__ = ["PROVIDERS", "ProviderChoice", "select_provider"]
 
 PROVIDERS = ("local", "hashing", "openai", "none")
 
 
 @dataclass(frozen=True, slots=True)
 class ProviderChoice:
-    provider: EmbeddingProvider | None  # None: vectors are off, retrieval is full-text only
+    """The provider in use and, when it is not the one config names, why."""
+
+    provider: "EmbeddingProvider | None"  # None: vectors are off, retrieval is full-text only
     note: str | None  # why the configured provider is not the one in use, if so
 
 
@@ -38,8 +37,13 @@ def select_provider(settings: EmbeddingSettings) -> ProviderChoice:
     if name == "none":
         return ProviderChoice(None, None)
     if name == "hashing":
+        from contextd.embeddings.hashing import HashingEmbedder
+
         return ProviderChoice(HashingEmbedder(settings.dimensions), None)
     if name == "local":
+        from contextd.embeddings.hashing import HashingEmbedder
+        from contextd.embeddings.local import INSTALL_HINT, LocalMiniLM, find_model_dir
+
         if find_model_dir() is None:
             return ProviderChoice(
                 HashingEmbedder(),
@@ -48,6 +52,8 @@ def select_provider(settings: EmbeddingSettings) -> ProviderChoice:
             )
         return ProviderChoice(LocalMiniLM(), None)
     if name == "openai":
+        from contextd.embeddings.openai import OpenAICompatible
+
         return ProviderChoice(
             OpenAICompatible(
                 model=settings.model,

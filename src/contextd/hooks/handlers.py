@@ -3,19 +3,18 @@
 Each handler takes the hook's JSON payload (Claude Code's hook protocol: session_id, cwd,
 hook_event_name, and the event's own fields) and returns the text for the agent, or "" to
 stay silent. The same code runs in the daemon and, when no daemon answers, in the hook.
+
+What only the rarer events need (the briefing, the quality scan, scope globs, git) is imported
+inside their handlers: without a daemon, every prompt pays for what this module imports.
 """
 
 import re
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from contextd.app import App
-from contextd.core.briefing import briefing_candidates, build_briefing
 from contextd.core.compaction import report_text
-from contextd.core.quality import scan_quality
-from contextd.core.scope_guard import constraints_for_path
 from contextd.core.search import SEPARATOR, estimate_tokens, passage
 from contextd.errors import NotFoundError, ProjectNotResolvedError
 from contextd.hooks.reply import is_command
@@ -45,6 +44,9 @@ def _project(app: App, payload: dict[str, Any], name: str | None) -> Project | N
 
 
 def _session_start(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
+    from contextd.core.briefing import briefing_candidates, build_briefing
+    from contextd.core.quality import scan_quality
+
     candidates = briefing_candidates(app.records, project)
     budget = app.settings.context.session_budget
     briefing = build_briefing(app.records, project, budget, candidates)
@@ -106,6 +108,8 @@ def _prompt(app: App, project: Project, session_key: str, payload: dict[str, Any
 
 
 def _post_edit(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
+    from contextd.core.scope_guard import constraints_for_path
+
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
         return ""
@@ -150,6 +154,8 @@ def _post_bash(app: App, project: Project, session_key: str, payload: dict[str, 
 
 
 def _last_commit_subject(folder: Path) -> str | None:
+    import subprocess
+
     try:
         done = subprocess.run(
             ["git", "-C", str(folder), "log", "-1", "--format=%s"],
@@ -167,6 +173,8 @@ def _last_commit_subject(folder: Path) -> str | None:
 
 
 def _pre_compact(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
+    from contextd.core.quality import scan_quality
+
     issues = scan_quality(app.records, project, app.settings.lifecycle.stale_days)
     trigger = str(payload.get("trigger") or "auto")
     app.hook_state.snapshot(session_key, project, trigger, len(issues))

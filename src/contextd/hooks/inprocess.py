@@ -5,7 +5,6 @@ A session-start also starts the daemon for the prompts that follow, when config 
 The store is imported only once the payload is known to need it: a slash command or a broken
 payload costs json, not the whole app."""
 
-from contextd.daemon.launch import start_detached
 from contextd.hooks.reply import agent_reply, is_command, parse_payload
 
 __all__ = ["answer_in_process"]
@@ -31,5 +30,7 @@ def answer_in_process(event: str, raw: bytes) -> str:
     with open_app(light, busy_timeout_ms=_BUSY_TIMEOUT_MS) as app:
         text = handle(app, event, payload, settings.project)
     if event == "session-start" and text and settings.hooks.autostart_daemon:
+        from contextd.daemon.launch import start_detached  # (subprocess) only here
+
         start_detached(str(settings.home))  # only inside a known project
     return agent_reply(event, text, payload)

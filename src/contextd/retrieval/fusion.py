@@ -4,7 +4,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-__all__ = ["mmr", "scale_by_best", "scale_by_rank", "scale_by_spread", "semantic_relevance"]
+__all__ = ["dot", "mmr", "scale_by_best", "scale_by_rank", "scale_by_spread", "semantic_relevance"]
 
 T = TypeVar("T")
 
@@ -70,3 +70,10 @@ def mmr(
         picked.append(best)
         remaining.remove(best)
     return picked
+
+
+def dot(a: list[float] | None, b: list[float] | None) -> float:
+    """The dot product (the cosine of unit vectors); 0 when either vector is missing."""
+    if a is None or b is None:
+        return 0.0
+    return sum(x * y for x, y in zip(a, b, strict=True))

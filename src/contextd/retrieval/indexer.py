@@ -3,7 +3,7 @@
 from collections.abc import Callable, Sequence
 
 from contextd.clock import now
-from contextd.embeddings import EmbeddingProvider, text_hash
+from contextd.embeddings.base import EmbeddingProvider, text_hash
 from contextd.models import Record
 from contextd.storage import vectors as rows
 from contextd.storage.db import Database

@@ -1,36 +1,37 @@
 """Hybrid retrieval: FTS5 and vector candidates in the project's scope, fused and ranked."""
 
-import logging
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from contextd.clock import now
 from contextd.config import SearchSettings
-from contextd.errors import ProviderUnavailableError
 from contextd.models import Record, ScoreTerms, SearchHit, SearchQuery, SearchResult, Status
 from contextd.retrieval.fusion import (
+    dot,
     mmr,
     scale_by_best,
     scale_by_rank,
     scale_by_spread,
     semantic_relevance,
 )
-from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.scoring import score_record
-from contextd.retrieval.vector_index import VectorIndex
-from contextd.storage import feedback, vectors
 from contextd.storage import records as rows
 from contextd.storage.db import Database, translate_errors
 from contextd.storage.fts import fts_candidates
 
-__all__ = ["CATCH_UP_LIMIT", "Retriever"]
+if TYPE_CHECKING:  # full-text recall (the hook without its daemon) never loads the vector half
+    from contextd.retrieval.semantic import SemanticSearch
 
-log = logging.getLogger(__name__)
-CATCH_UP_LIMIT = 256  # records embedded on the fly at query time; more needs `refresh`
+__all__ = ["Retriever"]
+
+_VECTORS_OFF = "vectors are off (embeddings.provider = none)"
 
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
+    """A record in the running: its head, its score so far and the terms behind it."""
+
     head: rows.RecordHead
     score: float
     terms: ScoreTerms
@@ -41,29 +42,15 @@ def _best_first(candidates: list[_Candidate]) -> list[_Candidate]:
     return sorted(candidates, key=lambda c: (c.score, c.head.id), reverse=True)
 
 
-@dataclass(slots=True)
-class _Semantic:
-    cosines: dict[str, float]
-    vector: list[float] | None
-
-
 class Retriever:
-    """Runs the retrieval pipeline for one store and one embedding provider (or none)."""
+    """Runs the retrieval pipeline for one store, with the vector half when a provider is on."""
 
     def __init__(
-        self,
-        db: Database,
-        indexer: Indexer | None,
-        index: VectorIndex | None,
-        weights: SearchSettings,
+        self, db: Database, semantic: "SemanticSearch | None", weights: SearchSettings
     ) -> None:
         self._db = db
-        self._indexer = indexer
-        self._index = index
+        self._semantic = semantic
         self._weights = weights
-        # Per project: every record up to this seq had a vector when last looked at, so the
-        # next look only reads what was stored since (records keep their seq when edited).
-        self._complete: dict[str | None, int] = {}
 
     def search(self, query: SearchQuery, project_id: str | None) -> SearchResult:
         """Best records for `query` among the project's and the global ones, best first.
@@ -82,97 +69,32 @@ class Retriever:
         conn = self._db.connection()
         with translate_errors(self._db.path):
             lexical = dict(fts_candidates(conn, query.text, scope, pool))
-        degraded = None if self._indexer else "vectors are off (embeddings.provider = none)"
-        semantic = _Semantic({}, None)
-        if self._indexer is not None:
-            try:
-                degraded = self._catch_up(project_id)
-                semantic = self._semantic(query.text, project_id, pool, list(lexical))
-                degraded = degraded or (self._index.note if self._index else None)
-            except ProviderUnavailableError as exc:
-                degraded = f"semantic search unavailable, full-text only: {exc}"
-                log.warning("%s", degraded)
-        learned = self._learned(semantic.vector, project_id)
-        ids = lexical.keys() | semantic.cosines.keys() | learned.keys()
+        meaning = (
+            None
+            if self._semantic is None
+            else self._semantic.meaning(query.text, project_id, pool, list(lexical))
+        )
+        cosines = meaning.cosines if meaning else {}
+        learned = meaning.learned if meaning else {}
+        ids = lexical.keys() | cosines.keys() | learned.keys()
         heads = rows.heads_in_scope(conn, list(ids), scope)
-        ranked = self._rank(heads, lexical, semantic.cosines, learned, project_id)
+        ranked = self._rank(heads, lexical, cosines, learned, project_id)
         ranked = self._forward_superseded(ranked, wanted)
-        if query.diversify and semantic.vector is not None:
+        if query.diversify and meaning and meaning.vector is not None:
             ranked = self._diversify(ranked, query.limit)
-        hits = self._materialise(ranked[: query.limit], semantic.cosines)
+        hits = self._materialise(ranked[: query.limit], cosines)
         if query.expand_related:
             hits += self._linked(hits, wanted)
-        return SearchResult(tuple(hits), degraded)
+        return SearchResult(tuple(hits), meaning.degraded if meaning else _VECTORS_OFF)
 
     def learn(self, query: str, record: Record, project_id: str | None) -> None:
         """Store a (query, record) pair; without vectors it is kept but cannot match yet."""
-        vector = None
-        provider = self._indexer.provider if self._indexer else None
-        if provider is not None:
-            try:
-                vector = provider.embed_query(query)
-            except ProviderUnavailableError as exc:
-                log.warning("feedback stored without a vector (%s)", exc)
+        from contextd.storage import feedback  # a write: recall never loads it
+
+        embedded = self._semantic.feedback_vector(query) if self._semantic else None
+        provider, vector = embedded if embedded else (None, None)
         with self._db.transaction() as conn:
-            feedback.add_feedback(
-                conn,
-                project_id,
-                record.id,
-                query,
-                provider.id if vector and provider else None,
-                vector,
-                now(),
-            )
-
-    def _semantic(
-        self, text: str, project_id: str | None, pool: int, lexical_ids: list[str]
-    ) -> _Semantic:
-        assert self._indexer is not None and self._index is not None
-        vector = self._indexer.provider.embed_query(text)
-        nearest = dict(self._index.search(vector, project_id, pool))
-        extra = [rid for rid in lexical_ids if rid not in nearest]
-        nearest.update(self._index.similarity(vector, extra))
-        return _Semantic(nearest, vector)
-
-    def _catch_up(self, project_id: str | None) -> str | None:
-        """Embed records stored without a vector (provider was down, or the model changed).
-
-        Returns a note when too many are missing to embed now: those are found by text only.
-        """
-        assert self._indexer is not None
-        provider = self._indexer.provider
-        conn = self._db.connection()
-        newest = vectors.last_seq(conn)
-        checked = self._complete.get(project_id, 0)
-        if checked == newest:
-            return None  # nothing was stored since this project was last found complete
-        missing = vectors.missing_ids(
-            conn, provider.id, provider.dimensions, project_id, CATCH_UP_LIMIT + 1, checked
-        )
-        if len(missing) > CATCH_UP_LIMIT:
-            return (
-                "many records have no vector yet and are found by full-text only; "
-                "run `contextd refresh`"
-            )
-        if missing:
-            found = rows.records_in_scope(conn, missing, rows.RecordFilter(project_id, statuses=()))
-            self._indexer.embed(list(found.values()))
-        self._complete[project_id] = newest
-        return None
-
-    def _learned(self, vector: list[float] | None, project_id: str | None) -> dict[str, float]:
-        """Records marked as the answer to queries much like this one, with that likeness."""
-        if vector is None or self._indexer is None:
-            return {}
-        learned: dict[str, float] = {}
-        floor = self._weights.feedback_similarity
-        for rid, past in feedback.feedback_vectors(
-            self._db.connection(), project_id, self._indexer.provider.id
-        ):
-            likeness = _dot(vector, past)
-            if likeness >= floor:
-                learned[rid] = max(learned.get(rid, 0.0), likeness)
-        return learned
+            feedback.add_feedback(conn, project_id, record.id, query, provider, vector, now())
 
     def _rank(
         self,
@@ -252,14 +174,14 @@ class Retriever:
         return _best_first(list(best.values()))
 
     def _diversify(self, ranked: list[_Candidate], limit: int) -> list[_Candidate]:
-        assert self._index is not None
-        vectors_by_id = self._index.vectors_of([c.head.id for c in ranked])
+        assert self._semantic is not None  # there is a query vector
+        vectors_by_id = self._semantic.vectors_of([c.head.id for c in ranked])
         # Relevance on the cosine's 0..1 scale, so mmr_balance weighs like against like.
         relevance = scale_by_best({c.head.id: c.score for c in ranked})
         return mmr(
             ranked,
             lambda c: relevance[c.head.id],
-            lambda a, b: _dot(vectors_by_id.get(a.head.id), vectors_by_id.get(b.head.id)),
+            lambda a, b: dot(vectors_by_id.get(a.head.id), vectors_by_id.get(b.head.id)),
             limit,
             self._weights.mmr_balance,
         )
@@ -320,9 +242,3 @@ def _scope(query: SearchQuery, project_id: str | None) -> rows.RecordFilter:
         since=query.since,
         before=query.before,
     )
-
-
-def _dot(a: list[float] | None, b: list[float] | None) -> float:
-    if a is None or b is None:
-        return 0.0
-    return sum(x * y for x, y in zip(a, b, strict=True))

@@ -19,6 +19,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
+    """What a session had been given before a compaction, and the report once compared."""
+
     id: str
     session_key: str
     project_id: str

@@ -15,6 +15,8 @@ _NAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
 
 @dataclass(frozen=True, slots=True)
 class Migration:
+    """One numbered SQL migration file."""
+
     version: int
     name: str
     sql: str

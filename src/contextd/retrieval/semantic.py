@@ -1,0 +1,115 @@
+"""The vector half of retrieval: the query's vector, the records nearest it, records stored
+without a vector embedded on the fly, and the answers learned for alike queries.
+
+Built only when an embedding provider is on, so full-text recall (the prompt hook when no
+daemon answers) loads neither this nor the vector storage and logging it needs.
+"""
+
+import logging
+from dataclasses import dataclass
+
+from contextd.config import SearchSettings
+from contextd.errors import ProviderUnavailableError
+from contextd.retrieval.fusion import dot
+from contextd.retrieval.indexer import Indexer
+from contextd.retrieval.vector_index import VectorIndex
+from contextd.storage import feedback, vectors
+from contextd.storage import records as rows
+from contextd.storage.db import Database
+
+__all__ = ["CATCH_UP_LIMIT", "Meaning", "SemanticSearch"]
+
+log = logging.getLogger(__name__)
+CATCH_UP_LIMIT = 256  # records embedded on the fly at query time; more needs `refresh`
+
+
+@dataclass(frozen=True, slots=True)
+class Meaning:
+    """What the vectors say about one query."""
+
+    cosines: dict[str, float]  # record id -> cosine with the query
+    vector: list[float] | None  # the query's; None when the provider failed
+    learned: dict[str, float]  # records learned as answers to alike queries -> likeness
+    degraded: str | None  # why the answer is full-text only or partial, if it is
+
+
+class SemanticSearch:
+    """Vector candidates for one store and one embedding provider."""
+
+    def __init__(
+        self, db: Database, indexer: Indexer, index: VectorIndex, weights: SearchSettings
+    ) -> None:
+        self._db = db
+        self._indexer = indexer
+        self._index = index
+        self._weights = weights
+        # Per project: every record up to this seq had a vector when last looked at, so the
+        # next look only reads what was stored since (records keep their seq when edited).
+        self._complete: dict[str | None, int] = {}
+
+    def meaning(
+        self, text: str, project_id: str | None, pool: int, lexical_ids: list[str]
+    ) -> Meaning:
+        """The `pool` records nearest `text`, plus the cosine of each full-text match; when the
+        provider fails, no vectors and a note saying so."""
+        try:
+            degraded = self._catch_up(project_id)
+            vector = self._indexer.provider.embed_query(text)
+            nearest = dict(self._index.search(vector, project_id, pool))
+            extra = [rid for rid in lexical_ids if rid not in nearest]
+            nearest.update(self._index.similarity(vector, extra))
+            degraded = degraded or self._index.note
+        except ProviderUnavailableError as exc:
+            degraded = f"semantic search unavailable, full-text only: {exc}"
+            log.warning("%s", degraded)
+            return Meaning({}, None, {}, degraded)
+        return Meaning(nearest, vector, self._learned(vector, project_id), degraded)
+
+    def vectors_of(self, ids: list[str]) -> dict[str, list[float]]:
+        return self._index.vectors_of(ids)
+
+    def feedback_vector(self, query: str) -> tuple[str, list[float]] | None:
+        """(provider id, vector) of a query to learn from; None when the provider fails."""
+        provider = self._indexer.provider
+        try:
+            return provider.id, provider.embed_query(query)
+        except ProviderUnavailableError as exc:
+            log.warning("feedback stored without a vector (%s)", exc)
+            return None
+
+    def _catch_up(self, project_id: str | None) -> str | None:
+        """Embed records stored without a vector (provider was down, or the model changed).
+
+        Returns a note when too many are missing to embed now: those are found by text only.
+        """
+        provider = self._indexer.provider
+        conn = self._db.connection()
+        newest = vectors.last_seq(conn)
+        checked = self._complete.get(project_id, 0)
+        if checked == newest:
+            return None  # nothing was stored since this project was last found complete
+        missing = vectors.missing_ids(
+            conn, provider.id, provider.dimensions, project_id, CATCH_UP_LIMIT + 1, checked
+        )
+        if len(missing) > CATCH_UP_LIMIT:
+            return (
+                "many records have no vector yet and are found by full-text only; "
+                "run `contextd refresh`"
+            )
+        if missing:
+            found = rows.records_in_scope(conn, missing, rows.RecordFilter(project_id, statuses=()))
+            self._indexer.embed(list(found.values()))
+        self._complete[project_id] = newest
+        return None
+
+    def _learned(self, vector: list[float], project_id: str | None) -> dict[str, float]:
+        """Records marked as the answer to queries much like this one, with that likeness."""
+        learned: dict[str, float] = {}
+        floor = self._weights.feedback_similarity
+        for rid, past in feedback.feedback_vectors(
+            self._db.connection(), project_id, self._indexer.provider.id
+        ):
+            likeness = dot(vector, past)
+            if likeness >= floor:
+                learned[rid] = max(learned.get(rid, 0.0), likeness)
+        return learned
