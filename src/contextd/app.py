@@ -117,7 +117,9 @@ class App:
 
     def acting_for(self, settings: Settings) -> "App":
         """This App for a caller in another folder or project, over the same store and
-        config, sharing the services already built (the daemon's warm caches among them)."""
+        config, sharing its services. Search is built here first: what it caches (which
+        records already have vectors) must outlive the twin."""
+        _ = self.search
         twin = replace(self, settings=settings)
         wired = {f.name for f in fields(self)}
         twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in wired})
