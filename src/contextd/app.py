@@ -7,9 +7,11 @@ secrets, the duplicate guard), the embedding stack, agent files, the mirror or s
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from contextd.config import Settings
 from contextd.embeddings import select_provider
@@ -36,8 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["App", "open_app"]
 
 
-@dataclass
-class App:
+class App(Struct, dict=True):
     """Everything a command needs, wired once per process (or per MCP server)."""
 
     settings: Settings
@@ -121,8 +122,7 @@ class App:
         records already have vectors) must outlive the twin."""
         _ = self.search
         twin = replace(self, settings=settings)
-        wired = {f.name for f in fields(self)}
-        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in wired})
+        twin.__dict__.update(self.__dict__)  # the built services; fields live outside it
         return twin
 
     def current_project(self) -> Project:

@@ -5,9 +5,11 @@ This is the only module that reads environment variables or the config file.
 
 import os
 import tomllib
-from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import asdict, fields, replace
 
 from contextd.errors import ConfigError
 
@@ -34,8 +36,7 @@ CONFIG_FILE = "config.toml"
 DB_FILE = "contextd.db"
 
 
-@dataclass(frozen=True, slots=True)
-class EmbeddingSettings:
+class EmbeddingSettings(Struct, frozen=True):
     """Which provider turns text into vectors (`local`, `hashing`, `openai` or `none`)."""
 
     provider: str = "local"
@@ -46,8 +47,7 @@ class EmbeddingSettings:
     timeout_s: float = 30.0
 
 
-@dataclass(frozen=True, slots=True)
-class SearchSettings:
+class SearchSettings(Struct, frozen=True):
     """Weights of the ranking terms; the sum is multiplied by the status factor."""
 
     fusion: str = (
@@ -74,8 +74,7 @@ class SearchSettings:
     mmr_balance: float = 0.7
 
 
-@dataclass(frozen=True, slots=True)
-class ContextSettings:
+class ContextSettings(Struct, frozen=True):
     """How much recall and the briefings may put in front of an agent (tokens, records)."""
 
     max_context_tokens: int = 6000
@@ -84,8 +83,7 @@ class ContextSettings:
     export_budget: int = 2000  # the briefing `contextd export` writes into agent files
 
 
-@dataclass(frozen=True, slots=True)
-class HookSettings:
+class HookSettings(Struct, frozen=True):
     """The agent hooks: what the per-prompt recall lets through, and the daemon they use."""
 
     prompt_min_chars: int = 30
@@ -95,8 +93,7 @@ class HookSettings:
     autostart_daemon: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class RefreshSettings:
+class RefreshSettings(Struct, frozen=True):
     """How alike two records must be (cosine) to be refused as a duplicate or reported."""
 
     duplicate_threshold: float = 0.9
@@ -104,15 +101,13 @@ class RefreshSettings:
     replacement_threshold: float = 0.4  # looser: a replacement changes the very words
 
 
-@dataclass(frozen=True, slots=True)
-class SyncSettings:
+class SyncSettings(Struct, frozen=True):
     """How long a deletion keeps travelling between machines before `refresh` forgets it."""
 
     tombstone_retention_days: int = 365
 
 
-@dataclass(frozen=True, slots=True)
-class VectorSettings:
+class VectorSettings(Struct, frozen=True):
     """Where vectors are searched. SQLite always keeps the authoritative copy; `qdrant` adds
     a Qdrant collection rebuilt from it (a server at `url`, else a local folder at `path`)."""
 
@@ -124,15 +119,13 @@ class VectorSettings:
     timeout_s: float = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class LifecycleSettings:
+class LifecycleSettings(Struct, frozen=True):
     """When an active record counts as stale (not verified for this many days)."""
 
     stale_days: int = 90
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(Struct, frozen=True):
     """Everything a command runs with: the home, the project asked for, config.toml."""
 
     home: Path

@@ -2,16 +2,16 @@
 
 import re
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 __all__ = ["GitState", "git_state", "normalise_remote", "remote_url", "work_tree_root"]
 
 _TIMEOUT_S = 5
 
 
-@dataclass(frozen=True, slots=True)
-class GitState:
+class GitState(Struct, frozen=True):
     branch: str | None
     short_sha: str | None
     dirty: int

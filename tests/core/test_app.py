@@ -1,8 +1,9 @@
 """The composition root: services built on first use, and shared with a twin acting for
 another folder (what the daemon lends a client's `search`)."""
 
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from contextd.app import App
 from tests.conftest import make_repo

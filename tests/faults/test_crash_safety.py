@@ -59,7 +59,7 @@ print("committed", flush=True)
 # A foreign-looking writer: a plain sqlite3 connection holding BEGIN IMMEDIATE with rows
 # inserted (and spilled into the WAL by a one-page cache) when it is killed.
 _LOCK_HOLDER = """
-import dataclasses
+from msgspec.structs import replace
 import sqlite3
 import sys
 import time
@@ -72,7 +72,7 @@ conn.execute("PRAGMA cache_size = 1")
 template = rows.get_record(conn, sys.argv[2])
 conn.execute("BEGIN IMMEDIATE")
 for i in range(300):
-    copy = dataclasses.replace(template, id=new_id(), title=f"uncommitted row number {i}")
+    copy = replace(template, id=new_id(), title=f"uncommitted row number {i}")
     rows.insert_record(conn, copy)
 print("holding", flush=True)
 time.sleep(120)

@@ -108,7 +108,6 @@ NOT_FOR_RECALL = {
     "numpy",
     "subprocess",
     "logging",
-    "uuid",
 }
 
 

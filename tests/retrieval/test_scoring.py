@@ -1,8 +1,9 @@
 """The ranking formula of one candidate: weighted terms, summed, times a status factor."""
 
 import math
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+
+from msgspec.structs import replace
 
 from contextd.clock import to_iso
 from contextd.config import SearchSettings

@@ -1,9 +1,10 @@
 """`contextd export`: the bounded briefing written into an agent's instruction file, inside a
 managed block, with the hash of what was written kept so a hand-edited block is refused."""
 
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+
+from msgspec import Struct
 
 from contextd.agents.importer import ImportOutcome, import_agent_files, imported_from
 from contextd.agents.managed_block import (
@@ -53,15 +54,13 @@ CURSOR_FRONT_MATTER = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ExportOutcome:
+class ExportOutcome(Struct, frozen=True):
     path: Path
     action: str  # "created" | "added" (block appended) | "replaced" | "unchanged"
     briefing: Briefing
 
 
-@dataclass(frozen=True, slots=True)
-class CheckOutcome:
+class CheckOutcome(Struct, frozen=True):
     path: Path
     state: str  # "current" | "stale" | "missing"
     briefing: Briefing

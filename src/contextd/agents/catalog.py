@@ -7,9 +7,10 @@ no context) and opencode (hooks are JS plugins) get the MCP server only.
 
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from contextd.agents.files import Format
 from contextd.agents.writers import HookSpec, HookWriter, McpJsonWriter, McpTomlWriter, Writer
@@ -18,8 +19,7 @@ from contextd.errors import InvalidInputError
 __all__ = ["AGENTS", "Agent", "Places", "Target", "agent_named", "detect"]
 
 
-@dataclass(frozen=True, slots=True)
-class Places:
+class Places(Struct, frozen=True):
     """Where to look: the user's home, their XDG config folder, and the PATH to search."""
 
     home: Path
@@ -27,8 +27,7 @@ class Places:
     search_path: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(Struct, frozen=True):
     """One config file of an agent and the writer that edits it."""
 
     relative: str
@@ -40,8 +39,7 @@ class Target:
         return (places.config_home if self.in_config_home else places.home) / self.relative
 
 
-@dataclass(frozen=True, slots=True)
-class Agent:
+class Agent(Struct, frozen=True):
     name: str
     label: str
     markers: tuple[str, ...]  # folders or files under ~ whose presence means it is installed

@@ -4,7 +4,6 @@ import json
 import os
 import re
 import tempfile
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 import tomlkit
 import tomlkit.exceptions
+from msgspec import Struct
 
 from contextd.errors import ConfigError
 
@@ -25,8 +25,7 @@ class Format(StrEnum):
     TOML = "toml"
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
+class Parsed(Struct, frozen=True):
     """A document and how its text was laid out, so it can be written back the same way."""
 
     data: Any  # a dict for JSON, a tomlkit.TOMLDocument for TOML

@@ -4,9 +4,10 @@ heading above it."""
 
 import logging
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from contextd.agents.managed_block import without_block
 from contextd.core.records import RecordService
@@ -40,8 +41,7 @@ _CATEGORIES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(Struct, frozen=True):
     """One importable piece of an agent file."""
 
     text: str
@@ -49,8 +49,7 @@ class Note:
     category: str
 
 
-@dataclass(slots=True)
-class ImportOutcome:
+class ImportOutcome(Struct):
     files: list[str] = field(default_factory=list)
     imported: int = 0
     duplicates: int = 0

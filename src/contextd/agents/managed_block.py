@@ -4,7 +4,8 @@ Text outside the markers belongs to the user and is carried over byte for byte.
 """
 
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from contextd.core.textfiles import sha256_text
 from contextd.errors import InvalidInputError
@@ -25,8 +26,7 @@ END = "<!-- contextd:end -->"
 _MARKER = re.compile(r"<!--\s*contextd:(begin|end)\s*-->")
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(Struct, frozen=True):
     start: int  # offset of the begin marker
     end: int  # offset just past the end marker
     inner: str

@@ -8,12 +8,13 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
 
 import tomlkit
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from contextd.agents.catalog import Agent, Places, Target, detect
 from contextd.agents.files import Format, Parsed, backup, parse, render, write_atomically
@@ -30,8 +31,7 @@ class Action(StrEnum):
     REMOVED = "removed"
 
 
-@dataclass(frozen=True, slots=True)
-class FileChange:
+class FileChange(Struct, frozen=True):
     agent: str
     path: Path
     action: Action
@@ -45,8 +45,7 @@ class FileChange:
         return self.action is not Action.UNCHANGED
 
 
-@dataclass(frozen=True, slots=True)
-class SetupReport:
+class SetupReport(Struct, frozen=True):
     executable: str
     agents: list[Agent]
     files: list[FileChange] = field(default_factory=list)

@@ -8,11 +8,11 @@ everything else), `strip` takes exactly ours out. Entries are ours by the MCP se
 import json
 import shlex
 from collections.abc import Callable, Iterator, MutableMapping
-from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any, Protocol
 
 import tomlkit
+from msgspec import Struct
 from tomlkit.items import InlineTable
 
 __all__ = [
@@ -38,8 +38,7 @@ class ShapeError(Exception):
         self.key = key
 
 
-@dataclass(frozen=True, slots=True)
-class Launcher:
+class Launcher(Struct, frozen=True):
     """How an agent starts contextd: an absolute path when one is known, else `contextd`."""
 
     executable: str
@@ -80,8 +79,7 @@ def _tail(old: object, start: int) -> list[Any]:
     return []
 
 
-@dataclass(frozen=True, slots=True)
-class McpJsonWriter:
+class McpJsonWriter(Struct, frozen=True):
     """`{container: {"contextd": entry}}`; the keys a user added to our entry are kept."""
 
     container: str = "mcpServers"
@@ -112,8 +110,7 @@ class McpJsonWriter:
             del data[self.container]
 
 
-@dataclass(frozen=True, slots=True)
-class McpTomlWriter:
+class McpTomlWriter(Struct, frozen=True):
     """Codex's `[mcp_servers.contextd]` table, edited with tomlkit so comments survive."""
 
     what: str = "MCP server contextd"
@@ -161,8 +158,7 @@ def _plain(value: object) -> Any:
     return unwrap() if callable(unwrap) else value
 
 
-@dataclass(frozen=True, slots=True)
-class HookSpec:
+class HookSpec(Struct, frozen=True):
     """One agent event wired to one `contextd hook EVENT`."""
 
     agent_event: str
@@ -188,8 +184,7 @@ def is_ours(handler: object) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class HookWriter:
+class HookWriter(Struct, frozen=True):
     """Hook entries under `hooks.<Event>`.
 
     grouped=True is Claude Code's layout, which Gemini CLI copies:

@@ -2,11 +2,11 @@
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from msgspec import Struct
 
 from contextd.app import App, open_app
 from contextd.config import Settings, load_settings
@@ -16,8 +16,7 @@ __all__ = ["CliState", "common_options", "get_app", "get_settings", "option_bund
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass
-class CliState:
+class CliState(Struct):
     json: bool = False
     home: str | None = None
     project: str | None = None

@@ -1,10 +1,10 @@
 """config and refresh: settings, and keeping the semantic index current."""
 
-import dataclasses
 import sys
 from typing import Any
 
 import click
+from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
@@ -40,7 +40,7 @@ def config(ctx: click.Context, check: bool, show_toml: bool) -> None:
             "provider": report.provider,
             "dimensions": report.dimensions,
             "seconds": round(report.seconds, 3),
-            "index": dataclasses.asdict(report.state),
+            "index": asdict(report.state),
             "fix": report.state.fix,
         }
 
@@ -110,7 +110,7 @@ def refresh(force_embeddings: bool) -> None:
     state = app.index.state()
     payload = {
         "embedded": count,
-        "index": dataclasses.asdict(state),
+        "index": asdict(state),
         "tombstones_forgotten": forgotten,
     }
 

@@ -1,10 +1,10 @@
 """show, memories, search, status: reading what is stored."""
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 import click
+from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app, option_bundle
 from contextd.cli._output import emit, record_block, record_row, table, warn
@@ -233,7 +233,7 @@ def status() -> None:
         "goal": goal,
         "next": next_steps,
         "home": str(report.home),
-        "index": dataclasses.asdict(report.index) | {"fix": report.index.fix},
+        "index": asdict(report.index) | {"fix": report.index.fix},
     }
 
     def human() -> None:

@@ -1,12 +1,12 @@
 """`contextd eval DIR`: score retrieval on a dataset, in a scratch store."""
 
-import dataclasses
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import click
+from msgspec.structs import asdict, replace
 
 from contextd.app import open_app
 from contextd.cli._context import common_options, get_settings
@@ -41,15 +41,15 @@ def evaluate(folder: Path) -> None:
             bar.__exit__(None, None, None)
 
     with tempfile.TemporaryDirectory(prefix="contextd-eval-") as scratch:
-        scratch_settings = dataclasses.replace(settings, home=Path(scratch), project=None)
+        scratch_settings = replace(settings, home=Path(scratch), project=None)
         with open_app(scratch_settings) as app:
             report = Evaluator(app.projects, app.records, app.search).run(corpus, queries, progress)
             report.config = {
                 "dataset": str(folder),
                 "embeddings": app.indexer.provider.id if app.indexer else "none",
                 "provider_note": app.provider_note,
-                "search": dataclasses.asdict(settings.search),
-                "context": dataclasses.asdict(settings.context),
+                "search": asdict(settings.search),
+                "context": asdict(settings.context),
             }
 
     def human() -> None:

@@ -12,8 +12,9 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from contextd.app import App
 from contextd.cli._context import CliState

@@ -1,9 +1,9 @@
 """session start/end/list/show: stretches of work by one agent on one project."""
 
-from dataclasses import asdict
 from typing import Any
 
 import click
+from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table

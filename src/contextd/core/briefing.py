@@ -1,7 +1,8 @@
 """The bounded briefing a session starts with: durable knowledge first, session detail last."""
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from contextd.core.search import SEPARATOR, estimate_tokens
 from contextd.models import (
@@ -23,8 +24,7 @@ __all__ = ["Briefing", "briefing_candidates", "build_briefing"]
 _DURABLE_CATEGORIES = ("convention", "gotcha", "architecture")
 
 
-@dataclass(frozen=True, slots=True)
-class Briefing:
+class Briefing(Struct, frozen=True):
     text: str
     included: int
     omitted: int

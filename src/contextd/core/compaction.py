@@ -5,9 +5,10 @@ the records the session had been given are snapshotted; after it, the records no
 since are the report: what the agent should re-read.
 """
 
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from msgspec import Struct
 
 from contextd.clock import now, to_iso
 from contextd.ids import new_id
@@ -21,8 +22,7 @@ __all__ = ["CompactionReport", "HookState", "report_text"]
 SHOWN_RETENTION_DAYS = 30
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionReport:
+class CompactionReport(Struct, frozen=True):
     """What a compaction made the session forget, and what it had written before it."""
 
     taken_at: str

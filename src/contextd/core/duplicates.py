@@ -5,7 +5,9 @@ back as new.
 """
 
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from contextd.config import RefreshSettings
 from contextd.core.replacement import replacement_reason
@@ -20,8 +22,7 @@ __all__ = ["DuplicateGuard", "Similar"]
 _NEIGHBOURS = 10
 
 
-@dataclass(frozen=True, slots=True)
-class Similar:
+class Similar(Struct, frozen=True):
     record: Record
     similarity: float
     replaces: str | None = None  # why the new record seems to replace this one, if it does

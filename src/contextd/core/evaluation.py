@@ -9,9 +9,10 @@ import statistics
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from contextd.core.projects import ProjectService
 from contextd.core.records import RecordService
@@ -25,8 +26,7 @@ __all__ = ["EvalQuery", "EvalReport", "Evaluator", "load_dataset", "score_rankin
 METRICS = ("hit@1", "hit@5", "recall@5", "recall@10", "mrr", "stale@5", "leak@5")
 
 
-@dataclass(frozen=True, slots=True)
-class CorpusItem:
+class CorpusItem(Struct, frozen=True):
     id: str
     project: str
     kind: str
@@ -36,8 +36,7 @@ class CorpusItem:
     supersedes: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class EvalQuery:
+class EvalQuery(Struct, frozen=True):
     id: str
     project: str
     query: str
@@ -46,8 +45,7 @@ class EvalQuery:
     category: str = "all"
 
 
-@dataclass(frozen=True, slots=True)
-class RankedItem:
+class RankedItem(Struct, frozen=True):
     """One returned result, in dataset terms."""
 
     id: str
@@ -55,8 +53,7 @@ class RankedItem:
     current: bool  # False when shown as NOT CURRENT
 
 
-@dataclass
-class EvalReport:
+class EvalReport(Struct):
     overall: dict[str, float]
     by_category: dict[str, dict[str, float]]
     index_build_s: float

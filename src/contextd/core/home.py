@@ -1,7 +1,8 @@
 """The store's home folder: creating it with a commented config.toml."""
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from contextd.config import Settings, default_config_text
 from contextd.errors import StoreError
@@ -9,8 +10,7 @@ from contextd.errors import StoreError
 __all__ = ["HomeOutcome", "initialise_home"]
 
 
-@dataclass(frozen=True, slots=True)
-class HomeOutcome:
+class HomeOutcome(Struct, frozen=True):
     home: Path
     config_path: Path
     db_path: Path

@@ -2,7 +2,8 @@
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from contextd.errors import ProviderUnavailableError
 from contextd.retrieval.indexer import Indexer
@@ -14,8 +15,7 @@ from contextd.storage.db import Database
 __all__ = ["IndexService", "IndexState", "ProviderCheck"]
 
 
-@dataclass(frozen=True, slots=True)
-class IndexState:
+class IndexState(Struct, frozen=True):
     provider: str  # "none" when vectors are off
     dimensions: int
     records: int
@@ -34,8 +34,7 @@ class IndexState:
         return "contextd refresh" if self.embedded < self.records else None
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderCheck:
+class ProviderCheck(Struct, frozen=True):
     provider: str
     dimensions: int
     seconds: float

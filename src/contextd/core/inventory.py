@@ -2,9 +2,10 @@
 work stopped, the global records, and which embeddings and vector backend are in use."""
 
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from contextd.core.index import IndexService, IndexState
 from contextd.models import Kind, Project, Status
@@ -24,8 +25,7 @@ __all__ = [
 LatestCheckpoint = rows.LatestCheckpoint
 
 
-@dataclass(frozen=True, slots=True)
-class ScopeCounts:
+class ScopeCounts(Struct, frozen=True):
     """Records of one scope (a project, or the global records) by kind and status, and its
     active memories by category."""
 
@@ -50,16 +50,14 @@ class ScopeCounts:
         return ScopeCounts(dict(kinds), dict(categories))
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectSurvey:
+class ProjectSurvey(Struct, frozen=True):
     project: Project
     counts: ScopeCounts
     last_activity: str | None  # latest updated_at of its records; None when it has none
     last_checkpoint: LatestCheckpoint | None
 
 
-@dataclass(frozen=True, slots=True)
-class Inventory:
+class Inventory(Struct, frozen=True):
     home: Path
     projects: tuple[ProjectSurvey, ...]
     global_counts: ScopeCounts

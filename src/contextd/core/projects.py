@@ -2,8 +2,9 @@
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from contextd.clock import now
 from contextd.errors import InvalidInputError, NotFoundError, ProjectNotResolvedError
@@ -15,8 +16,7 @@ from contextd.storage.db import Database
 __all__ = ["AttachOutcome", "DetachOutcome", "ProjectService", "slugify"]
 
 
-@dataclass(frozen=True, slots=True)
-class AttachOutcome:
+class AttachOutcome(Struct, frozen=True):
     """The project a folder was attached to, and how."""
 
     project: Project
@@ -24,8 +24,7 @@ class AttachOutcome:
     action: str  # "created" | "adopted" | "already attached"
 
 
-@dataclass(frozen=True, slots=True)
-class DetachOutcome:
+class DetachOutcome(Struct, frozen=True):
     """What detaching unlinked, and how many records a purge deleted."""
 
     project: Project

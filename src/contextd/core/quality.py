@@ -1,9 +1,10 @@
 """The quality scan: records that would serve a later session badly, each with its fix."""
 
 from collections import defaultdict
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from contextd.clock import to_iso
 from contextd.models import (
@@ -30,8 +31,7 @@ _FLAG = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class QualityIssue:
+class QualityIssue(Struct, frozen=True):
     kind: str  # thin_rationale | missing_tags | isolated | stale
     record: Record
     detail: str

@@ -2,9 +2,11 @@
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from contextd.clock import now, to_iso
 from contextd.core.duplicates import DuplicateGuard, Similar
@@ -42,8 +44,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class RecordDetail:
+class RecordDetail(Struct, frozen=True):
     """A record with the lifecycle facts a reader needs beside it."""
 
     record: Record

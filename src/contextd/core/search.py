@@ -1,7 +1,9 @@
 """Search and recall over a project's records and the global ones."""
 
 import math
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from contextd.clock import parse_when, to_iso
 from contextd.config import ContextSettings
@@ -24,8 +26,7 @@ MAX_LIMIT = 200
 SEPARATOR = "\n\n"
 
 
-@dataclass(frozen=True, slots=True)
-class Recall:
+class Recall(Struct, frozen=True):
     """What an agent receives: the passages that fit the budget, and what was left out."""
 
     query: str

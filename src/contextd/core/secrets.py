@@ -8,13 +8,13 @@ Plain prose about keys ("rotate the API key monthly") does not match.
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 __all__ = ["Finding", "find_secrets"]
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Struct, frozen=True):
     kind: str  # what it looks like, e.g. "GitHub token"
     start: int  # character offsets, so a message can say where without quoting it
     end: int

@@ -1,7 +1,7 @@
 """Sessions: opening one closes the project's previous one, so a crashed agent cannot collect
 the next agent's work; what a session produced is read back by link and by time window."""
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from contextd.clock import now, parse_instant
 from contextd.core.prefixes import match_prefix
@@ -17,8 +17,7 @@ __all__ = ["SessionReport", "SessionRow", "SessionService"]
 SessionRow = rows.SessionRow
 
 
-@dataclass(frozen=True, slots=True)
-class SessionReport:
+class SessionReport(Struct, frozen=True):
     """A session with what it produced: checkpoints linked to it or made in its window, and
     the other records made in the window, oldest first."""
 

@@ -1,7 +1,8 @@
 """A person's overview of a project: git position, what is stored, where work stopped."""
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from contextd import gitinfo
 from contextd.core.index import IndexService, IndexState
@@ -11,8 +12,7 @@ from contextd.models import Kind, Project, Record
 __all__ = ["StatusReport", "project_status"]
 
 
-@dataclass(frozen=True, slots=True)
-class StatusReport:
+class StatusReport(Struct, frozen=True):
     project: Project
     git: gitinfo.GitState | None
     counts: dict[Kind, int]

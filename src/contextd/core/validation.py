@@ -1,7 +1,8 @@
 """Per-kind rules a record must meet before it is stored, with guidance naming the field."""
 
 import re
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from contextd.clock import parse_instant, to_iso
 from contextd.core.secrets import find_secrets

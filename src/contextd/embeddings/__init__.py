@@ -3,8 +3,9 @@
 A provider's module (and the protocol they share, in embeddings.base) is imported only when
 config names it: none at all for `none`, which the prompt hook uses when no daemon answers."""
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from contextd.config import EmbeddingSettings
 from contextd.errors import ConfigError
@@ -17,8 +18,7 @@ __all__ = ["PROVIDERS", "ProviderChoice", "select_provider"]
 PROVIDERS = ("local", "hashing", "openai", "none")
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderChoice:
+class ProviderChoice(Struct, frozen=True):
     """The provider in use and, when it is not the one config names, why."""
 
     provider: "EmbeddingProvider | None"  # None: vectors are off, retrieval is full-text only

@@ -19,7 +19,7 @@ def answer_in_process(event: str, raw: bytes) -> str:
     prompt = str(payload.get("prompt") or "").strip()
     if event == "prompt" and is_command(prompt):
         return ""  # a slash or bang command: not worth opening the store for
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from contextd.app import open_app
     from contextd.config import load_settings

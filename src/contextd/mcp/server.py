@@ -8,7 +8,6 @@ import functools
 import logging
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 from urllib.parse import urlparse
@@ -19,6 +18,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import CallToolResult, ToolAnnotations
+from msgspec.structs import asdict
 from pydantic import Field
 
 from contextd.app import App

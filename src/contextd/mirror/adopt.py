@@ -2,8 +2,9 @@
 one updated (through the normal update path), a removed one archived."""
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TypeVar
+
+from msgspec import Struct
 
 from contextd.core.records import RecordService
 from contextd.core.validation import validate_draft
@@ -19,8 +20,7 @@ Lookup = Callable[[str], Record | None]
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class FolderEdits:
+class FolderEdits(Struct, frozen=True):
     """One mirror folder as a person left it."""
 
     key: str  # "projects/<slug>" or "global"
@@ -30,8 +30,7 @@ class FolderEdits:
     scope: list[Record]  # the folder's active records, to recognise a re-added title
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(Struct, frozen=True):
     action: str  # "add" | "update" | "archive"
     folder: str
     file: str

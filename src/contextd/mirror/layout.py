@@ -9,7 +9,7 @@
 Only active records are mirrored; superseded and archived ones stay in the store.
 """
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from contextd.models import Kind, Record
 
@@ -30,8 +30,7 @@ CHECKPOINTS = "checkpoints"
 MAIN_FILES = ("overview.md", "architecture.md", "decisions.md", "tasks.md")
 
 
-@dataclass(frozen=True, slots=True)
-class Group:
+class Group(Struct, frozen=True):
     """A `## ` section of a mirror file; a new record written under it gets its kind."""
 
     heading: str
@@ -50,8 +49,7 @@ GROUPS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Field:
+class Field(Struct, frozen=True):
     label: str
     name: str  # the body field, or one of: category, tags, retrieval_hints, priority
     is_list: bool = False

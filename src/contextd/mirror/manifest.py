@@ -2,8 +2,9 @@
 a hand edit is told apart from a change in the store."""
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from contextd.core.textfiles import read_text, write_text_atomic
 from contextd.mirror.layout import MANIFEST
@@ -11,8 +12,7 @@ from contextd.mirror.layout import MANIFEST
 __all__ = ["Manifest", "load_manifest", "save_manifest"]
 
 
-@dataclass(slots=True)
-class Manifest:
+class Manifest(Struct):
     files: dict[str, str] = field(default_factory=dict)  # relative path -> sha256 of its text
     sections: dict[str, dict[str, str]] = field(default_factory=dict)  # path -> {id: sha256}
 

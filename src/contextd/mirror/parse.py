@@ -2,7 +2,8 @@
 id its marker carries (none for a section a person added) and its labelled fields."""
 
 import re
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from contextd.errors import ValidationError
 from contextd.mirror.layout import GROUPS, Group, fields_of
@@ -19,8 +20,7 @@ _LABELS = {f.label.lower() for kind in Kind for f in fields_of(kind)}
 _LIST_LABELS = {f.label.lower() for kind in Kind for f in fields_of(kind) if f.is_list}
 
 
-@dataclass(slots=True)
-class Section:
+class Section(Struct):
     """One `### ` section of a mirror file, as a person left it."""
 
     file: str

@@ -3,7 +3,8 @@ carrying its id, so an edited section maps back to its record."""
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from contextd.core.textfiles import sha256_text
 from contextd.mirror.layout import GROUPS, MAIN_FILES, Group, fields_of, file_of, group_of
@@ -15,8 +16,7 @@ RECORD_MARKER = "<!-- contextd:record {id} -->"
 _HARDNESS_ORDER = {Hardness.ABSOLUTE: 0, Hardness.STRONG: 1, Hardness.ADVISORY: 2}
 
 
-@dataclass(frozen=True, slots=True)
-class RenderedFile:
+class RenderedFile(Struct, frozen=True):
     text: str
     sections: dict[str, str]  # record id -> hash of its section as written
 

@@ -1,8 +1,9 @@
 """The mirror service: regenerating the Markdown folders from the store without overwriting a
 hand edit, and adopting hand edits back into records."""
 
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from contextd.core.projects import ProjectService
 from contextd.core.records import RecordService
@@ -26,8 +27,7 @@ _INTRO = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Folder:
+class Folder(Struct, frozen=True):
     key: str  # "projects/<slug>" or "global"
     path: Path
     project: Project | None
@@ -38,14 +38,12 @@ class Folder:
         return self.project.name if self.project else "Global records"
 
 
-@dataclass(frozen=True, slots=True)
-class AdoptPlan:
+class AdoptPlan(Struct, frozen=True):
     changes: list[Change]
     folders: frozenset[str]  # the folders holding hand edits, regenerated once adopted
 
 
-@dataclass(slots=True)
-class SyncReport:
+class SyncReport(Struct):
     """Paths relative to the home: what was (or would be) written and removed, and what was
     left alone because a person edited it."""
 

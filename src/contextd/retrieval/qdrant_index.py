@@ -12,9 +12,10 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+
+from msgspec import Struct
 
 from contextd.config import VectorSettings
 from contextd.retrieval.vector_index import SqliteVectorIndex
@@ -35,8 +36,7 @@ class QdrantUnavailable(Exception):
     """Qdrant could not be used just now (not installed, unreachable, locked, refused)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Synced:
+class _Synced(Struct, frozen=True):
     generation: tuple[int, int]  # SQLite's (count, max seq) the collection matches
 
 

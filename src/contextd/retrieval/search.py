@@ -1,8 +1,10 @@
 """Hybrid retrieval: FTS5 and vector candidates in the project's scope, fused and ranked."""
 
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.config import SearchSettings
@@ -28,8 +30,7 @@ __all__ = ["Retriever"]
 _VECTORS_OFF = "vectors are off (embeddings.provider = none)"
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
+class _Candidate(Struct, frozen=True):
     """A record in the running: its head, its score so far and the terms behind it."""
 
     head: rows.RecordHead

@@ -6,7 +6,8 @@ daemon answers) loads neither this nor the vector storage and logging it needs.
 """
 
 import logging
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from contextd.config import SearchSettings
 from contextd.errors import ProviderUnavailableError
@@ -23,8 +24,7 @@ log = logging.getLogger(__name__)
 CATCH_UP_LIMIT = 256  # records embedded on the fly at query time; more needs `refresh`
 
 
-@dataclass(frozen=True, slots=True)
-class Meaning:
+class Meaning(Struct, frozen=True):
     """What the vectors say about one query."""
 
     cosines: dict[str, float]  # record id -> cosine with the query

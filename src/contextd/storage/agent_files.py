@@ -1,13 +1,13 @@
 """SQL for agent files: which managed block `export` last wrote to which file."""
 
 import sqlite3
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 __all__ = ["WrittenBlock", "record_written", "written_block"]
 
 
-@dataclass(frozen=True, slots=True)
-class WrittenBlock:
+class WrittenBlock(Struct, frozen=True):
     project_id: str
     path: str
     target: str

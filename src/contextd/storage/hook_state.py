@@ -2,8 +2,9 @@
 
 import json
 import sqlite3
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 __all__ = [
     "Snapshot",
@@ -17,8 +18,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(Struct, frozen=True):
     """What a session had been given before a compaction, and the report once compared."""
 
     id: str

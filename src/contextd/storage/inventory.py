@@ -1,7 +1,8 @@
 """SQL for the survey of a store: counts per scope, kind and status, and latest activity."""
 
 import sqlite3
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 __all__ = [
     "LatestCheckpoint",
@@ -15,8 +16,7 @@ __all__ = [
 GLOBAL = ""
 
 
-@dataclass(frozen=True, slots=True)
-class LatestCheckpoint:
+class LatestCheckpoint(Struct, frozen=True):
     id: str
     title: str
     created_at: str

@@ -3,8 +3,9 @@
 import functools
 import re
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from contextd.clock import now
 
@@ -13,8 +14,7 @@ __all__ = ["Migration", "applied_versions", "apply_pending", "known_migrations",
 _NAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
 
 
-@dataclass(frozen=True, slots=True)
-class Migration:
+class Migration(Struct, frozen=True):
     """One numbered SQL migration file."""
 
     version: int

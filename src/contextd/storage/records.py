@@ -3,7 +3,8 @@
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
 
@@ -34,8 +35,7 @@ COLUMNS = (
 _PLACEHOLDERS = ", ".join("?" for _ in COLUMNS.split(","))
 
 
-@dataclass(frozen=True, slots=True)
-class RecordFilter:
+class RecordFilter(Struct, frozen=True):
     """Which records a listing or search may return. `project_id` None means global only."""
 
     project_id: str | None
@@ -178,8 +178,7 @@ def get_record(conn: sqlite3.Connection, record_id: str) -> Record | None:
     return record_from_row(row) if row else None
 
 
-@dataclass(frozen=True, slots=True)
-class RecordHead:
+class RecordHead(Struct, frozen=True):
     """The fields ranking needs, read without parsing a record's JSON columns."""
 
     id: str

@@ -3,7 +3,8 @@
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from contextd.models import Record
 from contextd.storage.records import COLUMNS as RECORD_COLUMNS
@@ -23,8 +24,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class SessionRow:
+class SessionRow(Struct, frozen=True):
     id: str
     project_id: str
     agent: str

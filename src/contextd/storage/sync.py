@@ -4,7 +4,8 @@ conflicts and SSH remotes."""
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from contextd.models import Record
 from contextd.storage.records import COLUMNS, record_from_row
@@ -37,15 +38,13 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Tombstone:
+class Tombstone(Struct, frozen=True):
     id: str
     project_id: str | None
     deleted_at: str
 
 
-@dataclass(frozen=True, slots=True)
-class ConflictRow:
+class ConflictRow(Struct, frozen=True):
     record_id: str
     peer: str
     local_updated_at: str
@@ -54,8 +53,7 @@ class ConflictRow:
     detected_at: str
 
 
-@dataclass(frozen=True, slots=True)
-class RemoteRow:
+class RemoteRow(Struct, frozen=True):
     name: str
     target: str
     login_shell: bool

@@ -3,7 +3,8 @@
 import sqlite3
 import struct
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 __all__ = [
     "EmbeddingRow",
@@ -25,16 +26,14 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class EmbeddingRow:
+class EmbeddingRow(Struct, frozen=True):
     record_id: str
     provider: str
     text_hash: str
     vector: list[float]
 
 
-@dataclass(frozen=True, slots=True)
-class VectorStats:
+class VectorStats(Struct, frozen=True):
     records: int
     current: int  # embedded with the given provider and width
     other: dict[str, int]  # "provider/dims" -> count of vectors made by something else
@@ -87,8 +86,7 @@ def generation(conn: sqlite3.Connection) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-@dataclass(frozen=True, slots=True)
-class StoredVector:
+class StoredVector(Struct, frozen=True):
     seq: int
     record_id: str
     project_id: str | None
@@ -110,8 +108,7 @@ def load_vectors(
     return [StoredVector(int(r[0]), str(r[1]), r[2], r[3]) for r in rows]
 
 
-@dataclass(frozen=True, slots=True)
-class VectorBlock:
+class VectorBlock(Struct, frozen=True):
     """Every vector of one provider and width, in one buffer (row i belongs to record i)."""
 
     record_ids: tuple[str, ...]

@@ -5,8 +5,9 @@ Embeddings are not carried (each machine derives its own) and neither are sessio
 """
 
 import json
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from contextd.clock import parse_instant
 from contextd.errors import InvalidInputError, ValidationError
@@ -30,8 +31,7 @@ FORMAT = "contextd-bundle"
 VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class BundleProject:
+class BundleProject(Struct, frozen=True):
     id: str
     slug: str
     name: str
@@ -40,21 +40,18 @@ class BundleProject:
     updated_at: str
 
 
-@dataclass(frozen=True, slots=True)
-class BundleRecord:
+class BundleRecord(Struct, frozen=True):
     record: Record
     history: tuple[str, ...]  # exchanged versions (updated_at) this version descends from
 
 
-@dataclass(frozen=True, slots=True)
-class BundleTombstone:
+class BundleTombstone(Struct, frozen=True):
     id: str
     project_id: str | None
     deleted_at: str
 
 
-@dataclass(frozen=True, slots=True)
-class Bundle:
+class Bundle(Struct, frozen=True):
     store_id: str
     exported_at: str
     projects: tuple[BundleProject, ...]

@@ -3,7 +3,9 @@
 import json
 import sqlite3
 from collections import Counter
-from dataclasses import dataclass, field, replace
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.models import Project, Record
@@ -16,8 +18,7 @@ from contextd.sync.merge import Outcome, decide_record, decide_tombstone
 __all__ = ["ImportReport", "apply_bundle"]
 
 
-@dataclass(slots=True)
-class ImportReport:
+class ImportReport(Struct):
     """What a merge did (or, in a dry run, would do)."""
 
     source: str  # the store id the bundle came from

@@ -2,9 +2,10 @@
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from contextd.clock import now
 from contextd.errors import ConflictError, InvalidInputError, NotFoundError, RemoteError
@@ -20,8 +21,7 @@ __all__ = ["PushReport", "RemoteService", "expansion_warnings", "remote_view", "
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
-@dataclass(frozen=True, slots=True)
-class PushReport:
+class PushReport(Struct, frozen=True):
     """What the other machine's merge said (its counts and divergences)."""
 
     remote: str

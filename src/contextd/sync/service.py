@@ -3,9 +3,11 @@
 import json
 import logging
 import socket
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from contextd.clock import now, to_iso
 from contextd.errors import InvalidInputError, NotFoundError, ProviderUnavailableError
@@ -35,8 +37,7 @@ class _DryRun(Exception):
     """Raised inside the merge transaction to roll a dry run back."""
 
 
-@dataclass(frozen=True, slots=True)
-class Conflict:
+class Conflict(Struct, frozen=True):
     """A record both sides changed since they last exchanged; the local copy was kept."""
 
     local: Record

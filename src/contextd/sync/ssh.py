@@ -6,8 +6,9 @@ prints around it (a banner, a motd) is ignored.
 
 import shlex
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from contextd.errors import RemoteError
 
@@ -19,8 +20,7 @@ _NOT_FOUND = 127
 _SSH_FAILED = 255
 
 
-@dataclass(frozen=True, slots=True)
-class RemoteSpec:
+class RemoteSpec(Struct, frozen=True):
     """How to reach contextd on another machine."""
 
     target: str  # [user@]host, or a Host alias from ~/.ssh/config
