@@ -130,3 +130,26 @@ def test_without_a_daemon_recall_is_full_text_and_never_loads_a_model(
     assert seeded.decision in done.context
     assert not (home / "hook.log").exists()
     assert not (home / "daemon.sock").exists()
+
+
+def test_full_text_recall_leaves_out_a_passing_word_match_however_important(
+    seeded: Seeded, home: Path, run: Cli
+) -> None:
+    # Without vectors there is no similarity floor; what counts is how well the words match,
+    # not the priority or freshness that the total score adds on top.
+    critical = run.json(
+        "add",
+        "Release notes go into CHANGES.md before anyone tags a build",
+        "--category",
+        "convention",
+        "--priority",
+        "5",
+        "--tag",
+        "deploy",
+    )["id"]
+    (home / "config.toml").write_text(
+        '[embeddings]\nprovider = "none"\n[hooks]\nautostart_daemon = false\n', encoding="utf-8"
+    )
+    done = run_hook("prompt", user_prompt(seeded.repo, QUEUE_PROMPT), cwd=seeded.repo)
+    assert seeded.decision in done.context
+    assert critical not in done.context

@@ -77,9 +77,10 @@ def _prompt(app: App, project: Project, session_key: str, payload: dict[str, Any
     hits = list(result.hits)
     if result.degraded is None:
         hits = [h for h in hits if h.similarity >= settings.prompt_similarity_floor]
-    elif hits:  # full-text only: no absolute scale, so keep what scores near the best
-        best = hits[0].score
-        hits = [h for h in hits if h.score >= 0.5 * best]
+    elif hits:  # full-text only: no absolute scale, so keep what matches nearly as well as
+        # the best match; priority and recency, which the total adds, must not carry a hit
+        best = max(h.terms.fts for h in hits)
+        hits = [h for h in hits if h.terms.fts >= 0.5 * best]
     already = app.hook_state.shown(session_key, "prompt") | app.hook_state.shown(
         session_key, "briefing"
     )
