@@ -10,7 +10,6 @@ from enum import StrEnum
 from typing import Any
 
 from msgspec import Struct, field
-from msgspec.structs import fields
 
 from contextd.errors import ValidationError
 
@@ -120,9 +119,9 @@ BODY_TYPES: dict[Kind, type[Body]] = {
 def body_to_dict(body: Body) -> dict[str, Any]:
     """Plain JSON-ready form of a body (tuples become lists, enums their value)."""
     out: dict[str, Any] = {}
-    for item in fields(body):
-        value = getattr(body, item.name)
-        out[item.name] = (
+    for name in body.__struct_fields__:  # (structs.fields() inspects annotations: slow here)
+        value = getattr(body, name)
+        out[name] = (
             list(value)
             if isinstance(value, tuple)
             else str(value)
@@ -136,15 +135,15 @@ def body_from_dict(kind: Kind, data: dict[str, Any]) -> Body:
     """Rebuild a typed body from its JSON form; unknown keys are ignored."""
     body_type = BODY_TYPES[kind]
     values: dict[str, Any] = {}
-    for item in fields(body_type):
-        if item.name not in data:
+    for name in body_type.__struct_fields__:
+        if name not in data:
             continue
-        value = data[item.name]
+        value = data[name]
         if isinstance(value, list):
             value = tuple(value)
-        if item.name == "hardness":
+        if name == "hardness":
             value = _hardness(value)
-        values[item.name] = value
+        values[name] = value
     return body_type(**values)
 
 
