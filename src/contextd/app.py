@@ -16,7 +16,7 @@ from msgspec.structs import replace
 from contextd.config import Settings
 from contextd.embeddings import select_provider
 from contextd.models import Project
-from contextd.storage.db import Database
+from contextd.storage.db import Database, store_writable
 
 if TYPE_CHECKING:
     from contextd.agents.agent_files import AgentFileService
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from contextd.sync.remotes import RemoteService
     from contextd.sync.service import SyncService
 
-__all__ = ["App", "open_app"]
+__all__ = ["App", "can_write_store", "open_app"]
 
 
 class App(Struct, dict=True):
@@ -141,18 +141,27 @@ class App(Struct, dict=True):
         return survey(self.db, self.index, self.settings.home)
 
 
+def can_write_store(settings: Settings) -> bool:
+    """Whether the store in the settings' home can be written (False on a read-only home)."""
+    return store_writable(settings.db_path)
+
+
 @contextmanager
-def open_app(settings: Settings, *, busy_timeout_ms: int | None = None) -> Iterator[App]:
+def open_app(
+    settings: Settings, *, busy_timeout_ms: int | None = None, read_only: bool = False
+) -> Iterator[App]:
     """Open the store at the settings' home and yield the wired services; closes on exit.
 
     `busy_timeout_ms` shortens how long a write waits for another writer (hooks must not
-    block an agent for the default 15 s)."""
+    block an agent for the default 15 s). `read_only` opens an existing store without
+    writing a byte of the home; every write then fails with StoreError."""
     choice = select_provider(settings.embeddings)
-    db = (
-        Database.open(settings.db_path)
-        if busy_timeout_ms is None
-        else Database.open(settings.db_path, busy_timeout_ms=busy_timeout_ms)
-    )
+    if read_only:
+        db = Database.open_read_only(settings.db_path)
+    elif busy_timeout_ms is None:
+        db = Database.open(settings.db_path)
+    else:
+        db = Database.open(settings.db_path, busy_timeout_ms=busy_timeout_ms)
     index: VectorIndex | None = None
     try:
         provider = choice.provider

@@ -23,6 +23,15 @@ nothing to operate
 **Tags:** storage, jobs
 """
 
+NEW_DECISION_COMMAND = [
+    "decide",
+    "Use PostgreSQL for job metadata",
+    "--problem",
+    "Job metadata must survive restarts and be queryable by the dashboard team",
+    "--why",
+    "PostgreSQL is already deployed, backed up and monitored, so adding tables costs nothing",
+]
+
 
 def _folder(home: Path) -> Path:
     return home / "projects" / "orbit"
@@ -208,3 +217,45 @@ def test_a_new_section_under_an_unknown_heading_is_refused(
 def test_adopt_and_force_together_are_refused(home: Path, run: Cli) -> None:
     result = run("sync", "--adopt", "--force")
     assert result.exit_code == 2 and "not both" in result.stderr
+
+
+def test_one_refused_section_adopts_nothing_and_fixing_it_adopts_everything(
+    home: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    old = run.json(*NEW_DECISION_COMMAND)["id"]
+    run.json("archive", old)
+    run.json("sync")
+    folder = _folder(home)
+    _edit(folder / "overview.md", "Tabs are never used", "Tabs are never ever used")  # good
+    _append(folder / "decisions.md", NEW_DECISION)  # restates the archived decision: refused
+    before = _state(home, run)
+    result = run("sync", "--adopt", "--yes")
+    assert result.exit_code == 4
+    message = result.stderr.strip()
+    assert message.count("\n") == 0 and "Traceback" not in message
+    assert "Adopted nothing" in message and "projects/orbit/decisions.md" in message
+    assert old in message and "sync --adopt" in message
+    assert _state(home, run) == before  # the good edit was not applied either
+    assert run.json("show", synced["note"])["title"] == "Tabs are never used in YAML files"
+
+    _edit(
+        folder / "decisions.md", "Use PostgreSQL for job metadata", "Keep job metadata in Postgres"
+    )
+    out = run.json("sync", "--adopt", "--yes")
+    assert sorted(c["action"] for c in out["changes"]) == ["add", "update"]
+    assert run.json("show", synced["note"])["title"] == "Tabs are never ever used in YAML files"
+    titles = [r["title"] for r in run.json("memories")["records"]]
+    assert "Keep job metadata in Postgres" in titles
+
+
+def test_two_new_sections_with_one_title_are_refused_before_anything_is_adopted(
+    home: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    folder = _folder(home)
+    _drop_section(folder / "overview.md", synced["note"])
+    _append(folder / "decisions.md", NEW_DECISION + NEW_DECISION)
+    before = _state(home, run)
+    result = run("sync", "--adopt", "--yes")
+    assert result.exit_code == 2 and "same record" in result.stderr
+    assert _state(home, run) == before
+    assert run.json("show", synced["note"])["status"] == "active"

@@ -4,7 +4,9 @@ import json
 import re
 from pathlib import Path
 
-from tests.conftest import DECISION, POSTGRES, Cli
+import pytest
+
+from tests.conftest import DECISION, POSTGRES, Cli, make_repo
 
 PIPELINE = [
     "pipeline",
@@ -155,3 +157,70 @@ def test_the_manifest_records_each_files_hash(home: Path, repo: Path, run: Cli) 
     assert set(manifest["files"]) == {"overview.md", "architecture.md", "decisions.md", "tasks.md"}
     assert list(manifest["sections"]["decisions.md"]) == [record]
     assert all(re.fullmatch(r"[0-9a-f]{64}", h) for h in manifest["files"].values())
+
+
+def _two_projects(tmp_path: Path, run: Cli) -> Path:
+    """orbit (the current folder, with a decision), atlas (with a note) and a global record."""
+    run.json(*DECISION)
+    atlas = make_repo(tmp_path / "atlas", "git@github.com:acme/atlas.git")
+    run.json("attach", str(atlas))
+    run.json("--project", "atlas", "add", "Atlas tiles are cached for a day", "--category",
+             "gotcha")  # fmt: skip
+    run.json("add", "Prefer small pull requests everywhere", "--category", "preference",
+             "--global")  # fmt: skip
+    return atlas
+
+
+def test_sync_with_a_project_regenerates_only_its_folder_and_global(
+    home: Path, repo: Path, run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _two_projects(tmp_path, run)
+    out = run.json("sync", "--project", "orbit")
+    folders = {path.rsplit("/", 1)[0] for path in out["written"]}
+    assert folders == {"projects/orbit", "global"}
+    assert not (home / "projects" / "atlas").exists()
+
+    monkeypatch.setenv("CONTEXTD_PROJECT", "atlas")
+    out = run.json("sync")
+    assert {path.rsplit("/", 1)[0] for path in out["written"]} == {"projects/atlas"}
+    monkeypatch.delenv("CONTEXTD_PROJECT")
+    assert run.json("sync")["written"] == []  # no option: every folder, as before
+
+
+def test_a_project_limited_sync_and_adopt_leave_other_projects_edits_alone(
+    home: Path, repo: Path, run: Cli, tmp_path: Path
+) -> None:
+    _two_projects(tmp_path, run)
+    run.json("sync")
+    atlas_overview = home / "projects" / "atlas" / "overview.md"
+    atlas_overview.write_text(
+        atlas_overview.read_text(encoding="utf-8").replace("for a day", "for a week"),
+        encoding="utf-8",
+    )
+    orbit_decisions = home / "projects" / "orbit" / "decisions.md"
+    orbit_decisions.write_text(
+        orbit_decisions.read_text(encoding="utf-8").replace("acks and replay", "acks, replay"),
+        encoding="utf-8",
+    )
+    assert run("sync", "--project", "atlas").exit_code == 4  # its own edit still counts
+    out = run.json("sync", "--project", "orbit", "--adopt", "--yes")
+    assert [(c["action"], c["folder"]) for c in out["changes"]] == [("update", "projects/orbit")]
+    assert "for a week" in atlas_overview.read_text(encoding="utf-8")  # not adopted, not undone
+    atlas = run.json("--project", "atlas", "memories")["records"]
+    assert any(r["title"] == "Atlas tiles are cached for a day" for r in atlas)
+    result = run("sync")
+    assert result.exit_code == 4 and "projects/atlas/overview.md" in result.stderr
+
+
+def test_sync_with_an_unknown_project_is_refused(
+    home: Path, repo: Path, run: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run.json(*DECISION)
+    for args in (["sync", "--project", "nowhere"], ["sync", "--project", "nowhere", "--adopt"]):
+        result = run(*args)
+        assert result.exit_code == 3
+        assert "contextd attach" in result.stderr and result.stderr.count("\n") == 1
+    monkeypatch.setenv("CONTEXTD_PROJECT", "nowhere")
+    result = run("sync")
+    assert result.exit_code == 3 and "contextd attach" in result.stderr
+    assert not (home / "projects").exists()

@@ -85,14 +85,15 @@ def get_settings() -> Settings:
     return load_settings(home=current.home, project=current.project, cwd=Path.cwd())
 
 
-def get_app() -> App:
-    """Open the store once per process; it is closed when the command ends."""
+def get_app(*, read_only: bool = False) -> App:
+    """Open the store once per process; it is closed when the command ends. `read_only`
+    opens it without writing anything (see contextd.app.open_app)."""
     current = state()
     if current.app is None and current.lend is not None:
         current.app = current.lend(get_settings())
     if current.app is None:
         ctx = click.get_current_context().find_root()
-        opened = open_app(get_settings())
+        opened = open_app(get_settings(), read_only=read_only)
         current.app = opened.__enter__()
         ctx.call_on_close(lambda: opened.__exit__(None, None, None))
     return current.app

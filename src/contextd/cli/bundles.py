@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from contextd.cli._context import common_options, get_app, state
+from contextd.app import can_write_store
+from contextd.cli._context import common_options, get_app, get_settings, state
 from contextd.cli._output import emit
 from contextd.clock import parse_when, to_iso
 from contextd.errors import InvalidInputError
@@ -34,11 +35,17 @@ def bundle() -> None:
 )
 @common_options
 def export_bundle(out: str, since: str | None) -> None:
-    """Write every project's records, supersede links and deletions (or --project's) to FILE."""
-    app = get_app()
+    """Write every project's records, supersede links and deletions (or --project's) to FILE.
+
+    A store that cannot be written (a read-only home) is exported without remembering what
+    was sent, which only conflict detection uses."""
+    remember = can_write_store(get_settings())
+    app = get_app(read_only=not remember)
     chosen = state().project
     project = app.projects.resolve(chosen, app.settings.cwd) if chosen else None
-    bundle_ = app.sync.export(project, _since(since))
+    bundle_ = app.sync.export(project, _since(since), remember=remember)
+    if not remember:
+        click.echo(_NOT_REMEMBERED.format(home=app.settings.home), err=True)
     text = dump_bundle(bundle_)
     if out == "-":
         click.echo(text)
@@ -49,6 +56,7 @@ def export_bundle(out: str, since: str | None) -> None:
         "projects": len(bundle_.projects),
         "records": len(bundle_.records),
         "tombstones": len(bundle_.tombstones),
+        "remembered": remember,
     }
     emit(
         payload,
@@ -57,6 +65,13 @@ def export_bundle(out: str, since: str | None) -> None:
             f"of {len(bundle_.projects)} projects to {out}."
         ),
     )
+
+
+_NOT_REMEMBERED = (
+    "Note: {home} is read-only, so this export was not remembered: if both machines later "
+    "change the same record, the newer change wins instead of being listed by "
+    "`contextd sync conflicts`."
+)
 
 
 @bundle.command(name="import")

@@ -13,6 +13,7 @@ from contextd.cli.remote import conflicts, resolve
 from contextd.errors import ConflictError, InvalidInputError
 from contextd.mirror.adopt import Change
 from contextd.mirror.service import AdoptPlan, SyncReport
+from contextd.models import Project
 
 __all__ = ["COMMANDS"]
 
@@ -26,21 +27,24 @@ __all__ = ["COMMANDS"]
 @click.pass_context
 def sync(ctx: click.Context, adopt: bool, force: bool, yes: bool, dry_run: bool) -> None:
     """Regenerate the Markdown mirror ($CONTEXTD_HOME/projects/<slug>/ and global/) from the
-    store. A file edited by hand is left alone until you adopt (--adopt) or drop (--force) the
-    edits. `sync conflicts` / `sync resolve` settle records changed on two machines."""
+    store; with --project (or $CONTEXTD_PROJECT), only that project's folder and global/. A
+    file edited by hand is left alone until you adopt (--adopt) or drop (--force) the edits.
+    `sync conflicts` / `sync resolve` settle records changed on two machines."""
     if ctx.invoked_subcommand is not None:
         return
     if adopt and force:
         raise InvalidInputError("Use --adopt to keep hand edits or --force to drop them, not both.")
     app = get_app()
+    name = app.settings.project
+    project = app.projects.resolve(name, app.settings.cwd) if name else None
     if adopt:
-        _adopt(app, yes=yes, dry_run=dry_run)
+        _adopt(app, project, yes=yes, dry_run=dry_run)
     else:
-        _regenerate(app, force=force, dry_run=dry_run)
+        _regenerate(app, project, force=force, dry_run=dry_run)
 
 
-def _regenerate(app: App, *, force: bool, dry_run: bool) -> None:
-    report = app.mirror.sync(force=force, dry_run=dry_run)
+def _regenerate(app: App, project: Project | None, *, force: bool, dry_run: bool) -> None:
+    report = app.mirror.sync(force=force, dry_run=dry_run, project=project)
     if report.edited and not dry_run:
         raise ConflictError(
             f"Regenerated the mirror in {app.mirror.root} but left {len(report.edited)} "
@@ -65,10 +69,10 @@ def _regenerate(app: App, *, force: bool, dry_run: bool) -> None:
     emit(_report_view(report, app) | {"dry_run": dry_run}, human)
 
 
-def _adopt(app: App, *, yes: bool, dry_run: bool) -> None:
-    plan = app.mirror.plan()
+def _adopt(app: App, project: Project | None, *, yes: bool, dry_run: bool) -> None:
+    plan = app.mirror.plan(project)
     if not plan.folders:
-        _regenerate(app, force=False, dry_run=dry_run)
+        _regenerate(app, project, force=False, dry_run=dry_run)
         return
     if dry_run:
         emit({"changes": [_change_view(c) for c in plan.changes], "applied": False}, _plan(plan))

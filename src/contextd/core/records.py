@@ -38,7 +38,7 @@ from contextd.storage import sessions as session_rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.db import Database
 
-__all__ = ["RecordDetail", "RecordService"]
+__all__ = ["PreparedWrite", "RecordDetail", "RecordService"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -51,6 +51,15 @@ class RecordDetail(Struct, frozen=True):
     successor: Record | None  # the record that replaced it, when superseded
     current: Record | None  # the end of the supersede chain, when different from `successor`
     predecessors: tuple[Record, ...]  # records this one replaced
+
+
+class PreparedWrite(Struct, frozen=True):
+    """A change that passed every rule, ready to be written with others in one transaction."""
+
+    record: Record  # the row as it will be stored
+    before: Record | None  # the row it replaces, which must still be stored as it was
+    vectors: tuple[vector_rows.EmbeddingRow, ...] = ()
+    drop_vector: bool = False  # the text changed and no vector was computed for it
 
 
 class RecordService:
@@ -167,6 +176,21 @@ class RecordService:
 
     def update(self, reference: str, edit: RecordEdit, *, force: bool = False) -> Record:
         """Change fields of a record; the result must pass the same rules as a new one."""
+        return self.write_all([self.prepare_update(reference, edit, force=force)])[0]
+
+    def prepare_create(self, draft: RecordDraft, project: Project | None) -> PreparedWrite:
+        """A new record checked like `create` checks it (rules, secrets, duplicates), not
+        stored yet; `write_all` stores it."""
+        record = self._build(draft, project, short_title_ok=False)
+        vectors = self._embed([record])
+        if self._guard is not None:
+            self._guard.check(record, vectors[0].vector if vectors else None)
+        return PreparedWrite(record, None, tuple(vectors))
+
+    def prepare_update(
+        self, reference: str, edit: RecordEdit, *, force: bool = False
+    ) -> PreparedWrite:
+        """A record's change checked like `update` checks it, not stored yet."""
         if edit.is_empty():
             raise InvalidInputError("Nothing to change; give at least one field to update.")
         record = self._resolve_id(reference)
@@ -204,15 +228,50 @@ class RecordService:
         vectors = self._embed([updated]) if text_changed else []
         if text_changed and not force and self._guard is not None:
             self._guard.check(updated, vectors[0].vector if vectors else None)
+        return PreparedWrite(updated, record, tuple(vectors), text_changed and not vectors)
+
+    def prepare_archive(self, reference: str, reason: str | None = None) -> PreparedWrite:
+        """A record taken out of retrieval, checked like `archive` checks it, not stored yet."""
+        record = self._resolve_id(reference)
+        if record.status is Status.ARCHIVED:
+            raise ConflictError(f"{record.id} is already archived.")
+        archived = replace(
+            record,
+            status=Status.ARCHIVED,
+            updated_at=now(),
+            archived_reason=(reason or "").strip() or None,
+        )
+        return PreparedWrite(archived, record)
+
+    def write_all(self, prepared: Sequence[PreparedWrite]) -> list[Record]:
+        """Store prepared changes in one transaction: all of them, or none when a record
+        changed since it was prepared.
+
+        Raises:
+            ConflictError: a record was changed by someone else after it was prepared.
+        """
         with self._db.transaction() as conn:
-            if rows.get_record(conn, record.id) != record:
-                raise ConflictError(f"{record.id} changed while it was being updated; try again.")
-            rows.replace_record(conn, updated)
-            if vectors:
-                vector_rows.upsert_embeddings(conn, vectors, updated.updated_at)
-            elif text_changed:  # no vector for the new text yet: query-time catch-up embeds it
-                vector_rows.delete_embedding(conn, record.id)
-        return updated
+            new = {p.record.project_id for p in prepared if p.before is None}
+            sessions = session_rows.open_sessions(conn, {p for p in new if p is not None})
+            written = []
+            for change in prepared:
+                if change.before is None:
+                    record = _linked([change.record], sessions)[0]
+                    rows.insert_record(conn, record)
+                else:
+                    record = change.record
+                    if rows.get_record(conn, record.id) != change.before:
+                        raise ConflictError(
+                            f"{record.id} changed while it was being updated; try again."
+                        )
+                    rows.replace_record(conn, record)
+                if change.vectors:
+                    stamp = now() if change.before is None else record.updated_at
+                    vector_rows.upsert_embeddings(conn, change.vectors, stamp)
+                elif change.drop_vector:  # query-time catch-up embeds the new text
+                    vector_rows.delete_embedding(conn, record.id)
+                written.append(record)
+        return written
 
     def supersede(self, old_reference: str, new_reference: str) -> tuple[Record, Record]:
         """Mark `old` as replaced by `new`; `old` keeps its content but leaves default retrieval."""
@@ -240,18 +299,7 @@ class RecordService:
 
     def archive(self, reference: str, reason: str | None = None) -> Record:
         """Take a record out of retrieval, reversibly, keeping why."""
-        with self._db.transaction() as conn:
-            record = self._resolve_id(reference)
-            if record.status is Status.ARCHIVED:
-                raise ConflictError(f"{record.id} is already archived.")
-            archived = replace(
-                record,
-                status=Status.ARCHIVED,
-                updated_at=now(),
-                archived_reason=(reason or "").strip() or None,
-            )
-            rows.replace_record(conn, archived)
-        return archived
+        return self.write_all([self.prepare_archive(reference, reason)])[0]
 
     def unarchive(self, reference: str) -> Record:
         """Bring an archived record back (as superseded when it had been replaced)."""

@@ -1,14 +1,21 @@
 """Hand edits of the mirror turned into record changes: a new section is added, a changed
-one updated (through the normal update path), a removed one archived."""
+one updated (through the normal update path), a removed one archived — all of them in one
+transaction, or none."""
 
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from msgspec import Struct
 
-from contextd.core.records import RecordService
+from contextd.core.records import PreparedWrite, RecordService
 from contextd.core.validation import validate_draft
-from contextd.errors import ConflictError, ContextdError, InvalidInputError, ValidationError
+from contextd.errors import (
+    ConflictError,
+    ContextdError,
+    DuplicateError,
+    InvalidInputError,
+    ValidationError,
+)
 from contextd.mirror.layout import GROUPS
 from contextd.mirror.manifest import Manifest
 from contextd.mirror.parse import Section, group_named, section_draft
@@ -40,6 +47,7 @@ class Change(Struct, frozen=True):
     edit: RecordEdit | None = None
     fields: tuple[str, ...] = ()
     project: Project | None = None
+    line: int = 0  # of the section's `### ` heading (0: the section was removed)
 
 
 def plan_changes(folders: Iterable[FolderEdits], lookup: Lookup) -> list[Change]:
@@ -47,7 +55,8 @@ def plan_changes(folders: Iterable[FolderEdits], lookup: Lookup) -> list[Change]
 
     Raises:
         ValidationError: a new or changed section breaks its kind's rules (nothing is changed).
-        InvalidInputError: a new section sits under a heading contextd does not know.
+        InvalidInputError: a new section sits under a heading contextd does not know, or two
+            sections stand for the same record.
     """
     folders = list(folders)
     seen = {s.record_id for f in folders for s in f.sections if s.record_id}
@@ -59,6 +68,7 @@ def plan_changes(folders: Iterable[FolderEdits], lookup: Lookup) -> list[Change]
                 continue
             change = _section_change(folder, section, lookup)
             if change is not None:
+                _refuse_twice(changes, change)
                 changes.append(change)
         for record_id, name in _written_files(folder.manifest).items():
             record = None if record_id in seen else lookup(record_id)
@@ -70,30 +80,62 @@ def plan_changes(folders: Iterable[FolderEdits], lookup: Lookup) -> list[Change]
 
 
 def apply_changes(records: RecordService, changes: list[Change]) -> list[Record]:
-    """Carry out the planned changes in order; the first refusal stops and says how far it got."""
-    done: list[Record] = []
-    for change in changes:
-        try:
-            done.append(_apply(records, change))
-        except ContextdError as exc:
-            where = f"{change.folder}/{change.file}"
-            message = (
-                f"Adopted {len(done)} of {len(changes)} changes; then {change.action} of "
-                f"{_clip(change.title)!r} ({where}) was refused: {exc}"
+    """Check every planned change, then write them all in one transaction: a refused change
+    leaves the store as it was, and the error names its section."""
+    prepared = [_prepared(records, change) for change in changes]
+    return records.write_all(prepared)
+
+
+def _prepared(records: RecordService, change: Change) -> PreparedWrite:
+    try:
+        if change.action == "add" and change.draft is not None:
+            return records.prepare_create(change.draft, change.project)
+        if change.action == "update" and change.record_id and change.edit is not None:
+            return records.prepare_update(change.record_id, change.edit)
+        assert change.record_id is not None
+        return records.prepare_archive(change.record_id)
+    except ContextdError as exc:
+        raise _refusal(change, exc) from exc
+
+
+def _refusal(change: Change, exc: ContextdError) -> ContextdError:
+    line = f", line {change.line}" if change.line else ""
+    verb = {"add": "adding", "update": "updating", "archive": "archiving"}[change.action]
+    if isinstance(exc, DuplicateError):
+        reason = (
+            f"it repeats the stored record {exc.existing_id} (`contextd show "
+            f"{exc.existing_id}` shows it)"
+        )
+    else:
+        reason = str(exc).rstrip(".")
+    message = (
+        f"Adopted nothing: {verb} {_clip(change.title)!r} ({change.folder}/{change.file}{line}) "
+        f"was refused because {reason[:1].lower()}{reason[1:]}; fix or remove that section, "
+        "then run `contextd sync --adopt` again."
+    )
+    if isinstance(exc, ConflictError):
+        return ConflictError(message)
+    return InvalidInputError(message)
+
+
+def _refuse_twice(planned: list[Change], change: Change) -> None:
+    """Two sections standing for one record (or one new record twice) cannot both be adopted."""
+    for earlier in planned:
+        same_record = change.record_id is not None and change.record_id == earlier.record_id
+        same_new = (
+            change.draft is not None
+            and earlier.draft is not None
+            and change.folder == earlier.folder
+            and change.draft.kind is earlier.draft.kind
+            and change.draft.title.lower() == earlier.draft.title.lower()
+        )
+        if same_record or same_new:
+            raise InvalidInputError(
+                f"In {change.folder}, the sections on line {earlier.line} of {earlier.file} "
+                f"and line {change.line} of {change.file} stand for the same record "
+                f"({_clip(change.title)!r}); keep one of them, then run `contextd sync --adopt` "
+                "again."
             )
-            if isinstance(exc, ConflictError):
-                raise ConflictError(message) from exc
-            raise InvalidInputError(message) from exc
-    return done
-
-
-def _apply(records: RecordService, change: Change) -> Record:
-    if change.action == "add" and change.draft is not None:
-        return records.create(change.draft, change.project)
-    if change.action == "update" and change.record_id and change.edit is not None:
-        return records.update(change.record_id, change.edit)
-    assert change.record_id is not None
-    return records.archive(change.record_id)
 
 
 def _section_change(folder: FolderEdits, section: Section, lookup: Lookup) -> Change | None:
@@ -106,13 +148,26 @@ def _section_change(folder: FolderEdits, section: Section, lookup: Lookup) -> Ch
         record = _same_title(folder.scope, draft)
     if record is None:
         return Change(
-            "add", folder.key, section.file, draft.title, draft=draft, project=folder.project
+            "add",
+            folder.key,
+            section.file,
+            draft.title,
+            draft=draft,
+            project=folder.project,
+            line=section.line,
         )
     edit, changed = _edit(record, draft)
     if not changed:
         return None
     return Change(
-        "update", folder.key, section.file, record.title, record.id, edit=edit, fields=changed
+        "update",
+        folder.key,
+        section.file,
+        record.title,
+        record.id,
+        edit=edit,
+        fields=changed,
+        line=section.line,
     )
 
 

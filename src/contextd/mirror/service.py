@@ -41,6 +41,7 @@ class Folder(Struct, frozen=True):
 class AdoptPlan(Struct, frozen=True):
     changes: list[Change]
     folders: frozenset[str]  # the folders holding hand edits, regenerated once adopted
+    project: Project | None = None  # the project it was limited to (None: every folder)
 
 
 class SyncReport(Struct):
@@ -67,19 +68,25 @@ class MirrorService:
         return self._home
 
     def sync(
-        self, *, force: bool = False, dry_run: bool = False, forced: frozenset[str] = frozenset()
+        self,
+        *,
+        force: bool = False,
+        dry_run: bool = False,
+        forced: frozenset[str] = frozenset(),
+        project: Project | None = None,
     ) -> SyncReport:
-        """Regenerate every folder; a hand-edited file is kept and listed (unless `force`, or
-        its folder is in `forced`)."""
+        """Regenerate every folder (only `project`'s and global/ when given); a hand-edited
+        file is kept and listed (unless `force`, or its folder is in `forced`)."""
         report = SyncReport()
-        for folder in self._folders():
+        for folder in self._folders(project):
             self._sync_folder(folder, force or folder.key in forced, dry_run, report)
         return report
 
-    def plan(self) -> AdoptPlan:
-        """The record changes the hand edits of every folder stand for (nothing is changed)."""
+    def plan(self, project: Project | None = None) -> AdoptPlan:
+        """The record changes the hand edits of every folder (only `project`'s and global/
+        when given) stand for; nothing is changed."""
         edits = []
-        for folder in self._folders():
+        for folder in self._folders(project):
             manifest = load_manifest(folder.path)
             on_disk = _disk_files(folder.path)
             rendered = render_folder(folder.title, _INTRO, folder.records)
@@ -90,14 +97,16 @@ class MirrorService:
                 FolderEdits(folder.key, folder.project, manifest, sections, folder.records)
             )
         changes = plan_changes(edits, self._lookup)
-        return AdoptPlan(changes, frozenset(e.key for e in edits))
+        return AdoptPlan(changes, frozenset(e.key for e in edits), project)
 
     def adopt(self, plan: AdoptPlan) -> tuple[list[Record], SyncReport]:
-        """Apply the planned changes, then regenerate the edited folders from the store."""
+        """Apply the planned changes, then regenerate the planned folders from the store."""
         applied = apply_changes(self._records, plan.changes)
-        return applied, self.sync(forced=plan.folders)
+        return applied, self.sync(forced=plan.folders, project=plan.project)
 
-    def _folders(self) -> list[Folder]:
+    def _folders(self, only: Project | None = None) -> list[Folder]:
+        """The global folder and every project's, or only `only`'s beside the global one
+        (global records belong to every project)."""
         conn = self._db.connection()
         folders = [
             Folder(
@@ -107,7 +116,8 @@ class MirrorService:
                 rows.list_records(conn, rows.RecordFilter(None)),
             )
         ]
-        for project in self._projects.list_projects():
+        projects = [only] if only is not None else self._projects.list_projects()
+        for project in projects:
             own = [
                 r
                 for r in rows.list_records(conn, rows.RecordFilter(project.id))

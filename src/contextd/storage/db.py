@@ -1,5 +1,6 @@
 """The SQLite file: opening it safely, one connection per thread, and transactions."""
 
+import os
 import sqlite3
 import threading
 import time
@@ -11,7 +12,7 @@ from typing import Any
 from contextd.errors import SchemaTooNewError, StoreError
 from contextd.storage.migrations import apply_pending, known_migrations
 
-__all__ = ["APPLICATION_ID", "Database"]
+__all__ = ["APPLICATION_ID", "Database", "store_writable"]
 
 APPLICATION_ID = 0x63747864  # "ctxd": marks a file as a contextd store
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -21,9 +22,12 @@ BUSY_TIMEOUT_MS = 15_000
 class Database:
     """A contextd SQLite store, shared across threads: each thread gets its own connection."""
 
-    def __init__(self, path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
+    def __init__(
+        self, path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS, uri: str | None = None
+    ) -> None:
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
+        self._uri = uri  # set for a read-only store: connections open it by this URI
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
@@ -50,6 +54,62 @@ class Database:
             database.close()
             raise
         return database
+
+    @classmethod
+    def open_read_only(cls, path: Path) -> "Database":
+        """Open an existing store without writing anything: no WAL switch, no migration, no
+        file created beside it; every write statement fails. For a home that cannot be written.
+
+        Raises:
+            StoreError: there is no store at `path`, it is not a contextd store, or it needs a
+                migration (which needs write access).
+            SchemaTooNewError: the file was written by a newer contextd.
+        """
+        _refuse_foreign_file(path)
+        if not path.is_file():
+            raise StoreError(f"There is no contextd store at {path}; check --home.")
+        # Without a -wal file there is nothing but the main file to read, and a read-only
+        # folder could not hold the -shm file SQLite wants: read it as immutable (no lock, no
+        # side file). With one, a writer may be active, so read through its WAL.
+        wal = path.with_name(path.name + "-wal")
+        mode = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+        database = cls(path, uri=f"{path.absolute().as_uri()}?{mode}")
+        try:
+            conn = database.connection()
+            with translate_errors(path):
+                conn.execute("PRAGMA query_only = ON")
+                _check_identity(conn, path)
+            latest = known_migrations()[-1].version
+            _refuse_newer_schema(conn, path, latest)
+            if conn.execute("PRAGMA user_version").fetchone()[0] != latest:
+                raise StoreError(
+                    f"{path} was written by an older contextd and must be upgraded first; run "
+                    "any contextd command once where the store can be written."
+                )
+        except BaseException:
+            database.close()
+            raise
+        return database
+
+    @property
+    def read_only(self) -> bool:
+        return self._uri is not None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: several reads see one state of the store, and nothing is written
+        (works on a read-only store, where `transaction` cannot start)."""
+        conn = self.connection()
+        if conn.in_transaction:
+            yield conn
+            return
+        with translate_errors(self.path):
+            conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:
+                conn.rollback()
 
     def connection(self) -> sqlite3.Connection:
         """This thread's connection, opened on first use."""
@@ -106,7 +166,8 @@ class Database:
     def _connect(self) -> sqlite3.Connection:
         with translate_errors(self.path):
             conn = sqlite3.connect(
-                self.path,
+                self._uri or self.path,
+                uri=self._uri is not None,
                 timeout=self.busy_timeout_ms / 1000,
                 isolation_level=None,
                 check_same_thread=False,
@@ -135,6 +196,17 @@ class Database:
                 _refuse_newer_schema(conn, self.path, latest)
                 if apply_pending(conn):
                     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+
+def store_writable(path: Path) -> bool:
+    """Whether the store at `path` (or its folder, when it does not exist yet) can be written:
+    SQLite also creates files beside it. False on a read-only mount, even for root."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not os.access(folder, os.W_OK):
+        return False
+    return not path.exists() or os.access(path, os.W_OK)
 
 
 def _refuse_foreign_file(path: Path) -> None:

@@ -68,8 +68,9 @@ class SyncService:
     ) -> Bundle:
         """Every record and tombstone (of `project`, changed since `since`). The versions sent
         are remembered (unless not `remember`), so later local edits are known to descend
-        from them."""
-        with self._db.transaction() as conn:
+        from them; without remembering, nothing is written (a read-only store can export)."""
+        reading = self._db.transaction() if remember else self._db.snapshot()
+        with reading as conn:
             scope = project.id if project else None
             records = sync_rows.export_records(conn, scope, since)
             if remember:
@@ -82,7 +83,10 @@ class SyncService:
             store_id=store,
             exported_at=now(),
             projects=tuple(project_entry(p) for p in projects),
-            records=tuple(BundleRecord(r, tuple(sorted(histories.get(r.id, ())))) for r in records),
+            records=tuple(
+                BundleRecord(r, tuple(sorted(histories.get(r.id, set()) | {r.updated_at})))
+                for r in records
+            ),
             tombstones=tuple(BundleTombstone(t.id, t.project_id, t.deleted_at) for t in tombstones),
             host=socket.gethostname() or None,
         )
