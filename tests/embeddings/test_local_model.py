@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
+import contextd
 from contextd.embeddings.local import MAX_TOKENS, LocalMiniLM, find_model_dir
 from contextd.errors import ProviderUnavailableError
 
@@ -120,7 +121,7 @@ def test_without_a_helper_thread_the_vectors_are_the_same(
     monkeypatch: pytest.MonkeyPatch, one_at_a_time: list[list[float]], reference: dict[str, Any]
 ) -> None:
     """BLAS threads of its own (as the daemon asks for) mean the model runs each layer whole."""
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    monkeypatch.setattr(contextd, "BLAS_THREADS_FROM_USER", True)
     whole = LocalMiniLM()
     assert whole._load()._helper is None
     for alone, text in zip(one_at_a_time, reference["texts"], strict=True):

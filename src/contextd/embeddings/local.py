@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import contextd
 from contextd.errors import ProviderUnavailableError
 
 __all__ = ["MODEL_PACKAGE", "LocalMiniLM", "find_model_dir"]
@@ -243,10 +244,14 @@ def _part(index: int, size: int) -> slice:
 
 
 def _helper_thread() -> ThreadPoolExecutor | None:
-    """A second thread for the matrix products, when BLAS runs one (contextd's default for
-    one-shot commands and in-process use, see contextd/__init__.py) and there is a core
-    for it; BLAS's own threads, where the user or the daemon asks for them, do the same."""
-    if os.environ.get("OPENBLAS_NUM_THREADS") != "1" or (os.cpu_count() or 1) < 2:
+    """A second thread for each layer's work, when contextd chose one BLAS thread (see
+    contextd/__init__.py) and there is a core for it. Where the user or the daemon sets
+    OPENBLAS_NUM_THREADS, BLAS's own threads split the products instead.
+
+    Unlike BLAS's helper threads, which spin waiting for work and made queries several
+    times slower on a busy machine, this one sleeps between parts and is never waited for
+    before it starts (see `_in_parts`)."""
+    if contextd.BLAS_THREADS_FROM_USER or (os.cpu_count() or 1) < 2:
         return None
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="contextd-model")
 
