@@ -1,7 +1,6 @@
 """The numpy forward pass of all-MiniLM-L6-v2 against vectors from sentence-transformers."""
 
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +8,6 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
-import contextd
 from contextd.embeddings.local import MAX_TOKENS, LocalMiniLM, find_model_dir
 from contextd.errors import ProviderUnavailableError
 
@@ -115,31 +113,3 @@ def test_a_repeated_query_is_answered_from_the_cache_unchanged(model: LocalMiniL
     again = model.embed_query("where do auth tokens get validated")
     assert again == first[:-1]
     assert again == model.embed_documents(["where do auth tokens get validated"])[0]
-
-
-def test_without_a_helper_thread_the_vectors_are_the_same(
-    monkeypatch: pytest.MonkeyPatch, one_at_a_time: list[list[float]], reference: dict[str, Any]
-) -> None:
-    """BLAS threads of its own (as the daemon asks for) mean the model runs each layer whole."""
-    monkeypatch.setattr(contextd, "BLAS_THREADS_FROM_USER", True)
-    whole = LocalMiniLM()
-    assert whole._load()._helper is None
-    for alone, text in zip(one_at_a_time, reference["texts"], strict=True):
-        assert _cosine(whole.embed_query(text), alone) >= 0.99999
-
-
-def test_a_busy_helper_thread_does_not_hold_the_embedding_up(
-    model: LocalMiniLM, reference: dict[str, Any]
-) -> None:
-    """Work the helper has not started is done by the caller: nothing waits for a core."""
-    helper = model._load()._helper
-    assert helper is not None  # contextd runs one BLAS thread unless told otherwise
-    release = threading.Event()
-    blocker = helper.submit(release.wait, 30)
-    try:
-        busy = model.embed_documents(reference["texts"][:2])
-    finally:
-        release.set()
-    assert blocker.result() is True  # released after the embedding, not timed out before it
-    for vector, text in zip(busy, reference["texts"][:2], strict=True):
-        assert _cosine(vector, model.embed_documents([text])[0]) >= 0.99999

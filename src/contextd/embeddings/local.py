@@ -9,15 +9,11 @@ import importlib.util
 import json
 import math
 import mmap
-import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import contextd
 from contextd.errors import ProviderUnavailableError
 
 __all__ = ["MODEL_PACKAGE", "LocalMiniLM", "find_model_dir"]
@@ -96,21 +92,17 @@ class _Bert:
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self.tokenizer.no_padding()
         self.w: dict[str, Any] = _map_safetensors(np, folder / "model.safetensors")
-        self._helper = _helper_thread()
-        self.parts = 1 if self._helper is None else 2  # each layer's work, split by heads/rows
         self.size = self.w["embeddings.word_embeddings.weight"].shape[1] // self.heads
         scale = np.float32(1.0 / math.sqrt(self.size))
         for layer in range(self.layers):
             p = f"encoder.layer.{layer}."
-            # One product for query, key and value, its rows grouped by part (the query, key
-            # and value rows of each part's heads together); the attention scale is folded
-            # into the query weights. The other weights stay (out, in), as stored.
-            names = [p + f"attention.self.{n}." for n in ("query", "key", "value")]
+            # One product for query, key and value; the attention scale is folded into the
+            # query weights. Linear weights stay (out, in) as stored: see `_linear`.
+            parts = [p + f"attention.self.{n}." for n in ("query", "key", "value")]
             for kind in ("weight", "bias"):
-                q, k, v = (self.w.pop(name + kind) for name in names)
-                blocks = [np.split(b, self.parts) for b in (q * scale, k, v)]
                 self.w[p + "qkv." + kind] = np.concatenate(
-                    [block[part] for part in range(self.parts) for block in blocks]
+                    [self.w.pop(parts[0] + kind) * scale]
+                    + [self.w.pop(part + kind) for part in parts[1:]]
                 )
 
     def encode(self, texts: list[str]) -> Any:
@@ -142,12 +134,23 @@ class _Bert:
         bias = None if mask.all() else ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
         for layer in range(self.layers):
             p = f"encoder.layer.{layer}."
-            attended = self._in_parts(self._attention, x, p, ids.shape, bias)
-            attended += w[p + "attention.output.dense.bias"]
+            qkv = w[p + "qkv.weight"] @ x.T
+            qkv += w[p + "qkv.bias"][:, None]
+            # (3, batch, heads, width, size), contiguous: matmul reaches BLAS only on those.
+            heads = qkv.reshape(3, self.heads, self.size, batch, width).transpose(0, 3, 1, 4, 2)
+            q, k, v = np.ascontiguousarray(heads)
+            scores = q @ k.transpose(0, 1, 3, 2)
+            if bias is not None:
+                scores += bias
+            scores -= scores.max(axis=-1, keepdims=True)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * width, -1)
+            attended = _linear(context, w, p + "attention.output.dense")
             attended += x
             x = self._norm(attended, p + "attention.output.LayerNorm")
-            out = self._in_parts(self._feed_forward, x, p)
-            out += w[p + "output.dense.bias"]
+            inner = _gelu(np, _linear(x, w, p + "intermediate.dense"))
+            out = _linear(inner, w, p + "output.dense")
             out += x
             x = self._norm(out, p + "output.LayerNorm")
         x = x.reshape(batch, width, -1)
@@ -155,55 +158,6 @@ class _Bert:
         pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.maximum(norms, 1e-12)
-
-    def _in_parts(self, work: Callable[..., Any], *args: Any) -> Any:
-        """The sum of `work(*args, part)` over the parts, transposed to one row per token.
-
-        Each part computes `weight @ x.T` on weights stored (out, in): measured with
-        OpenBLAS on the ~14 rows of a short query, 30-55% faster than `x @ weight.T` or a
-        transposed copy, and as fast or faster on batches. The second part goes to the
-        helper thread; if it has not started when this thread is done with the first, it
-        is done here too, so a busy machine costs at most the one-thread time, never a
-        wait for a core. Parts are summed in one order, whichever thread ran them.
-        """
-        if self._helper is None:
-            return work(*args, 0).T
-        theirs = self._helper.submit(work, *args, 1)
-        mine = work(*args, 0)
-        mine += work(*args, 1) if theirs.cancel() else theirs.result()
-        return mine.T
-
-    def _attention(
-        self, x: Any, p: str, shape: tuple[int, int], bias: Any | None, part: int
-    ) -> Any:
-        """Self-attention of one part's heads, through its columns of the output weights."""
-        np, w = self.np, self.w
-        batch, width = shape
-        heads = self.heads // self.parts
-        rows = _part(part, 3 * heads * self.size)
-        qkv = w[p + "qkv.weight"][rows] @ x.T
-        qkv += w[p + "qkv.bias"][rows, None]
-        # (3, batch, heads, width, size), contiguous: matmul reaches BLAS only on those.
-        q, k, v = np.ascontiguousarray(
-            qkv.reshape(3, heads, self.size, batch, width).transpose(0, 3, 1, 4, 2)
-        )
-        scores = q @ k.transpose(0, 1, 3, 2)
-        if bias is not None:
-            scores += bias
-        scores -= scores.max(axis=-1, keepdims=True)
-        np.exp(scores, out=scores)
-        scores /= scores.sum(axis=-1, keepdims=True)
-        context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * width, -1)
-        columns = _part(part, heads * self.size)
-        return w[p + "attention.output.dense.weight"][:, columns] @ context.T
-
-    def _feed_forward(self, x: Any, p: str, part: int) -> Any:
-        """One part's rows of the intermediate layer, through its columns of the output."""
-        w = self.w
-        rows = _part(part, w[p + "intermediate.dense.weight"].shape[0] // self.parts)
-        inner = w[p + "intermediate.dense.weight"][rows] @ x.T
-        inner += w[p + "intermediate.dense.bias"][rows, None]
-        return w[p + "output.dense.weight"][:, rows] @ _gelu(self.np, inner)
 
     def _norm(self, x: Any, prefix: str) -> Any:
         """LayerNorm, in place on `x` (always a fresh intermediate here)."""
@@ -239,21 +193,16 @@ def _map_safetensors(np: Any, path: Path) -> dict[str, Any]:
     return tensors
 
 
-def _part(index: int, size: int) -> slice:
-    return slice(index * size, (index + 1) * size)
+def _linear(x: Any, w: dict[str, Any], prefix: str) -> Any:
+    """`x @ weight.T + bias` for a weight stored (out, in), computed as `(weight @ x.T).T`.
 
-
-def _helper_thread() -> ThreadPoolExecutor | None:
-    """A second thread for each layer's work, when contextd chose one BLAS thread (see
-    contextd/__init__.py) and there is a core for it. Where the user or the daemon sets
-    OPENBLAS_NUM_THREADS, BLAS's own threads split the products instead.
-
-    Unlike BLAS's helper threads, which spin waiting for work and made queries several
-    times slower on a busy machine, this one sleeps between parts and is never waited for
-    before it starts (see `_in_parts`)."""
-    if contextd.BLAS_THREADS_FROM_USER or (os.cpu_count() or 1) < 2:
-        return None
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="contextd-model")
+    Measured with OpenBLAS on the rows of one short query (and as well or better on
+    batches): that orientation is 30-55% faster than `x @ weight.T` or a transposed copy.
+    The result is a transposed view, which the elementwise steps take as it is.
+    """
+    y = (w[prefix + ".weight"] @ x.T).T
+    y += w[prefix + ".bias"]
+    return y
 
 
 def _gelu(np: Any, x: Any) -> Any:
