@@ -77,9 +77,9 @@ class Retriever:
         )
         cosines = meaning.cosines if meaning else {}
         learned = meaning.learned if meaning else {}
-        ids = lexical.keys() | cosines.keys() | learned.keys()
-        heads = rows.heads_in_scope(conn, list(ids), scope)
-        ranked = self._rank(heads, lexical, cosines, learned, project_id)
+        fts, sem = self._fuse(lexical, cosines)
+        heads = rows.heads_in_scope(conn, self._rankable(lexical, sem, learned), scope)
+        ranked = self._rank(heads, lexical, fts, sem, learned, project_id)
         ranked = self._forward_superseded(ranked, wanted)
         if query.diversify and meaning and meaning.vector is not None:
             ranked = self._diversify(ranked, query.limit)
@@ -97,30 +97,53 @@ class Retriever:
         with self._db.transaction() as conn:
             feedback.add_feedback(conn, project_id, record.id, query, provider, vector, now())
 
+    def _fuse(
+        self, lexical: dict[str, float], cosines: dict[str, float]
+    ) -> tuple[dict[str, float], dict[str, float]]:
+        """Each arm's raw scores as 0..1 terms, by the configured fusion."""
+        weights = self._weights
+        meaning = {rid: semantic_relevance(c, weights.semantic_floor) for rid, c in cosines.items()}
+        if weights.fusion == "zscore":
+            spread = scale_by_spread(cosines, weights.zscore_spread)
+            return (
+                scale_by_spread(lexical, weights.zscore_spread),
+                {r: v for r, v in spread.items() if meaning[r] > 0},
+            )
+        if weights.fusion == "rrf":
+            return (
+                scale_by_rank(lexical, weights.rrf_k),
+                scale_by_rank({r: v for r, v in meaning.items() if v > 0}, weights.rrf_k),
+            )
+        if weights.fusion == "relative":
+            return scale_by_best(lexical), scale_by_best(meaning)
+        if weights.fusion == "saturating":
+            fts = {r: b / (b + weights.bm25_half) for r, b in lexical.items()}
+            return fts, scale_by_best(meaning)
+        return scale_by_best(lexical), meaning
+
+    def _rankable(
+        self, lexical: dict[str, float], sem: dict[str, float], learned: dict[str, float]
+    ) -> list[str]:
+        """The candidates `_rank` can keep: a full-text match, or a positive meaning or
+        feedback term (the same products it checks); the rest need not be read."""
+        weights = self._weights
+        return [
+            rid
+            for rid in lexical.keys() | sem.keys() | learned.keys()
+            if rid in lexical
+            or weights.semantic_weight * sem.get(rid, 0.0) > 0
+            or weights.feedback_weight * learned.get(rid, 0.0) > 0
+        ]
+
     def _rank(
         self,
         heads: dict[str, rows.RecordHead],
         lexical: dict[str, float],
-        cosines: dict[str, float],
+        fts: dict[str, float],
+        sem: dict[str, float],
         learned: dict[str, float],
         project_id: str | None,
     ) -> list[_Candidate]:
-        weights = self._weights
-        meaning = {rid: semantic_relevance(c, weights.semantic_floor) for rid, c in cosines.items()}
-        if weights.fusion == "zscore":
-            fts = scale_by_spread(lexical, weights.zscore_spread)
-            spread = scale_by_spread(cosines, weights.zscore_spread)
-            sem = {r: v for r, v in spread.items() if meaning[r] > 0}
-        elif weights.fusion == "rrf":
-            fts = scale_by_rank(lexical, weights.rrf_k)
-            sem = scale_by_rank({r: v for r, v in meaning.items() if v > 0}, weights.rrf_k)
-        elif weights.fusion == "relative":
-            fts, sem = scale_by_best(lexical), scale_by_best(meaning)
-        elif weights.fusion == "saturating":
-            fts = {r: b / (b + weights.bm25_half) for r, b in lexical.items()}
-            sem = scale_by_best(meaning)
-        else:
-            fts, sem = scale_by_best(lexical), meaning
         moment = datetime.now(UTC)
         ranked = []
         for rid, head in heads.items():
@@ -129,7 +152,7 @@ class Retriever:
                 fts=fts.get(rid, 0.0),
                 semantic=sem.get(rid, 0.0),
                 project_id=project_id,
-                weights=weights,
+                weights=self._weights,
                 moment=moment,
                 feedback=learned.get(rid, 0.0),
             )

@@ -3,6 +3,8 @@
 import json
 import sqlite3
 from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any, TypeVar
 
 from msgspec import Struct
 
@@ -132,8 +134,8 @@ def record_from_row(row: Sequence[object]) -> Record:
         verified,
         archived_reason,
     ) = row
-    record_kind = Kind(str(kind))
-    parsed_body: Body = body_from_dict(record_kind, json.loads(str(body)))
+    record_kind = _member(Kind, kind)
+    parsed_body: Body = body_from_dict(record_kind, {} if body == "{}" else json.loads(str(body)))
     return Record(
         id=str(record_id),
         project_id=None if project_id is None else str(project_id),
@@ -141,19 +143,36 @@ def record_from_row(row: Sequence[object]) -> Record:
         title=str(title),
         body=parsed_body,
         category=None if category is None else str(category),
-        tags=tuple(json.loads(str(tags))),
-        retrieval_hints=tuple(json.loads(str(hints))),
-        origin=Origin(str(origin)),
+        tags=_json_list(tags),
+        retrieval_hints=_json_list(hints),
+        origin=_member(Origin, origin),
         priority=int(str(priority)),
-        status=Status(str(status)),
+        status=_member(Status, status),
         superseded_by=None if superseded_by is None else str(superseded_by),
-        related_to=tuple(json.loads(str(related_to))),
+        related_to=_json_list(related_to),
         session_id=None if session_id is None else str(session_id),
         created_at=str(created),
         updated_at=str(updated),
         verified_at=str(verified),
         archived_reason=None if archived_reason is None else str(archived_reason),
     )
+
+
+# Rows are decoded on every search: a dict lookup and an empty list's literal are several
+# times cheaper than an enum call and a JSON parse.
+_E = TypeVar("_E", bound=StrEnum)
+_MEMBERS: dict[type[StrEnum], dict[object, StrEnum]] = {
+    enum: {member.value: member for member in enum} for enum in (Kind, Origin, Status)
+}
+
+
+def _member(enum: type[_E], value: object) -> _E:
+    found = _MEMBERS[enum].get(value)
+    return found if isinstance(found, enum) else enum(str(value))
+
+
+def _json_list(text: object) -> tuple[Any, ...]:
+    return () if text == "[]" else tuple(json.loads(str(text)))
 
 
 def insert_record(conn: sqlite3.Connection, record: Record) -> None:
@@ -198,9 +217,9 @@ def _head(row: Sequence[object]) -> RecordHead:
     return RecordHead(
         str(rid),
         None if project_id is None else str(project_id),
-        Status(str(status)),
+        _member(Status, status),
         int(str(priority)),
-        Origin(str(origin)),
+        _member(Origin, origin),
         str(verified),
         None if successor is None else str(successor),
     )
