@@ -11,6 +11,7 @@ import os
 # duplicate check 3-4x slower on a busy 2-core machine.
 BLAS_THREADS_FROM_USER = "OPENBLAS_NUM_THREADS" in os.environ
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+SINGLE_BLAS_THREAD = os.environ["OPENBLAS_NUM_THREADS"] == "1"
 
 __all__ = ["App", "ContextdError", "Settings", "load_settings", "open_app"]
 

@@ -78,6 +78,19 @@ def test_a_batch_gives_the_same_vectors_as_one_text_at_a_time(
         assert _cosine(together, alone) >= 0.99999
 
 
+
+def test_many_texts_embed_in_their_own_order_across_batches(
+    model: LocalMiniLM, one_at_a_time: list[list[float]], reference: dict[str, Any]
+) -> None:
+    # Enough texts for several batches (run side by side on two cores where there are two),
+    # in an order unlike the length order the batches are cut in.
+    texts = [text for _ in range(5) for text in reversed(reference["texts"])]
+    expected = [alone for _ in range(5) for alone in reversed(one_at_a_time)]
+    many = model.embed_documents(texts)
+    assert len(many) == len(expected) > 3 * 8
+    for together, alone in zip(many, expected, strict=True):
+        assert _cosine(together, alone) >= 0.99999
+
 def test_vectors_are_unit_length_and_384_wide(
     model: LocalMiniLM, one_at_a_time: list[list[float]]
 ) -> None:

