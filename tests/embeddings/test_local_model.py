@@ -78,7 +78,6 @@ def test_a_batch_gives_the_same_vectors_as_one_text_at_a_time(
         assert _cosine(together, alone) >= 0.99999
 
 
-
 def test_many_texts_embed_in_their_own_order_across_batches(
     model: LocalMiniLM, one_at_a_time: list[list[float]], reference: dict[str, Any]
 ) -> None:
@@ -90,6 +89,7 @@ def test_many_texts_embed_in_their_own_order_across_batches(
     assert len(many) == len(expected) > 3 * 8
     for together, alone in zip(many, expected, strict=True):
         assert _cosine(together, alone) >= 0.99999
+
 
 def test_vectors_are_unit_length_and_384_wide(
     model: LocalMiniLM, one_at_a_time: list[list[float]]
