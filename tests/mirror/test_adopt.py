@@ -259,3 +259,21 @@ def test_two_new_sections_with_one_title_are_refused_before_anything_is_adopted(
     assert result.exit_code == 2 and "same record" in result.stderr
     assert _state(home, run) == before
     assert run.json("show", synced["note"])["status"] == "active"
+
+
+def test_two_new_sections_saying_nearly_the_same_thing_are_refused(
+    home: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    # Each would pass the duplicate check against the store on its own; together they would
+    # store one decision twice.
+    folder = _folder(home)
+    again = NEW_DECISION.replace(
+        "### Use PostgreSQL for job metadata", "### Use PostgreSQL for jobs"
+    )
+    _append(folder / "decisions.md", NEW_DECISION + again)
+    before = _state(home, run)
+    result = run("sync", "--adopt", "--yes")
+    assert result.exit_code == 2, result.stderr
+    assert "say nearly the same thing" in result.stderr
+    assert "Use PostgreSQL for jobs" in result.stderr
+    assert _state(home, run) == before

@@ -4,6 +4,7 @@ Superseded and archived records count too, so a fact the team moved away from ca
 back as new.
 """
 
+import math
 from collections.abc import Set as AbstractSet
 
 from msgspec import Struct
@@ -52,6 +53,15 @@ class DuplicateGuard:
         for found in self._near(record, vector):
             if found.similarity >= self._duplicate and found.record.id not in exempt:
                 raise self._refusal(record, found.record, found.similarity)
+
+    def restate_each_other(self, first: list[float] | None, second: list[float] | None) -> bool:
+        """Whether two records not stored yet, given their vectors, are near-identical (as
+        `check` would find one of them against the other once stored)."""
+        if not first or not second:
+            return False
+        dot = sum(a * b for a, b in zip(first, second, strict=True))
+        norms = math.sqrt(sum(a * a for a in first) * sum(b * b for b in second))
+        return norms > 0 and dot / norms >= self._duplicate
 
     def similar(self, record: Record, vector: list[float] | None) -> list[Similar]:
         """Stored records close to `record` (but not duplicates of it), closest first; the

@@ -243,6 +243,12 @@ class RecordService:
         )
         return PreparedWrite(archived, record)
 
+    def restate_each_other(self, first: PreparedWrite, second: PreparedWrite) -> bool:
+        """Whether two prepared records would be refused as duplicates of each other."""
+        if self._guard is None or not first.vectors or not second.vectors:
+            return False
+        return self._guard.restate_each_other(first.vectors[0].vector, second.vectors[0].vector)
+
     def write_all(self, prepared: Sequence[PreparedWrite]) -> list[Record]:
         """Store prepared changes in one transaction: all of them, or none when a record
         changed since it was prepared.

@@ -83,7 +83,26 @@ def apply_changes(records: RecordService, changes: list[Change]) -> list[Record]
     """Check every planned change, then write them all in one transaction: a refused change
     leaves the store as it was, and the error names its section."""
     prepared = [_prepared(records, change) for change in changes]
+    _refuse_restatements(records, changes, prepared)
     return records.write_all(prepared)
+
+
+def _refuse_restatements(
+    records: RecordService, changes: list[Change], prepared: list[PreparedWrite]
+) -> None:
+    """Two new sections saying nearly the same thing would each pass the duplicate check
+    against the store, so they are compared with each other."""
+    added = [(c, p) for c, p in zip(changes, prepared, strict=True) if c.action == "add"]
+    for index, (change, write) in enumerate(added):
+        for earlier, earlier_write in added[:index]:
+            if records.restate_each_other(earlier_write, write):
+                raise InvalidInputError(
+                    f"Adopted nothing: the new sections {_clip(earlier.title)!r} "
+                    f"({earlier.folder}/{earlier.file}, line {earlier.line}) and "
+                    f"{_clip(change.title)!r} ({change.folder}/{change.file}, line {change.line})"
+                    " say nearly the same thing; keep one of them, then run "
+                    "`contextd sync --adopt` again."
+                )
 
 
 def _prepared(records: RecordService, change: Change) -> PreparedWrite:
