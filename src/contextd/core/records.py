@@ -125,21 +125,40 @@ class RecordService:
         replaced: Sequence[str] = (),
         progress: Callable[[int], None] | None = None,
     ) -> list[Record]:
-        records = [self._build(d, project, short_title_ok) for d in drafts]
-        vectors = self._embed(records, progress)
-        if not force and self._guard is not None:
-            by_id = {row.record_id: row.vector for row in vectors}
-            for record in records:
-                self._guard.check(record, by_id.get(record.id), exempt=set(replaced))
-        with self._db.transaction() as conn:
-            projects = {r.project_id for r in records if r.project_id is not None}
-            records = _linked(records, session_rows.open_sessions(conn, projects))
-            for record in records:
-                rows.insert_record(conn, record)
-            vector_rows.upsert_embeddings(conn, vectors, now())
+        prepared = self._prepare(
+            drafts,
+            project,
+            short_title_ok=short_title_ok,
+            force=force,
+            exempt=frozenset(replaced),
+            progress=progress,
+        )
+        with self._db.transaction():
+            records = self.write_all(prepared)
             for old in replaced:
                 self.supersede(old, records[0].id)
         return records
+
+    def _prepare(
+        self,
+        drafts: Sequence[RecordDraft],
+        project: Project | None,
+        *,
+        short_title_ok: bool = False,
+        force: bool = False,
+        exempt: frozenset[str] = frozenset(),
+        progress: Callable[[int], None] | None = None,
+    ) -> list[PreparedWrite]:
+        """New records built, embedded in one batch and checked against the store."""
+        records = [self._build(d, project, short_title_ok) for d in drafts]
+        vectors = {row.record_id: row for row in self._embed(records, progress)}
+        if not force and self._guard is not None:
+            for record in records:
+                row = vectors.get(record.id)
+                self._guard.check(record, row.vector if row else None, exempt=exempt)
+        return [
+            PreparedWrite(r, None, (vectors[r.id],) if r.id in vectors else ()) for r in records
+        ]
 
     def similar(self, record: Record) -> list[Similar]:
         """Stored records close to `record` (advisory: restatements and contradictions)."""
@@ -181,11 +200,7 @@ class RecordService:
     def prepare_create(self, draft: RecordDraft, project: Project | None) -> PreparedWrite:
         """A new record checked like `create` checks it (rules, secrets, duplicates), not
         stored yet; `write_all` stores it."""
-        record = self._build(draft, project, short_title_ok=False)
-        vectors = self._embed([record])
-        if self._guard is not None:
-            self._guard.check(record, vectors[0].vector if vectors else None)
-        return PreparedWrite(record, None, tuple(vectors))
+        return self._prepare([draft], project)[0]
 
     def prepare_update(
         self, reference: str, edit: RecordEdit, *, force: bool = False
