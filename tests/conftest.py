@@ -31,13 +31,14 @@ def pytest_report_header() -> str:
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private store folder; nothing a test does reaches the real ~/.contextd."""
     folder = tmp_path / "home"
-    folder.mkdir()
+    folder.mkdir(mode=0o700)
     # Fast, deterministic vectors by default; tests of the real model opt in with `local_model`.
     (folder / "config.toml").write_text(
         '[embeddings]\nprovider = "hashing"\n[hooks]\nautostart_daemon = false\n', encoding="utf-8"
     )
     monkeypatch.setenv("CONTEXTD_HOME", str(folder))
     monkeypatch.delenv("CONTEXTD_PROJECT", raising=False)
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)  # the daemon's socket: in the home
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     return folder

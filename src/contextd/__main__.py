@@ -5,19 +5,22 @@ before the CLI (click and every command module) is imported; so are `search` and
 which a running daemon answers warm.
 """
 
+import os
 import sys
 
 
 def main() -> None:
+    os.umask(0o077)  # whatever contextd creates is its user's alone
     if sys.argv[1:2] == ["hook"]:
         from contextd.hooks.entry import run_hook
 
         sys.exit(run_hook(sys.argv[2:]))
-    from contextd.daemon.forward import forward
+    if "search" in sys.argv or "recall" in sys.argv:
+        from contextd.cli.quick import answer
 
-    code = forward(sys.argv[1:])
-    if code is not None:
-        sys.exit(code)
+        code = answer(sys.argv[1:])
+        if code is not None:
+            sys.exit(code)
     from contextd.cli.main import main as cli_main
 
     cli_main()

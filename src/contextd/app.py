@@ -5,16 +5,18 @@ touches. The prompt hook's full-text recall thereby never imports the write path
 secrets, the duplicate guard), the embedding stack, agent files, the mirror or sync.
 """
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
-from msgspec.structs import replace
 
 from contextd.config import Settings
 from contextd.embeddings import select_provider
+from contextd.home_folder import make_private
 from contextd.models import Project
 from contextd.storage.db import Database, store_writable
 
@@ -116,15 +118,6 @@ class App(Struct, dict=True):
 
         return RemoteService(self.db, self.sync)
 
-    def acting_for(self, settings: Settings) -> "App":
-        """This App for a caller in another folder or project, over the same store and
-        config, sharing its services. Search is built here first: what it caches (which
-        records already have vectors) must outlive the twin."""
-        _ = self.search
-        twin = replace(self, settings=settings)
-        twin.__dict__.update(self.__dict__)  # the built services; fields live outside it
-        return twin
-
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
         return self.projects.resolve(self.settings.project, self.settings.cwd)
@@ -156,6 +149,8 @@ def open_app(
     block an agent for the default 15 s). `read_only` opens an existing store without
     writing a byte of the home; every write then fails with StoreError."""
     choice = select_provider(settings.embeddings)
+    if not read_only:
+        _make_home_private(settings.home)
     if read_only:
         db = Database.open_read_only(settings.db_path)
     elif busy_timeout_ms is None:
@@ -171,6 +166,16 @@ def open_app(
         if index is not None:
             index.close()
         db.close()
+
+
+def _make_home_private(home: Path) -> None:
+    """The home 0700 and its files 0600: created so, or tightened with a note on stderr."""
+    try:
+        note = make_private(home)
+    except OSError:
+        return  # opening the store says what is wrong with the folder
+    if note:
+        sys.stderr.write(note + "\n")
 
 
 def _vectors(

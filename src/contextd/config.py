@@ -1,6 +1,7 @@
 """Settings: where the home is, which project was asked for, and config.toml.
 
-This is the only module that reads environment variables or the config file.
+This and contextd.home_folder (which the hooks use before anything else loads) are the only
+modules that read environment variables; this is the only one that reads the config file.
 """
 
 import os
@@ -11,6 +12,7 @@ from typing import Any
 from msgspec import Struct, field
 from msgspec.structs import asdict, fields, replace
 
+from contextd import home_folder
 from contextd.errors import ConfigError
 
 __all__ = [
@@ -187,8 +189,7 @@ _POSITIVE = {
 
 def resolve_home(home: str | Path | None = None) -> Path:
     """The store's folder: the argument, else $CONTEXTD_HOME, else ~/.contextd."""
-    chosen = home or os.environ.get("CONTEXTD_HOME") or Path.home() / ".contextd"
-    return Path(chosen).expanduser().absolute()
+    return Path(home_folder.resolve_home(home))
 
 
 def load_settings(

@@ -3,16 +3,17 @@
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from contextd.daemon import client
+from contextd.ipc import client, frames, rendezvous
 from tests.hooks._support import daemon_processes, end_processes, hook_env
 
-__all__ = ["Daemons", "alive", "wait_gone"]
+__all__ = ["Daemons", "alive", "ask_hook", "exchange", "wait_gone"]
 
 
 def alive(pid: int) -> bool:
@@ -63,9 +64,9 @@ class Daemons:
         return self.contextd("daemon", "start", env=env)
 
     def adopt_running(self) -> int | None:
-        reply = client.request(str(self.home), {"op": "ping"})
-        if reply and reply.get("ok"):
-            pid = int(str(reply["pid"]))
+        reply = client.ask(str(self.home), {"kind": "ping"})
+        if reply is not None:
+            pid = int(str(reply[0]["pid"]))
             self.pids.add(pid)
             return pid
         return None
@@ -75,9 +76,39 @@ class Daemons:
         pid_file = self.home / "daemon.pid"
         if pid_file.exists():
             self.pids.add(int(pid_file.read_text(encoding="utf-8")))
-        client.request(str(self.home), {"op": "stop"}, timeout=5.0)
+        client.ask(str(self.home), {"kind": "stop"}, timeout=5.0)
         for pid in self.pids:
             if not wait_gone(pid, 10.0):
                 os.kill(pid, signal.SIGKILL)
                 wait_gone(pid, 5.0)
         end_processes(daemon_processes(self.home))  # any the test did not hear of
+
+
+def ask_hook(
+    home: Path, event: str, payload: bytes, folder: Path, project: str | None = None
+) -> bytes | None:
+    """A hook request as `contextd hook` sends it; the bytes the daemon says to print."""
+    request = {
+        "kind": "hook",
+        "home": str(home),
+        "stamp": client.code_stamp(),
+        "event": event,
+        "project": project,
+        "folder": str(folder),
+    }
+    reply = client.ask(str(home), request, payload, timeout=30)
+    return reply[1] if reply is not None else None
+
+
+def exchange(home: Path, data: bytes) -> dict[str, Any]:
+    """Send raw bytes to the daemon's socket; its reply frame's head."""
+    path = rendezvous.find(str(home))
+    assert path is not None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(30)
+        conn.connect(path)
+        conn.sendall(data)
+        head, _ = frames.read(conn)
+    decoded = json.loads(head)
+    assert isinstance(decoded, dict)
+    return decoded

@@ -3,16 +3,15 @@
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from contextd.daemon import client
+from contextd.ipc import client, frames
 from tests.conftest import DECISION, POSTGRES, Cli
-from tests.daemon._support import Daemons, alive, wait_gone
+from tests.daemon._support import Daemons, alive, ask_hook, exchange, wait_gone
 from tests.hooks._support import (
     BASE_CONFIG,
     hook_env,
@@ -22,23 +21,6 @@ from tests.hooks._support import (
 )
 
 QUEUE_PROMPT = "Why did we pick NATS for the task queue after the deploy issues?"
-
-
-def _raw_exchange(home: Path, data: bytes) -> dict[str, Any]:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.settimeout(10)
-        conn.connect(client.socket_path(str(home)))
-        conn.sendall(data)
-        conn.shutdown(socket.SHUT_WR)
-        reply = b""
-        while not reply.endswith(b"\n"):
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            reply += chunk
-    decoded = json.loads(reply)
-    assert isinstance(decoded, dict)
-    return decoded
 
 
 def _hook_via_entry(repo: Path, payload: dict[str, Any]) -> tuple[str, list[str]]:
@@ -75,8 +57,9 @@ def test_the_daemon_lifecycle_and_the_hooks_it_answers(
     assert started["action"] == "started"
     pid = int(started["pid"])
     assert alive(pid)
-    assert started["socket"] == client.socket_path(str(home))
-    assert Path(started["socket"]).exists()
+    assert started["socket"] == str(home / "daemon.sock")
+    assert Path(started["socket"]).is_socket()
+    assert (home / "daemon.socket").read_text(encoding="utf-8") == f"{home}/daemon.sock\n"
 
     status = run.json("daemon", "status")
     assert status["running"] is True and status["pid"] == pid
@@ -109,29 +92,34 @@ def test_the_daemon_lifecycle_and_the_hooks_it_answers(
 
     # A record the CLI writes now is in the daemon's very next answer.
     written = run.json(*POSTGRES)
-    answer = client.ask_hook(
-        str(home), "prompt", "", json.dumps(user_prompt(repo, POSTGRES[3], "sess-d2")).encode()
-    )
+    prompt_payload = json.dumps(user_prompt(repo, POSTGRES[3], "sess-d2")).encode()
+    answer = ask_hook(home, "prompt", prompt_payload, repo)
     assert answer is not None and written["id"] in answer.decode("ascii")
-    # $CONTEXTD_PROJECT travels with the request: the briefing of orbit, asked from elsewhere.
+    # The project asked for by name ($CONTEXTD_PROJECT of the hook) from a folder of none.
     loose = tmp_path / "loose"
     loose.mkdir()
-    briefing = client.ask_hook(
-        str(home), "session-start", "orbit", json.dumps(session_start(loose)).encode()
-    )
+    start_payload = json.dumps(session_start(loose)).encode()
+    briefing = ask_hook(home, "session-start", start_payload, loose, project="orbit")
     assert briefing is not None and written["id"] in briefing.decode("ascii")
+    # Without a cwd in the payload, the folder the hook runs in picks the project.
+    no_cwd = {k: v for k, v in session_start(loose).items() if k != "cwd"}
+    from_folder = ask_hook(home, "session-start", json.dumps(no_cwd).encode(), repo)
+    assert from_folder is not None and written["id"] in from_folder.decode("ascii")
 
     # Bad requests get an error reply, and the daemon keeps serving.
-    for raw in (b"not json at all\n", b"[1, 2, 3]\n", b"\n", b'{"op": "hook", "event"'):
-        bad = _raw_exchange(home, raw)
-        assert bad["ok"] is False and "one JSON object" in bad["error"], raw
-    unknown = client.request(str(home), {"op": "reindex-everything"})
-    assert unknown == {"ok": False, "error": "unknown op 'reindex-everything'"}
-    # A hook request the daemon cannot answer is refused (ERR): the hook then works in-process.
-    assert client.ask_hook(str(home), "no-such-event", "", b"{}") is None
-    assert client.ask_hook(str(home), "prompt", "", b"[not, json") is None
-    ping = client.request(str(home), {"op": "ping"})
-    assert ping is not None and ping["ok"] is True and ping["pid"] == pid
+    for raw in (b"not a frame at all", b"ctxd\x09" + bytes(8), b"ctxd\x01\xff\xff\xff\xff"):
+        bad = exchange(home, raw + bytes(16))
+        assert bad["ok"] is False, raw
+    for head in (b"not json", b"[1, 2]", b'{"kind": "reindex-everything"}', b'{"kind": "hook"}'):
+        bad = exchange(home, frames.encode(head))
+        assert bad["ok"] is False and "not a request" in bad["error"], head
+    stray = json.dumps({"kind": "ping", "env": {"HOME": "/root"}}).encode()
+    assert exchange(home, frames.encode(stray))["ok"] is False  # no field it does not know
+    # A hook request the daemon cannot answer is declined: the hook then works in-process.
+    assert ask_hook(home, "no-such-event", b"{}", repo) is None
+    assert ask_hook(home, "prompt", b"[not, json", repo) is None
+    ping = client.ask(str(home), {"kind": "ping"})
+    assert ping is not None and ping[0]["pid"] == pid
 
     stopped = daemons.contextd("daemon", "stop")
     assert stopped == {"action": "stopped", "pid": pid}
@@ -149,8 +137,8 @@ def test_a_daemon_killed_mid_flight_leaves_nothing_that_blocks(
     first = int(daemons.start()["pid"])
     os.kill(first, signal.SIGKILL)
     assert wait_gone(first, 10)
-    stale = Path(client.socket_path(str(home)))
-    assert stale.exists()  # nobody cleaned up after the crash
+    stale = home / "daemon.sock"
+    assert stale.is_socket()  # nobody cleaned up after the crash
     assert run.json("daemon", "status") == {"running": False}
     # The hook finds no daemon behind the stale socket and answers in-process.
     fallback = run_hook("prompt", user_prompt(repo, QUEUE_PROMPT), cwd=repo)

@@ -28,10 +28,14 @@ HEAVY = {
 }
 CLIENT_MODULES = {
     "contextd",
-    "contextd.daemon",
-    "contextd.daemon.client",
+    "contextd.home_folder",
     "contextd.hooks",
     "contextd.hooks.entry",
+    "contextd.hooks.events",
+    "contextd.ipc",
+    "contextd.ipc.client",
+    "contextd.ipc.frames",
+    "contextd.ipc.rendezvous",
 }
 
 
@@ -103,7 +107,7 @@ NOT_FOR_RECALL = {
     "contextd.retrieval.vector_index",
     "contextd.storage.vectors",
     "contextd.storage.feedback",
-    "contextd.daemon.launch",
+    "contextd.ipc.launch",
     "contextd.gitinfo",
     "numpy",
     "subprocess",

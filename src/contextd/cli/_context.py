@@ -21,8 +21,6 @@ class CliState(Struct):
     home: str | None = None
     project: str | None = None
     app: App | None = None
-    # In the daemon: its warm App, made to act for these settings (see contextd.cli.served).
-    lend: Callable[[Settings], App] | None = None
 
 
 def state(ctx: click.Context | None = None) -> CliState:
@@ -89,8 +87,6 @@ def get_app(*, read_only: bool = False) -> App:
     """Open the store once per process; it is closed when the command ends. `read_only`
     opens it without writing anything (see contextd.app.open_app)."""
     current = state()
-    if current.app is None and current.lend is not None:
-        current.app = current.lend(get_settings())
     if current.app is None:
         ctx = click.get_current_context().find_root()
         opened = open_app(get_settings(), read_only=read_only)

@@ -1,13 +1,13 @@
 """The only code that prints: JSON for scripts, aligned text for people."""
 
 import json
-import shutil
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
 from contextd.cli._context import state
+from contextd.cli._text import clip, kind_cell, state_cell, table_lines
 from contextd.clock import age
 from contextd.core.duplicates import Similar
 from contextd.core.records import RecordDetail
@@ -16,13 +16,6 @@ from contextd.models import Kind, Record, Status, body_to_dict
 
 __all__ = ["emit", "record_block", "record_row", "report_write", "table", "warn"]
 
-_KIND_COLOUR = {
-    Kind.DECISION: "cyan",
-    Kind.CONSTRAINT: "red",
-    Kind.PIPELINE: "magenta",
-    Kind.CHECKPOINT: "yellow",
-    Kind.MEMORY: "green",
-}
 _FIELD_LABELS = {
     "problem": "Problem",
     "why_chosen": "Why",
@@ -67,7 +60,7 @@ def report_write(
                 label = f" {NOT_CURRENT}" if item.record.status is Status.SUPERSEDED else ""
                 click.echo(
                     f"  {shorts.get(item.record.id, item.record.id)}  "
-                    f"{item.similarity:.0%}{label}  {_clip(item.record.title, 70)}"
+                    f"{item.similarity:.0%}{label}  {clip(item.record.title, 70)}"
                 )
         for item in similar:
             if item.replaces:
@@ -88,26 +81,15 @@ def warn(message: str) -> None:
     click.echo(click.style(message, fg="yellow"), err=True)
 
 
-def _width() -> int:
-    return shutil.get_terminal_size((100, 20)).columns
-
-
-def _clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: max(width - 1, 1)] + "…"
-
-
 def kind_label(record: Record) -> str:
     label = str(record.kind) if record.kind is not Kind.MEMORY else (record.category or "memory")
-    return click.style(label, fg=_KIND_COLOUR[record.kind])
+    return kind_cell(str(record.kind), label)
 
 
 def status_label(record: Record) -> str:
     if record.status is Status.SUPERSEDED:
-        return click.style(NOT_CURRENT, fg="red", bold=True)
-    if record.status is Status.ARCHIVED:
-        return click.style("archived", dim=True)
-    return ""
+        return state_cell(NOT_CURRENT)
+    return state_cell("archived") if record.status is Status.ARCHIVED else ""
 
 
 def record_row(record: Record, short_id: str, *, extra: str = "") -> list[str]:
@@ -123,22 +105,8 @@ def record_row(record: Record, short_id: str, *, extra: str = "") -> list[str]:
 
 def table(rows: Sequence[list[str]], clip_column: int | None = 3) -> None:
     """Print rows as aligned columns; one column (the title) is clipped to the terminal width."""
-    if not rows:
-        return
-    visible = [[click.unstyle(cell) for cell in row] for row in rows]
-    widths = [max(len(row[i]) for row in visible) for i in range(len(rows[0]))]
-    title_col = -1 if clip_column is None else clip_column
-    fixed = sum(w + 2 for i, w in enumerate(widths) if i != title_col)
-    room = max(_width() - fixed, 20)
-    for row, plain in zip(rows, visible, strict=True):
-        cells = []
-        for i, (cell, text) in enumerate(zip(row, plain, strict=True)):
-            if i == title_col:
-                clipped = _clip(text, room)
-                cells.append(clipped.ljust(min(widths[i], room)))
-            else:
-                cells.append(cell + " " * (widths[i] - len(text)))
-        click.echo("  ".join(cells).rstrip())
+    for line in table_lines(list(rows), clip_column):
+        click.echo(line)
 
 
 def record_block(detail: RecordDetail, short_ids: dict[str, str]) -> None:

@@ -1,19 +1,26 @@
 """show, memories, search, status: reading what is stored."""
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
+from msgspec import to_builtins
 from msgspec.structs import asdict
 
-from contextd.cli._context import common_options, get_app, option_bundle
-from contextd.cli._output import emit, record_block, record_row, table, warn
+from contextd.cli import search_args
+from contextd.cli._context import common_options, get_app, option_bundle, state
+from contextd.cli._output import emit, record_block, record_row, table
+from contextd.cli._text import write
+from contextd.cli.results import recall_printout, search_printout
 from contextd.clock import age
-from contextd.core.search import MAX_LIMIT, parse_date
-from contextd.core.views import detail_view, hit_view, project_view, record_view
-from contextd.models import Kind, SearchHit, SearchQuery
+from contextd.core.answers import recall_answer, search_answer
+from contextd.core.search import parse_date
+from contextd.core.views import detail_view, project_view, record_view
+from contextd.models import Kind, SearchQuery
 
 __all__ = ["COMMANDS"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _KINDS = click.Choice([k.value for k in Kind])
 
@@ -57,26 +64,33 @@ def memories(kinds: tuple[str, ...], include_all: bool) -> None:
     emit({"project": project_view(project), "records": [record_view(r) for r in records]}, human)
 
 
-query_options = option_bundle(
-    click.option(
-        "--kind", "kinds", multiple=True, type=_KINDS, help="Only this kind (repeatable)."
-    ),
-    click.option("--tag", "tags", multiple=True, help="Only records with this tag (repeatable)."),
-    click.option("--category", help="Only memories of this category."),
-    click.option("--since", metavar="WHEN", help="Created on or after (2026-11-01, 30d, 12h)."),
-    click.option("--before", metavar="WHEN", help="Created before (2026-11-01, 30d, 12h)."),
-    click.option(
-        "--include-superseded",
-        is_flag=True,
-        help="Also replaced records (labelled NOT CURRENT).",
-    ),
-    click.option("--include-archived", is_flag=True, help="Also archived records."),
-    click.option(
-        "--mmr", "diversify", is_flag=True, help="Prefer diverse results over near-duplicates."
-    ),
-    click.option("--explain", is_flag=True, help="Show each scoring term per hit."),
-)
-"""The filters `search` and `recall` share."""
+def _click_option(option: search_args.Option) -> Callable[[F], F]:
+    """A click option from its declaration in contextd.cli.search_args."""
+    if option.kind == "flag":
+        return click.option(option.flag, option.dest, is_flag=True, help=option.help)
+    kind: click.ParamType[Any] | type[int] | None = None
+    if option.choices:
+        kind = click.Choice(option.choices)
+    elif option.bounds:
+        kind = click.IntRange(*option.bounds)
+    elif option.kind == "int":
+        kind = int
+    return click.option(
+        option.flag,
+        option.dest,
+        multiple=option.multiple,
+        type=kind,
+        default=option.default,
+        show_default=option.default is not None,
+        metavar=option.metavar,
+        help=option.help,
+    )
+
+
+def _options_of(command: str) -> Callable[[F], F]:
+    """The options of `search` or `recall`: the command's own, then the shared filters."""
+    declared = (*search_args.COMMANDS[command], *search_args.QUERY_OPTIONS)
+    return option_bundle(*(_click_option(option) for option in declared))
 
 
 def _query(text: str, limit: int, options: dict[str, Any]) -> SearchQuery:
@@ -94,104 +108,30 @@ def _query(text: str, limit: int, options: dict[str, Any]) -> SearchQuery:
     )
 
 
-def _explain_lines(hits: Sequence[SearchHit], shorts: dict[str, str]) -> None:
-    for h in hits:
-        t = h.terms
-        click.echo(
-            f"{shorts[h.record.id]}  fts {t.fts:.3f} + semantic {t.semantic:.3f} + "
-            f"priority {t.priority:.3f} + recency {t.recency:.3f} + project "
-            f"{t.project_match:.3f} + trust {t.trust:.3f}, x {t.status_multiplier:.2f} "
-            f"= {h.score:.3f}"
-            + (f" (linked from {shorts.get(h.linked_from, '')})" if h.linked_from else "")
-        )
-
-
 @click.command()
 @click.argument("query")
-@click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=10, show_default=True)
-@query_options
+@_options_of("search")
 @common_options
 def search(query: str, limit: int, explain: bool, **options: Any) -> None:
     """Hybrid search (full-text + meaning) over the project's records and the global ones."""
     app = get_app()
     project = app.current_project()
-    result = app.search.search(project, _query(query, limit, options))
-    hits = result.hits
-    shorts = app.records.short_ids([h.record.id for h in hits])
-
-    def human() -> None:
-        if result.degraded:
-            warn(f"Note: {result.degraded}.")
-        if not hits:
-            click.echo("No matches. Try other words, or --include-superseded for history.")
-            return
-        table(
-            [
-                record_row(
-                    h.record,
-                    shorts[h.record.id],
-                    extra=f"{h.score:.2f}" + (" linked" if h.linked_from else ""),
-                )
-                for h in hits
-            ]
-        )
-        if explain:
-            click.echo()
-            _explain_lines(hits, shorts)
-
-    payload: dict[str, Any] = {
-        "query": query,
-        "project": project.slug,
-        "results": [hit_view(h, explain=explain) for h in hits],
-    }
-    if result.degraded:
-        payload["degraded"] = result.degraded
-    emit(payload, human)
+    found = search_answer(
+        app.search, app.records.short_ids, project, _query(query, limit, options), explain
+    )
+    write(search_printout(to_builtins(found), explain, state().json))
 
 
 @click.command()
 @click.argument("query")
-@click.option(
-    "--budget",
-    type=int,
-    metavar="TOKENS",
-    help="Token budget (default: context.max_context_tokens).",
-)
-@query_options
+@_options_of("recall")
 @common_options
 def recall(query: str, budget: int | None, explain: bool, **options: Any) -> None:
     """The context an agent receives for QUERY, packed into a token budget."""
     app = get_app()
     project = app.current_project()
-    packed = app.search.recall(project, _query(query, 10, options), budget)
-
-    def human() -> None:
-        if packed.degraded:
-            warn(f"Note: {packed.degraded}.")
-        click.echo(packed.text or "Nothing relevant stored.")
-        click.echo(
-            click.style(
-                f"\n{len(packed.hits)} passages, ~{packed.tokens}/{packed.budget} tokens"
-                + (f", {packed.omitted} more left out for the budget" if packed.omitted else ""),
-                fg="bright_black",
-            ),
-            err=True,
-        )
-        if explain:
-            _explain_lines(packed.hits, {h.record.id: h.record.id[:13] for h in packed.hits})
-
-    payload: dict[str, Any] = {
-        "query": query,
-        "project": project.slug,
-        "budget": packed.budget,
-        "tokens": packed.tokens,
-        "omitted": packed.omitted,
-        "context": packed.text,
-        "results": [hit_view(h, explain=explain) for h in packed.hits],
-    }
-    if packed.degraded:
-        payload["degraded"] = packed.degraded
-    emit(payload, human)
+    packed = recall_answer(app.search, project, _query(query, 10, options), budget, explain)
+    write(recall_printout(to_builtins(packed), explain, state().json))
 
 
 @click.command()

@@ -2,6 +2,7 @@
 talk to."""
 
 import logging
+import os
 import sys
 import time
 from typing import Any
@@ -10,13 +11,14 @@ import click
 
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
-from contextd.daemon import client
-from contextd.daemon.launch import start_detached
 from contextd.errors import DaemonError
+from contextd.home_folder import make_private
+from contextd.ipc import client, rendezvous
 
 __all__ = ["COMMANDS"]
 
 _START_WAIT_S = 60.0  # the first start loads the model and the vectors
+_FAILURE = "Error: "  # how `daemon run` reports why it could not start (see _why_it_failed)
 
 
 @click.group()
@@ -24,39 +26,89 @@ def daemon() -> None:
     """The warm daemon: keeps the model, the store and the vectors loaded for the hooks."""
 
 
-def _ping(home: str) -> dict[str, Any] | None:
-    reply = client.request(home, {"op": "ping"})
-    return reply if reply and reply.get("ok") else None
+def _ask(home: str, kind: str) -> dict[str, Any] | None:
+    """The daemon's answer to a ping or stop; None when none runs.
+
+    Raises:
+        DaemonError: something at the daemon's socket is not this user's own.
+    """
+    try:
+        reply = client.ask(home, {"kind": kind})
+    except rendezvous.Unsafe as exc:
+        raise DaemonError(str(exc)) from None
+    return reply[0] if reply is not None else None
+
+
+def _socket(home: str) -> str | None:
+    try:
+        return rendezvous.find(home)
+    except rendezvous.Unsafe:
+        return None
 
 
 @daemon.command()
 @common_options
 def start() -> None:
     """Start the daemon in the background (nothing to do when it already runs)."""
-    home = str(get_settings().home)
-    running = _ping(home)
+    home = get_settings().home
+    running = _ask(str(home), "ping")
+    action = "already running"
     if running is None:
-        log_path = get_settings().home / "daemon.log"
-        get_settings().home.mkdir(parents=True, exist_ok=True)
-        start_detached(home, log_path)
-        running = _wait_for(home, log_path)
+        from contextd.ipc.launch import start_detached
+
+        _prepare(home)
+        try:
+            process = start_detached(home)
+        except OSError as exc:
+            raise DaemonError(f"Cannot start the daemon in {home}: {exc.strerror}.") from None
+        running = _wait_for(str(home), process)
         action = "started"
-    else:
-        action = "already running"
-    payload = {"action": action, "pid": running["pid"], "socket": client.socket_path(home)}
+    payload = {"action": action, "pid": running["pid"], "socket": _socket(str(home))}
     emit(payload, lambda: click.echo(f"Daemon {action} (pid {running['pid']})."))
 
 
-def _wait_for(home: str, log_path: Any) -> dict[str, Any]:
+def _prepare(home: Any) -> None:
+    """A home the daemon can run in: private, writable."""
+    try:
+        note = make_private(home)
+    except OSError as exc:
+        raise DaemonError(f"Cannot create {home}: {exc.strerror}.") from None
+    if note:
+        click.echo(note, err=True)
+    if not os.access(home, os.W_OK):
+        raise DaemonError(
+            f"{home} is read-only, and the daemon keeps its lock and socket record there; "
+            "commands and hooks work without it."
+        )
+
+
+def _wait_for(home: str, process: Any) -> dict[str, Any]:
     deadline = time.monotonic() + _START_WAIT_S
     while time.monotonic() < deadline:
-        reply = _ping(home)
+        reply = _ask(home, "ping")
         if reply is not None:
             return reply
-        time.sleep(0.1)
+        if process.poll() is not None:
+            raise DaemonError(_why_it_failed(home))
+        time.sleep(0.05)
     raise DaemonError(
-        f"The daemon did not answer within {_START_WAIT_S:.0f} s; see {log_path} for why."
+        f"The daemon did not answer within {_START_WAIT_S:.0f} s; see {home}/daemon.log for why."
     )
+
+
+def _why_it_failed(home: str) -> str:
+    """The reason `daemon run` gave, from the end of its log."""
+    from contextd.ipc.launch import LOG_FILE
+
+    try:
+        with open(os.path.join(home, LOG_FILE), encoding="utf-8", errors="replace") as log:
+            lines = log.read()[-8192:].splitlines()
+    except OSError:
+        lines = []
+    reasons = [line[len(_FAILURE) :] for line in lines if line.startswith(_FAILURE)]
+    if reasons:
+        return f"The daemon could not start: {reasons[-1]}"
+    return f"The daemon stopped as it started; see {home}/daemon.log for why."
 
 
 @daemon.command()
@@ -64,12 +116,12 @@ def _wait_for(home: str, log_path: Any) -> dict[str, Any]:
 def stop() -> None:
     """Stop the daemon (the hooks then work in-process, more slowly)."""
     home = str(get_settings().home)
-    reply = client.request(home, {"op": "stop"})
-    if not reply or not reply.get("ok"):
+    reply = _ask(home, "stop")
+    if reply is None:
         emit({"action": "not running"}, lambda: click.echo("No daemon is running."))
         return
     deadline = time.monotonic() + 10
-    while _ping(home) is not None and time.monotonic() < deadline:
+    while _ask(home, "ping") is not None and time.monotonic() < deadline:
         time.sleep(0.05)
     emit(
         {"action": "stopped", "pid": reply["pid"]},
@@ -82,7 +134,7 @@ def stop() -> None:
 def status() -> None:
     """Whether the daemon runs, its pid, uptime and memory."""
     home = str(get_settings().home)
-    reply = _ping(home)
+    reply = _ask(home, "ping")
     if reply is None:
         emit({"running": False}, lambda: click.echo("Daemon: not running."))
         return
@@ -92,7 +144,7 @@ def status() -> None:
         "pid": reply["pid"],
         "uptime_s": round(float(reply["uptime_s"]), 1),
         "rss_mb": rss_mb,
-        "socket": client.socket_path(home),
+        "socket": _socket(home),
     }
 
     def human() -> None:
@@ -117,31 +169,19 @@ def _rss_mb(pid: int) -> float | None:
 @common_options
 def run() -> None:
     """Run the daemon in the foreground (what `start` runs in the background)."""
-    from contextd.cli.served import answer
-    from contextd.daemon.forward import Command, code_stamp
     from contextd.daemon.server import serve
-    from contextd.hooks.handlers import handle
-    from contextd.hooks.reply import agent_reply, parse_payload
 
-    stamp = code_stamp()  # of the code this process loads from now on
+    stamp = client.code_stamp()  # of the code this process loads from now on
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+    home = get_settings().home
+    _prepare(home)
     app = get_app()
-
-    def hook(request: dict[str, Any]) -> dict[str, Any]:
-        """A hook's raw request: the agent's payload in, the bytes to print out."""
-        event = str(request.get("event"))
-        payload = parse_payload(bytes(request.get("body", b"")))
-        project = request.get("project")
-        text = handle(app, event, payload, str(project) if project else None)
-        return {"output": agent_reply(event, text, payload)}
-
-    def command(request: dict[str, Any]) -> dict[str, Any]:
-        """A client's `contextd search|recall`: its output, as it would have printed it."""
-        command = request["command"]
-        assert isinstance(command, Command)  # the server decoded it
-        return {"output": answer(app, stamp, command)}
-
-    serve(app, {"hook": hook, "cli": command})
+    try:
+        serve(app, stamp, os.environ.get("XDG_RUNTIME_DIR"))
+    except rendezvous.Unsafe as exc:
+        raise DaemonError(str(exc)) from None
+    except OSError as exc:
+        raise DaemonError(f"The daemon cannot listen: {exc.strerror or exc}.") from None
 
 
 COMMANDS = [daemon]

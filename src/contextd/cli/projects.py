@@ -20,8 +20,8 @@ __all__ = ["COMMANDS"]
 @common_options
 def init() -> None:
     """Create the store folder, its config.toml and database (safe to run again)."""
+    get_app()  # creates the home (private) and the database, or tightens and migrates them
     outcome = initialise_home(get_settings())
-    get_app()  # creates and migrates the database
     payload = {
         "home": str(outcome.home),
         "config": str(outcome.config_path),

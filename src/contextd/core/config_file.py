@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from contextd.config import load_settings, parse_setting
+from contextd.core.textfiles import write_text_atomic
 from contextd.errors import ConfigError
 
 __all__ = ["set_config_value"]
@@ -29,9 +30,6 @@ def set_config_value(home: Path, key: str, raw: str) -> str | int | float | bool
         table = tomlkit.table()
         document[section] = table
     table[name] = value
-    home.mkdir(parents=True, exist_ok=True)
-    scratch = path.with_suffix(".toml.tmp")
-    scratch.write_text(tomlkit.dumps(document), encoding="utf-8")
-    scratch.replace(path)
+    write_text_atomic(path, tomlkit.dumps(document))
     load_settings(home=home)  # the whole file must still load
     return value

@@ -1,11 +1,13 @@
 """The store's home folder: creating it with a commented config.toml."""
 
+import os
 from pathlib import Path
 
 from msgspec import Struct
 
 from contextd.config import Settings, default_config_text
 from contextd.errors import StoreError
+from contextd.home_folder import make_private, open_private
 
 __all__ = ["HomeOutcome", "initialise_home"]
 
@@ -22,10 +24,11 @@ def initialise_home(settings: Settings) -> HomeOutcome:
     path = settings.config_path
     wrote = False
     try:
-        settings.home.mkdir(parents=True, exist_ok=True)
+        make_private(settings.home)
         if not path.exists():
-            with path.open("x", encoding="utf-8") as handle:
-                handle.write(default_config_text())
+            handle = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+            with open(handle, "w", encoding="utf-8") as out:
+                out.write(default_config_text())
             wrote = True
     except FileExistsError:
         pass  # another process wrote it first: theirs stands

@@ -8,6 +8,7 @@ from msgspec.structs import replace
 from contextd.clock import parse_when, to_iso
 from contextd.config import ContextSettings
 from contextd.errors import InvalidInputError
+from contextd.limits import MAX_SEARCH_LIMIT
 from contextd.models import (
     Kind,
     Project,
@@ -20,9 +21,8 @@ from contextd.models import (
 )
 from contextd.retrieval.search import Retriever
 
-__all__ = ["MAX_LIMIT", "Recall", "SearchService", "estimate_tokens", "parse_date", "passage"]
+__all__ = ["Recall", "SearchService", "estimate_tokens", "parse_date", "passage"]
 
-MAX_LIMIT = 200
 SEPARATOR = "\n\n"
 
 
@@ -45,8 +45,8 @@ class SearchService:
 
     def search(self, project: Project, query: SearchQuery) -> SearchResult:
         """Ranked hits for `query`; superseded and archived records only when asked for."""
-        if not 1 <= query.limit <= MAX_LIMIT:
-            raise InvalidInputError(f"The limit must be from 1 to {MAX_LIMIT}.")
+        if not 1 <= query.limit <= MAX_SEARCH_LIMIT:
+            raise InvalidInputError(f"The limit must be from 1 to {MAX_SEARCH_LIMIT}.")
         return self._retriever.search(query, project.id)
 
     def learn(self, project: Project, query: str, record: Record) -> None:
@@ -60,7 +60,7 @@ class SearchService:
         limit = budget if budget is not None else self._context.max_context_tokens
         if limit < 50:
             raise InvalidInputError("The budget must be at least 50 tokens.")
-        wide = replace(query, limit=min(self._context.max_memories, MAX_LIMIT))
+        wide = replace(query, limit=min(self._context.max_memories, MAX_SEARCH_LIMIT))
         result = self.search(project, wide)
         packed: list[SearchHit] = []
         blocks: list[str] = []

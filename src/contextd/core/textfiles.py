@@ -36,7 +36,8 @@ def read_text(path: Path) -> str | None:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` in one step, creating its folders.
+    """Replace `path` with `text` in one step, creating its folders; a new file is readable by
+    its user only, a replaced one keeps its mode.
 
     Raises:
         InvalidInputError: the folder or file cannot be written (permissions, a file in the
@@ -50,10 +51,8 @@ def write_text_atomic(path: Path, text: str) -> None:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
-        if path.exists():
+        if path.exists():  # (mkstemp made the scratch file 0600)
             os.chmod(scratch, path.stat().st_mode & 0o7777)
-        else:
-            os.chmod(scratch, 0o644)
         os.replace(scratch, path)
         scratch = None
     except OSError as exc:

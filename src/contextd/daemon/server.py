@@ -1,33 +1,36 @@
 """The daemon: one process that keeps the store, the model and the vector matrix warm and
-answers newline-delimited JSON requests on a Unix socket, one at a time.
+answers typed requests on a Unix socket only its user can reach, several at a time.
 
 It reads the store through the same App as any command, so writes made by other processes
 (the CLI, the MCP server) are seen: the vector matrix reloads when the database changes.
+Each connection is served on a worker thread; the store gives each thread its own SQLite
+connection, and nothing process-wide (environment, folder, streams) changes per request.
 """
 
 import fcntl
-import json
 import logging
 import os
 import signal
 import socket
-import time
-from collections.abc import Callable, Iterator, Mapping
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from contextd.app import App
-from contextd.daemon.client import socket_path
-from contextd.daemon.forward import Command
+from contextd.daemon.handlers import Handlers
+from contextd.home_folder import PRIVATE_FILE, open_private
+from contextd.ipc import frames, rendezvous
 
-__all__ = ["Handler", "already_running", "serve"]
+__all__ = ["already_running", "serve"]
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[dict[str, Any]], dict[str, Any]]
-_MAX_REQUEST = 4 * 1024 * 1024
+WORKERS = 8  # requests answered at once; more wait in the listen queue
 _ACCEPT_TICK_S = 0.5  # how often the loop looks at the stop flag
+_READ_TIMEOUT_S = 5.0
+_MAX_REQUEST_HEAD = 256 * 1024
 
 
 def already_running(home: Path) -> bool:
@@ -36,70 +39,66 @@ def already_running(home: Path) -> bool:
         return not held
 
 
-def serve(app: App, handlers: Mapping[str, Handler], *, warm: bool = True) -> None:
-    """Run until asked to stop (a `stop` request, SIGTERM or SIGINT)."""
+def serve(app: App, stamp: str, runtime_dir: str | None, *, warm: bool = True) -> None:
+    """Run until asked to stop (a `stop` request, SIGTERM or SIGINT, or a changed config).
+
+    Raises:
+        rendezvous.Unsafe: the place for the socket is not this user's alone.
+        OSError: the home cannot be written.
+    """
     home = app.settings.home
     with _lock_file(home) as held:
         if not held:
             log.info("a daemon is already running for %s", home)
             return
+        spot = rendezvous.claim(str(home), runtime_dir)
         if warm:
             app.index.warm()
-        started = time.time()
-        stopping = False
-
-        def stop(_signum: int = 0, _frame: object = None) -> None:
-            nonlocal stopping
-            stopping = True
-
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
-        path = socket_path(str(home))
+        stopping = threading.Event()
+        handlers = Handlers(app, stamp, stopping)
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda _signum, _frame: stopping.set())
         pid_file = home / "daemon.pid"
-        with _listening(path) as listener:
-            pid_file.write_text(str(os.getpid()), encoding="utf-8")
-            try:
-                while not stopping:
-                    try:
-                        conn, _ = listener.accept()
-                    except TimeoutError:
-                        continue
-                    except InterruptedError:
-                        continue
-                    with conn:
-                        request = _read_request(conn)
-                        reply, stopping_now = _dispatch(request, handlers, started)
-                        stopping = stopping or stopping_now
-                        raw = request is not None and request.get("raw", False)
-                        _send(conn, _raw_reply(reply) if raw else _json_reply(reply))
-            finally:
-                pid_file.unlink(missing_ok=True)
+        bound: os.stat_result | None = None
+        try:
+            with _listening(spot) as (listener, bound):
+                rendezvous.publish(str(home), spot)
+                _write_private(pid_file, str(os.getpid()))
+                log.info("listening on %s", spot.path)
+                with ThreadPoolExecutor(WORKERS, thread_name_prefix="contextd-request") as pool:
+                    while not stopping.is_set():
+                        try:
+                            conn, _ = listener.accept()
+                        except (TimeoutError, InterruptedError):
+                            continue
+                        pool.submit(_serve_connection, conn, handlers)
+        finally:
+            rendezvous.withdraw(str(home), spot, bound)
+            pid_file.unlink(missing_ok=True)
 
 
-def _dispatch(
-    request: dict[str, Any] | None, handlers: Mapping[str, Handler], started: float
-) -> tuple[dict[str, Any], bool]:
-    if request is None:
-        return {"ok": False, "error": "the request was not one JSON object on one line"}, False
-    op = request.get("op")
-    if op == "ping":
-        return {"ok": True, "pid": os.getpid(), "uptime_s": time.time() - started}, False
-    if op == "stop":
-        return {"ok": True, "pid": os.getpid()}, True
-    handler = handlers.get(str(op))
-    if handler is None:
-        return {"ok": False, "error": f"unknown op {op!r}"}, False
-    try:
-        return {"ok": True, **handler(request)}, False
-    except Exception as exc:  # one bad request must not take the daemon down
-        log.warning("request %r failed", op, exc_info=True)
-        return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}, False
+def _serve_connection(conn: socket.socket, handlers: Handlers) -> None:
+    with conn:
+        conn.settimeout(_READ_TIMEOUT_S)
+        try:
+            rendezvous.check_peer(conn, "client")
+        except rendezvous.Unsafe as exc:
+            log.warning("%s", exc)
+            _send(conn, frames.encode(b'{"ok": false, "error": "not the daemon\'s user"}'))
+            return
+        try:
+            head, body = frames.read(conn, _MAX_REQUEST_HEAD)
+        except (frames.BadFrame, OSError) as exc:
+            _send(conn, frames.encode(b'{"ok": false, "error": "not a frame"}'))
+            log.info("a client sent no request: %s", exc)
+            return
+        _send(conn, frames.encode(*handlers.answer(head, body)))
 
 
 @contextmanager
 def _lock_file(home: Path) -> Iterator[bool]:
-    home.mkdir(parents=True, exist_ok=True)
-    with open(home / "daemon.lock", "a+b") as handle:
+    handle = open_private(home / "daemon.lock", os.O_RDWR | os.O_CREAT)
+    try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -109,67 +108,34 @@ def _lock_file(home: Path) -> Iterator[bool]:
             yield True
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+    finally:
+        os.close(handle)
 
 
 @contextmanager
-def _listening(path: str) -> Iterator[socket.socket]:
-    # We hold the lock, so a socket file left here belongs to a daemon that died.
-    Path(path).unlink(missing_ok=True)
+def _listening(spot: rendezvous.Spot) -> Iterator[tuple[socket.socket, os.stat_result]]:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        old_mask = os.umask(0o177)  # the socket answers with the store's content: owner only
+        old_mask = os.umask(0o177)  # owner only from the first moment
         try:
-            listener.bind(path)
+            listener.bind(spot.path)
         finally:
             os.umask(old_mask)
-        listener.listen(16)
+        os.chmod(spot.path, PRIVATE_FILE)
+        bound = os.lstat(spot.path)
+        listener.listen(64)
         listener.settimeout(_ACCEPT_TICK_S)
-        yield listener
+        yield listener, bound
     finally:
         listener.close()
-        Path(path).unlink(missing_ok=True)
 
 
-def _read_request(conn: socket.socket) -> dict[str, Any] | None:
-    """A JSON request, or a hook's raw one (see contextd.daemon.client) as
-    {"op": "hook", "event", "project", "body": bytes, "raw": True}, or a command's as
-    {"op": "cli", "command": Command, "raw": True}."""
-    conn.settimeout(5.0)
-    chunks: list[bytes] = []
-    size = 0
+def _write_private(path: Path, text: str) -> None:
+    handle = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
-        while size <= _MAX_REQUEST and (chunk := conn.recv(65536)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size == len(chunk) and chunk.startswith(b"{") and chunk.endswith(b"\n"):
-                break  # a whole JSON line from a client that keeps its side open
-    except OSError:
-        return None
-    data = b"".join(chunks)
-    command = Command.decode(data)
-    if command is not None:
-        return {"op": "cli", "command": command, "raw": True}
-    if data.startswith(b"HOOK "):
-        head, project, body = (data.split(b"\n", 2) + [b"", b""])[:3]
-        event = head[5:].decode("utf-8", "replace").strip()
-        name = project.decode("utf-8", "replace").strip() or None
-        return {"op": "hook", "event": event, "project": name, "body": body, "raw": True}
-    try:
-        decoded = json.loads(data)
-    except ValueError:
-        return None
-    return decoded if isinstance(decoded, dict) else None
-
-
-def _json_reply(reply: dict[str, Any]) -> bytes:
-    return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
-
-
-def _raw_reply(reply: dict[str, Any]) -> bytes:
-    if not reply.get("ok"):
-        return b"ERR " + str(reply.get("error", "")).encode("utf-8", "replace") + b"\n"
-    output = reply.get("output", "")
-    return b"OK\n" + (output if isinstance(output, bytes) else str(output).encode("utf-8"))
+        os.write(handle, text.encode("utf-8"))
+    finally:
+        os.close(handle)
 
 
 def _send(conn: socket.socket, reply: bytes) -> None:

@@ -1,10 +1,11 @@
 """`contextd hook EVENT`: read the agent's hook JSON on stdin, answer on stdout, never fail.
 
-This module and what it imports first are the standard library only, and not even json: the
-prompt hook runs on every prompt. It hands the raw payload to the daemon, which answers with
-the bytes to print; when none answers it does the work in-process (without the embedding
-model: full-text recall). Any error is logged to $CONTEXTD_HOME/hook.log and the hook exits 0
-with nothing on stdout, so the agent is never blocked.
+This module and what it imports first are the standard library only: the prompt hook runs on
+every prompt. It hands the agent's payload, untouched, to the daemon with a typed request
+(the event, the home, the project asked for by $CONTEXTD_PROJECT, this folder), and the
+daemon answers with the bytes to print; when none answers it does the work in-process
+(without the embedding model: full-text recall). Any error is logged to $CONTEXTD_HOME/hook.log
+and the hook exits 0 with nothing on stdout, so the agent is never blocked.
 """
 
 import os
@@ -12,11 +13,13 @@ import signal
 import sys
 import time
 
-from contextd.daemon import client
+from contextd.home_folder import open_private, resolve_home
+from contextd.hooks.events import EVENTS
+from contextd.ipc import client
+from contextd.ipc.rendezvous import Unsafe
 
 __all__ = ["EVENTS", "run_hook"]
 
-EVENTS = ("session-start", "prompt", "post-edit", "post-bash", "pre-compact", "stop")
 _BUDGET_S = {"prompt": 4.0, "post-edit": 4.0, "post-bash": 4.0}  # others: _DEFAULT_BUDGET_S
 _DEFAULT_BUDGET_S = 10.0
 _MAX_PAYLOAD = 4 * 1024 * 1024
@@ -30,7 +33,7 @@ class _OutOfTime(Exception):
 def run_hook(argv: list[str]) -> int:
     """Run one hook; always returns 0 (fail open)."""
     event = argv[0] if len(argv) == 1 else ""
-    home = client.home_dir()
+    home = resolve_home()
     if event not in EVENTS:
         problem = ValueError(f"EVENT must be one of {', '.join(EVENTS)}, not {event!r}")
         sys.stderr.write(f"contextd hook: {problem}.\n")
@@ -40,8 +43,7 @@ def run_hook(argv: list[str]) -> int:
     try:
         with _deadline(_BUDGET_S.get(event, _DEFAULT_BUDGET_S)):
             raw = sys.stdin.buffer.read(_MAX_PAYLOAD + 1)
-            project = os.environ.get("CONTEXTD_PROJECT", "")
-            output = client.ask_hook(home, event, project, raw)
+            output = _ask_daemon(home, event, raw)
             if output is None:
                 from contextd.hooks.inprocess import answer_in_process  # no daemon: slow path
 
@@ -52,6 +54,25 @@ def run_hook(argv: list[str]) -> int:
     except BaseException as exc:  # fail open, whatever happened (KeyboardInterrupt included)
         _log(home, event, exc, time.monotonic() - started)
     return 0
+
+
+def _ask_daemon(home: str, event: str, raw: bytes) -> bytes | None:
+    """What the daemon says to print; None when no daemon answered (or none may be trusted:
+    that is logged, and the hook answers in-process, sending nothing anywhere)."""
+    request = {
+        "kind": "hook",
+        "home": home,
+        "stamp": client.code_stamp(),
+        "event": event,
+        "project": os.environ.get("CONTEXTD_PROJECT") or None,
+        "folder": os.getcwd(),
+    }
+    try:
+        reply = client.ask(home, request, raw, client.HOOK_TIMEOUT_S)
+    except Unsafe as exc:
+        _log(home, event, exc, 0.0)
+        return None
+    return reply[1] if reply is not None else None
 
 
 class _deadline:
@@ -75,13 +96,14 @@ def _log(home: str, event: str, exc: BaseException, elapsed: float) -> None:
     import traceback  # only on failure: kept off the start-up path
 
     try:
-        os.makedirs(home, exist_ok=True)
+        os.makedirs(home, mode=0o700, exist_ok=True)
         path = os.path.join(home, "hook.log")
         if os.path.exists(path) and os.path.getsize(path) > _MAX_LOG:
             os.replace(path, path + ".1")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        with open(path, "a", encoding="utf-8", errors="backslashreplace") as log:
+        handle = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        with open(handle, "a", encoding="utf-8", errors="backslashreplace") as log:
             log.write(f"{stamp} hook {event} failed after {elapsed:.2f} s: {detail}\n")
             if os.environ.get("CONTEXTD_DEBUG"):
                 log.write("".join(traceback.format_exception(exc)))

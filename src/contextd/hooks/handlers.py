@@ -25,25 +25,30 @@ __all__ = ["handle"]
 _GIT_COMMIT = re.compile(r"\bgit\b(?:\s+-[Cc]\s+\S+|\s+--?[\w-]+(?:=\S+)?)*\s+commit\b")
 
 
-def handle(app: App, event: str, payload: dict[str, Any], project_name: str | None) -> str:
+def handle(
+    app: App, event: str, payload: dict[str, Any], project_name: str | None, folder: Path
+) -> str:
     """The agent-facing text for `event` ("" when there is nothing to say); the project is
-    `project_name` ($CONTEXTD_PROJECT of the hook), else the one attached at the payload's cwd."""
-    project = _project(app, payload, project_name)
+    `project_name` ($CONTEXTD_PROJECT of the hook), else the one attached at the payload's cwd,
+    else at `folder`, the one the hook runs in."""
+    cwd = Path(str(payload.get("cwd") or folder))
+    project = _project(app, cwd, project_name)
     if project is None:
         return ""  # outside a known project the hooks are silent
     session_key = str(payload.get("session_id") or "unknown")
-    return _HANDLERS[event](app, project, session_key, payload)
+    return _HANDLERS[event](app, project, session_key, cwd, payload)
 
 
-def _project(app: App, payload: dict[str, Any], name: str | None) -> Project | None:
-    cwd = Path(str(payload.get("cwd") or app.settings.cwd))
+def _project(app: App, cwd: Path, name: str | None) -> Project | None:
     try:
         return app.projects.resolve(name, cwd)
     except (ProjectNotResolvedError, NotFoundError):
         return None
 
 
-def _session_start(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
+def _session_start(
+    app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]
+) -> str:
     from contextd.core.briefing import briefing_candidates, build_briefing
     from contextd.core.quality import scan_quality
 
@@ -67,7 +72,9 @@ def _session_start(app: App, project: Project, session_key: str, payload: dict[s
     return "\n\n".join(parts)
 
 
-def _prompt(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
+def _prompt(
+    app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]
+) -> str:
     prompt = str(payload.get("prompt") or "").strip()
     settings = app.settings.hooks
     if is_command(prompt) or len(prompt) < settings.prompt_min_chars:
@@ -108,7 +115,9 @@ def _prompt(app: App, project: Project, session_key: str, payload: dict[str, Any
     return f'<working-memory project="{project.slug}">\n{caution}\n\n{body}\n</working-memory>'
 
 
-def _post_edit(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
+def _post_edit(
+    app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]
+) -> str:
     from contextd.core.scope_guard import constraints_for_path
 
     tool_input = payload.get("tool_input")
@@ -119,7 +128,7 @@ def _post_edit(app: App, project: Project, session_key: str, payload: dict[str, 
         return ""
     path = Path(str(raw))
     if not path.is_absolute():
-        path = Path(str(payload.get("cwd") or app.settings.cwd)) / path
+        path = cwd / path
     seen = app.hook_state.shown(session_key, "constraint")
     covering = [r for r in constraints_for_path(app.records, project, path) if r.id not in seen]
     if not covering:
@@ -134,7 +143,9 @@ def _post_edit(app: App, project: Project, session_key: str, payload: dict[str, 
     return "\n".join(lines)
 
 
-def _post_bash(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
+def _post_bash(
+    app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]
+) -> str:
     tool_input = payload.get("tool_input")
     command = str(tool_input.get("command") or "") if isinstance(tool_input, dict) else ""
     if not _GIT_COMMIT.search(command) or "--dry-run" in command:
@@ -144,7 +155,7 @@ def _post_bash(app: App, project: Project, session_key: str, payload: dict[str, 
         response.get("interrupted") or "nothing to commit" in str(response.get("stdout", ""))
     ):
         return ""
-    subject = _last_commit_subject(Path(str(payload.get("cwd") or app.settings.cwd)))
+    subject = _last_commit_subject(cwd)
     if subject is None:
         return ""
     return (
@@ -173,7 +184,9 @@ def _last_commit_subject(folder: Path) -> str | None:
     return subject if done.returncode == 0 and subject else None
 
 
-def _pre_compact(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
+def _pre_compact(
+    app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]
+) -> str:
     from contextd.core.quality import scan_quality
 
     issues = scan_quality(app.records, project, app.settings.lifecycle.stale_days)
@@ -182,14 +195,14 @@ def _pre_compact(app: App, project: Project, session_key: str, payload: dict[str
     return ""
 
 
-def _stop(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
+def _stop(app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]) -> str:
     # The safety net for agents that do not re-run session-start after compacting: compare
     # now, so get_compaction_report has the answer.
     app.hook_state.report(project, session_key)
     return ""
 
 
-_HANDLERS: dict[str, Callable[[App, Project, str, dict[str, Any]], str]] = {
+_HANDLERS: dict[str, Callable[[App, Project, str, Path, dict[str, Any]], str]] = {
     "session-start": _session_start,
     "prompt": _prompt,
     "post-edit": _post_edit,

@@ -28,9 +28,12 @@ def answer_in_process(event: str, raw: bytes) -> str:
     settings = load_settings()
     light = replace(settings, embeddings=replace(settings.embeddings, provider="none"))
     with open_app(light, busy_timeout_ms=_BUSY_TIMEOUT_MS) as app:
-        text = handle(app, event, payload, settings.project)
+        text = handle(app, event, payload, settings.project, settings.cwd)
     if event == "session-start" and text and settings.hooks.autostart_daemon:
-        from contextd.daemon.launch import start_detached  # (subprocess) only here
+        from contextlib import suppress
 
-        start_detached(str(settings.home))  # only inside a known project
+        from contextd.ipc.launch import start_detached  # (subprocess) only here
+
+        with suppress(OSError):  # a home that cannot hold the daemon's log: no daemon
+            start_detached(settings.home)  # only inside a known project
     return agent_reply(event, text, payload)

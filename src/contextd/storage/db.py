@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from contextd.errors import SchemaTooNewError, StoreError
+from contextd.home_folder import open_private
 from contextd.storage.migrations import apply_pending, known_migrations
 
 __all__ = ["APPLICATION_ID", "Database", "store_writable"]
@@ -47,6 +48,7 @@ class Database:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"Cannot create the folder {path.parent}: {exc.strerror}.") from exc
+        _create_private(path)
         database = cls(path, busy_timeout_ms)
         try:
             database._prepare()
@@ -196,6 +198,17 @@ class Database:
                 _refuse_newer_schema(conn, self.path, latest)
                 if apply_pending(conn):
                     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file empty with mode 0600, when missing: SQLite then fills it, and
+    gives its -wal and -shm files the same mode."""
+    try:
+        os.close(open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        pass
+    except OSError:
+        pass  # SQLite's own open says what is wrong (a read-only folder, say)
 
 
 def store_writable(path: Path) -> bool:

@@ -1,0 +1,154 @@
+"""Terminal text without click: styles, aligned tables, and a writer that behaves as
+click.echo does (colour codes only on a terminal, UTF-8 where a stream claims ASCII).
+
+`search` and `recall` print through this in both of their paths, in-process and answered by
+the daemon, and the daemon's fast client must not pay for importing click; the other
+commands share its table and labels, so all text output looks the same.
+"""
+
+import codecs
+import os
+import sys
+
+__all__ = [
+    "Printout",
+    "clip",
+    "kind_cell",
+    "state_cell",
+    "strip",
+    "style",
+    "table_lines",
+    "terminal_width",
+    "write",
+]
+
+Printout = list[tuple[int, str]]  # (1 for stdout or 2 for stderr, text), in order
+
+_COLOURS = {"red": 31, "green": 32, "yellow": 33, "magenta": 35, "cyan": 36, "bright_black": 90}
+_KIND_COLOUR = {
+    "decision": "cyan",
+    "constraint": "red",
+    "pipeline": "magenta",
+    "checkpoint": "yellow",
+    "memory": "green",
+}
+_RESET = "\x1b[0m"
+
+
+def style(text: str, fg: str | None = None, *, bold: bool = False, dim: bool = False) -> str:
+    """`text` in ANSI codes, exactly as click.style writes them."""
+    codes = f"\x1b[{_COLOURS[fg]}m" if fg else ""
+    codes += "\x1b[1m" if bold else ""
+    codes += "\x1b[2m" if dim else ""
+    return f"{codes}{text}{_RESET}"
+
+
+def strip(text: str) -> str:
+    """`text` without ANSI escape sequences (ESC [ digits ; ? … letter), as click.unstyle."""
+    if "\x1b" not in text:
+        return text
+    out: list[str] = []
+    at = 0
+    while (start := text.find("\x1b[", at)) >= 0:
+        end = start + 2
+        while end < len(text) and (
+            text[end].isdigit() and text[end].isascii() or text[end] in ";?"
+        ):
+            end += 1
+        if end < len(text) and text[end].isascii() and text[end].isalpha():
+            out.append(text[at:start])
+            at = end + 1
+        else:
+            out.append(text[at : start + 2])
+            at = start + 2
+    out.append(text[at:])
+    return "".join(out)
+
+
+def kind_cell(kind: str, label: str) -> str:
+    """A record's kind (or a memory's category), in its kind's colour."""
+    return style(label, fg=_KIND_COLOUR[kind])
+
+
+def state_cell(state: str) -> str:
+    """NOT CURRENT in bold red, archived dimmed, anything else as it is."""
+    if state == "archived":
+        return style(state, dim=True)
+    return style(state, fg="red", bold=True) if state else ""
+
+
+def terminal_width(default: int = 100) -> int:
+    """$COLUMNS, else the width of the terminal on stdout, else `default` (as shutil's)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0 and sys.__stdout__ is not None:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else default
+
+
+def clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: max(width - 1, 1)] + "…"
+
+
+def table_lines(rows: list[list[str]], clip_column: int | None = 3) -> list[str]:
+    """Rows as aligned columns; one column (the title) is clipped to the terminal width."""
+    if not rows:
+        return []
+    visible = [[strip(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in visible) for i in range(len(rows[0]))]
+    title_col = -1 if clip_column is None else clip_column
+    fixed = sum(w + 2 for i, w in enumerate(widths) if i != title_col)
+    room = max(terminal_width() - fixed, 20)
+    lines = []
+    for row, plain in zip(rows, visible, strict=True):
+        cells = []
+        for i, (cell, text) in enumerate(zip(row, plain, strict=True)):
+            if i == title_col:
+                cells.append(clip(text, room).ljust(min(widths[i], room)))
+            else:
+                cells.append(cell + " " * (widths[i] - len(text)))
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def write(printout: Printout) -> None:
+    """Print each piece on its stream as click.echo would.
+
+    Raises:
+        UnicodeEncodeError: a piece cannot be encoded for its stream; nothing was printed.
+    """
+    pieces = [(sys.stdout if fd == 1 else sys.stderr, text) for fd, text in printout]
+    prepared = [(stream, _encoded(stream, text)) for stream, text in pieces if stream is not None]
+    for stream, data in prepared:
+        if isinstance(data, bytes):
+            stream.flush()
+            stream.buffer.write(data)
+            stream.buffer.flush()
+        else:
+            stream.write(data)
+            stream.flush()
+
+
+def _encoded(stream: object, text: str) -> str | bytes:
+    """`text` as it goes to `stream`: without colour codes off a terminal, and as UTF-8
+    bytes on a stream that claims ASCII (click's choice); checked to encode."""
+    if not _isatty(stream):
+        text = strip(text)
+    encoding = getattr(stream, "encoding", None) or "ascii"
+    if codecs.lookup(encoding).name == "ascii":
+        return text.encode("utf-8", "replace")
+    text.encode(encoding, getattr(stream, "errors", None) or "strict")
+    return text
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except Exception:
+        return False

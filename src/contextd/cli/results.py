@@ -1,0 +1,94 @@
+"""What `search` and `recall` print, from their answers as plain data (see
+contextd.core.answers): the same code runs whether the answer was computed in this process or
+by the daemon, so both print the same bytes. The standard library only, like the daemon's fast
+client that uses it."""
+
+import json
+from typing import Any
+
+from contextd.cli._text import Printout, kind_cell, state_cell, style, table_lines
+
+__all__ = ["recall_printout", "search_printout"]
+
+NO_MATCHES = "No matches. Try other words, or --include-superseded for history."
+NOTHING = "Nothing relevant stored."
+
+
+def search_printout(answer: dict[str, Any], explain: bool, as_json: bool) -> Printout:
+    hits = answer["hits"]
+    if as_json:
+        payload = {
+            "query": answer["query"],
+            "project": answer["project"],
+            "results": [h["view"] for h in hits],
+        }
+        return [(1, _json(payload, answer))]
+    out = _note(answer)
+    if not hits:
+        return [*out, (1, NO_MATCHES + "\n")]
+    rows = [
+        [
+            style(h["short"], fg="bright_black"),
+            kind_cell(h["kind"], h["label"]),
+            " ".join(x for x in (state_cell(h["state"]), "global" if h["is_global"] else "") if x),
+            h["title"],
+            f"{h['score']:.2f}" + (" linked" if h["linked_from"] else ""),
+        ]
+        for h in hits
+    ]
+    out += [(1, line + "\n") for line in table_lines(rows)]
+    if explain:
+        out += [(1, "\n"), *_explained(hits)]
+    return out
+
+
+def recall_printout(answer: dict[str, Any], explain: bool, as_json: bool) -> Printout:
+    hits = answer["hits"]
+    if as_json:
+        payload = {
+            "query": answer["query"],
+            "project": answer["project"],
+            "budget": answer["budget"],
+            "tokens": answer["tokens"],
+            "omitted": answer["omitted"],
+            "context": answer["context"],
+            "results": [h["view"] for h in hits],
+        }
+        return [(1, _json(payload, answer))]
+    omitted = answer["omitted"]
+    footer = f"\n{len(hits)} passages, ~{answer['tokens']}/{answer['budget']} tokens" + (
+        f", {omitted} more left out for the budget" if omitted else ""
+    )
+    out = _note(answer)
+    out += [
+        (1, (answer["context"] or NOTHING) + "\n"),
+        (2, style(footer, fg="bright_black") + "\n"),
+    ]
+    return out + _explained(hits) if explain else out
+
+
+def _note(answer: dict[str, Any]) -> Printout:
+    degraded = answer.get("degraded")
+    return [(2, style(f"Note: {degraded}.", fg="yellow") + "\n")] if degraded else []
+
+
+def _explained(hits: list[dict[str, Any]]) -> Printout:
+    lines = []
+    for h in hits:
+        t = h["terms"]
+        line = (
+            f"{h['short']}  fts {t['fts']:.3f} + semantic {t['semantic']:.3f} + "
+            f"priority {t['priority']:.3f} + recency {t['recency']:.3f} + project "
+            f"{t['project_match']:.3f} + trust {t['trust']:.3f}, x {t['status_multiplier']:.2f} "
+            f"= {h['score']:.3f}"
+        )
+        if h["linked_from"]:
+            line += f" (linked from {h['linked_short']})"
+        lines.append((1, line + "\n"))
+    return lines
+
+
+def _json(payload: dict[str, Any], answer: dict[str, Any]) -> str:
+    if answer.get("degraded"):
+        payload["degraded"] = answer["degraded"]
+    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"

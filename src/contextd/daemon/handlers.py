@@ -1,0 +1,134 @@
+"""What the daemon answers, over the core services of one warm App.
+
+Each request is decoded into its type (contextd.daemon.protocol) and answered with a JSON head
+and, for a hook, the bytes the hook prints. The daemon acts only for its own home, with the
+code and settings it started with: a request it must not answer is declined, and the client
+then does the work itself.
+"""
+
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+
+import msgspec
+
+from contextd.app import App
+from contextd.core.answers import recall_answer, search_answer
+from contextd.daemon.protocol import (
+    HookAsk,
+    Ping,
+    RecallAsk,
+    Request,
+    SearchAsk,
+    Stop,
+    decode_request,
+)
+from contextd.errors import ContextdError
+from contextd.hooks.events import EVENTS
+from contextd.hooks.handlers import handle
+from contextd.hooks.reply import agent_reply, parse_payload
+from contextd.models import Project
+
+__all__ = ["Declined", "Handlers"]
+
+log = logging.getLogger(__name__)
+_ENCODER = msgspec.json.Encoder()
+
+
+class Declined(Exception):
+    """This daemon must not answer the request; the client does the work itself."""
+
+
+class Handlers:
+    """Answers requests for one App; safe to call from several threads at once."""
+
+    def __init__(self, app: App, stamp: str, stopping: threading.Event) -> None:
+        self._app = app
+        self._stamp = stamp
+        self._stopping = stopping
+        self._started = time.time()
+        self._home = os.stat(app.settings.home)
+        self._config = _signature(app.settings.config_path)
+
+    def answer(self, head: bytes, body: bytes) -> tuple[bytes, bytes]:
+        """The reply's head and body for one request's."""
+        try:
+            request = decode_request(head)
+        except msgspec.DecodeError as exc:
+            return _refusal(f"not a request this daemon knows ({exc})"), b""
+        try:
+            reply, out = self._dispatch(request, body)
+        except Declined as exc:
+            log.info("declined a %s request: %s", type(request).__name__, exc)
+            return _refusal(str(exc)), b""
+        except Exception as exc:  # one bad request must not take the daemon down
+            log.warning("a %s request failed: %s", type(request).__name__, type(exc).__name__)
+            log.debug("the failure", exc_info=True)
+            return _refusal(f"{type(exc).__name__}: {exc}"), b""
+        return _ENCODER.encode({"ok": True, **reply}), out
+
+    def _dispatch(self, request: Request, body: bytes) -> tuple[dict[str, object], bytes]:
+        if isinstance(request, Ping):
+            return {"pid": os.getpid(), "uptime_s": time.time() - self._started}, b""
+        if isinstance(request, Stop):
+            self._stopping.set()
+            return {"pid": os.getpid()}, b""
+        self._check(request)
+        if isinstance(request, HookAsk):
+            return {}, self._hook(request, body)
+        project = self._project(request.project, request.folder)
+        app = self._app
+        if isinstance(request, SearchAsk):
+            found = search_answer(
+                app.search, app.records.short_ids, project, request.query, request.explain
+            )
+            return {"answer": found}, b""
+        packed = recall_answer(app.search, project, request.query, request.budget, request.explain)
+        return {"answer": packed}, b""
+
+    def _check(self, request: HookAsk | SearchAsk | RecallAsk) -> None:
+        if request.stamp != self._stamp:
+            raise Declined(
+                "this daemon runs other contextd code than its client; restart it "
+                "(`contextd daemon stop`, then `contextd daemon start`)"
+            )
+        try:
+            same = os.path.samestat(os.stat(request.home), self._home)
+        except OSError:
+            same = False
+        if not same:
+            raise Declined(f"this daemon serves {self._app.settings.home}, not {request.home}")
+        if _signature(self._app.settings.config_path) != self._config:
+            self._stopping.set()  # the next session-start starts one that reads it
+            raise Declined(f"{self._app.settings.config_path} changed; this daemon stops")
+
+    def _hook(self, request: HookAsk, body: bytes) -> bytes:
+        if request.event not in EVENTS:
+            raise Declined(f"no hook event {request.event!r}")
+        try:
+            payload = parse_payload(body)
+        except ValueError as exc:
+            raise Declined(f"the hook payload is not a JSON object ({exc})") from None
+        folder = Path(request.folder)
+        text = handle(self._app, request.event, payload, request.project, folder)
+        return agent_reply(request.event, text, payload).encode("ascii")
+
+    def _project(self, name: str | None, folder: str) -> Project:
+        try:
+            return self._app.projects.resolve(name, Path(folder))
+        except ContextdError as exc:  # the client's own run reports it, in its own words
+            raise Declined(str(exc)) from None
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _refusal(error: str) -> bytes:
+    return _ENCODER.encode({"ok": False, "error": error})

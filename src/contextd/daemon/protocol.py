@@ -1,0 +1,75 @@
+"""The typed requests the daemon answers, decoded strictly from a frame's JSON head.
+
+A request names its kind, the home, and what the client resolved in its own process: the
+project it asked for by name (--project or $CONTEXTD_PROJECT), the folder it runs in, the
+query and filters, the output it wants. Nothing of the client's environment or argv crosses.
+"""
+
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta, Struct
+
+from contextd.models import SearchQuery
+
+__all__ = ["HookAsk", "Ping", "RecallAsk", "Request", "SearchAsk", "Stop", "decode_request"]
+
+Path = Annotated[str, Meta(min_length=1, max_length=4096)]
+Name = Annotated[str, Meta(max_length=1024)]
+
+
+class Ping(Struct, frozen=True, tag="ping", tag_field="kind", forbid_unknown_fields=True):
+    """Is a daemon there: its pid and uptime."""
+
+
+class Stop(Struct, frozen=True, tag="stop", tag_field="kind", forbid_unknown_fields=True):
+    """Finish the requests in flight, then exit."""
+
+
+class HookAsk(Struct, frozen=True, tag="hook", tag_field="kind", forbid_unknown_fields=True):
+    """An agent's hook: the event, and the agent's payload as the frame's body."""
+
+    home: Path
+    stamp: Name
+    event: Name
+    project: Name | None
+    folder: Path
+
+
+class SearchAsk(Struct, frozen=True, tag="search", tag_field="kind", forbid_unknown_fields=True):
+    """`contextd search`: the ranked hits, for the client to print."""
+
+    home: Path
+    stamp: Name
+    project: Name | None
+    folder: Path
+    query: SearchQuery
+    explain: bool = False
+    json: bool = False
+
+
+class RecallAsk(Struct, frozen=True, tag="recall", tag_field="kind", forbid_unknown_fields=True):
+    """`contextd recall`: the passages packed into a token budget, for the client to print."""
+
+    home: Path
+    stamp: Name
+    project: Name | None
+    folder: Path
+    query: SearchQuery
+    budget: int | None = None
+    explain: bool = False
+    json: bool = False
+
+
+Request = Ping | Stop | HookAsk | SearchAsk | RecallAsk
+_DECODER = msgspec.json.Decoder(Request)
+
+
+def decode_request(head: bytes) -> Request:
+    """The request a frame's head holds.
+
+    Raises:
+        msgspec.DecodeError: it is not JSON, or not a request of a known kind and shape
+            (msgspec.ValidationError, a subclass, says which field).
+    """
+    return _DECODER.decode(head)

@@ -1,0 +1,86 @@
+"""The home folder: where it is, and keeping it the owner's alone.
+
+The standard library only: the hook and the daemon client use it on every prompt. The home
+holds what teams treat as sensitive, so it is 0700 and every file in it 0600, whatever the
+umask. A home found looser (made by an older contextd, or by hand) is tightened when opened.
+"""
+
+import os
+import stat
+
+__all__ = [
+    "PRIVATE_FILE",
+    "PRIVATE_FOLDER",
+    "make_private",
+    "open_private",
+    "owned_and_closed",
+    "resolve_home",
+]
+
+PRIVATE_FOLDER = 0o700
+PRIVATE_FILE = 0o600
+_OTHERS = 0o077  # any permission for the group or anyone else
+
+
+def resolve_home(chosen: str | os.PathLike[str] | None = None) -> str:
+    """The absolute home: `chosen`, else $CONTEXTD_HOME, else ~/.contextd."""
+    picked = os.fspath(chosen) if chosen else os.environ.get("CONTEXTD_HOME")
+    picked = picked or os.path.join(os.path.expanduser("~"), ".contextd")
+    return os.path.abspath(os.path.expanduser(picked))
+
+
+def make_private(home: str | os.PathLike[str]) -> str | None:
+    """Create the home with mode 0700, or tighten an existing one that group or others could
+    reach (and everything in it); a one-line note when modes were changed, else None.
+
+    Raises:
+        OSError: the folder cannot be created.
+    """
+    home = os.fspath(home)
+    try:
+        info = os.stat(home)
+    except FileNotFoundError:
+        os.makedirs(home, mode=PRIVATE_FOLDER, exist_ok=True)
+        os.chmod(home, PRIVATE_FOLDER)  # makedirs' mode is filtered by the umask
+        return None
+    if info.st_uid != os.getuid() or not info.st_mode & _OTHERS:
+        return None  # another user's home is theirs to fix; ours is already private
+    loose = stat.S_IMODE(info.st_mode)
+    changed = _tighten_tree(home)
+    return (
+        f"Note: {home} was readable by other users (mode {loose:o}); contextd made it and "
+        f"the {changed} files and folders in it private to you."
+    )
+
+
+def _tighten_tree(home: str) -> int:
+    """Take every permission of group and others off the home and what is under it (not
+    through symlinks); how many entries changed."""
+    changed = 0
+    for folder, _folders, files in os.walk(home):
+        for path in [folder, *(os.path.join(folder, name) for name in files)]:
+            changed += _tighten(path)
+    return changed
+
+
+def _tighten(path: str) -> int:
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid():
+            return 0
+        if not info.st_mode & _OTHERS:
+            return 0
+        os.chmod(path, stat.S_IMODE(info.st_mode) & ~_OTHERS)
+    except OSError:
+        return 0  # gone meanwhile, or not ours to change
+    return 1
+
+
+def open_private(path: str | os.PathLike[str], flags: int) -> int:
+    """os.open with mode 0600 for a file it creates, whatever the umask."""
+    return os.open(path, flags | os.O_CLOEXEC, PRIVATE_FILE)
+
+
+def owned_and_closed(info: os.stat_result) -> bool:
+    """Whether a file or folder belongs to this user and no one else can write to it."""
+    return info.st_uid == os.getuid() and not info.st_mode & 0o022

@@ -1,0 +1,68 @@
+"""Asking the daemon one question: find its socket, check it is this user's, send one frame,
+read one frame. Anything short of a good answer (no daemon, a stale socket, a refusal, a
+timeout) is None, and the caller does the work itself; something that is not this user's
+raises Unsafe, so the caller can say so."""
+
+import _socket
+import json
+import os
+from collections.abc import Mapping
+
+from contextd.ipc import frames, rendezvous
+
+__all__ = ["COMMAND_TIMEOUT_S", "HOOK_TIMEOUT_S", "ask", "code_stamp"]
+
+HOOK_TIMEOUT_S = 1.0  # a daemon that takes longer is busy or wedged: answer in-process
+COMMAND_TIMEOUT_S = 5.0  # a reload of a large matrix after many writes can take a second or two
+
+
+def ask(
+    home: str, request: Mapping[str, object], body: bytes = b"", timeout: float = COMMAND_TIMEOUT_S
+) -> tuple[dict[str, object], bytes] | None:
+    """The daemon's answer to `request` (its head, decoded, and its body); None when no daemon
+    gave one.
+
+    Raises:
+        rendezvous.Unsafe: the socket, its folder or the process behind it is not this user's.
+    """
+    path = rendezvous.find(home)
+    if path is None:
+        return None
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        conn.settimeout(timeout)
+        try:
+            conn.connect(path)
+        except OSError:
+            return None  # a socket left by a daemon that died
+        rendezvous.check_peer(conn, "daemon")
+        conn.sendall(frames.encode(json.dumps(request).encode("ascii"), body))
+        head, answer = frames.read(conn)
+        decoded = json.loads(head)
+    except (OSError, ValueError, frames.BadFrame):
+        return None
+    finally:
+        conn.close()
+    if not isinstance(decoded, dict) or decoded.get("ok") is not True:
+        return None
+    return decoded, answer
+
+
+def code_stamp(root: str | None = None) -> str:
+    """Which contextd code this is (the package at `root`, by default this one): its folder
+    and the count, newest change time and total size of its sources (what Python checks to
+    trust a .pyc). A daemon started before an upgrade or an edit has another stamp, and
+    declines a newer client's requests."""
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    count = newest = size = 0
+    folders = [root]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py"):
+                    info = entry.stat()
+                    count, size = count + 1, size + info.st_size
+                    newest = max(newest, info.st_mtime_ns)
+                elif entry.name != "__pycache__" and entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
+    return f"{root}:{count}:{newest}:{size}"

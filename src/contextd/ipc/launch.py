@@ -1,0 +1,44 @@
+"""Starting the daemon as a detached process of its own (for `daemon start` and the hooks)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import contextd
+from contextd.home_folder import open_private
+
+__all__ = ["LOG_FILE", "start_detached"]
+
+LOG_FILE = "daemon.log"
+_MAX_LOG = 1024 * 1024
+
+
+def start_detached(home: Path) -> "subprocess.Popen[bytes]":
+    """Run `contextd daemon run` for `home` in a new session, logging to <home>/daemon.log;
+    it exits at once when another daemon already serves that home.
+
+    Raises:
+        OSError: the log cannot be opened (a read-only home, say).
+    """
+    env = dict(os.environ)
+    # Unlike one-shot commands (one BLAS thread, see contextd/__init__.py), the daemon has
+    # the machine to itself between prompts: two threads halve a query's embedding time.
+    if not contextd.BLAS_THREADS_FROM_USER:
+        env["OPENBLAS_NUM_THREADS"] = str(min(2, os.cpu_count() or 1))
+    log_path = home / LOG_FILE
+    if log_path.exists() and log_path.stat().st_size > _MAX_LOG:
+        os.replace(log_path, log_path.with_name(LOG_FILE + ".1"))
+    log = open_private(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "contextd", "--home", str(home), "daemon", "run"],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+        )
+    finally:
+        os.close(log)

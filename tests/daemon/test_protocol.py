@@ -1,0 +1,184 @@
+"""The pieces of the daemon's protocol that need no daemon: the fast client's reading of an
+argv against click's, frames, the typed requests, and text styled as click styles it."""
+
+import socket
+from pathlib import Path
+from typing import Any
+
+import click
+import msgspec
+import pytest
+from click.testing import CliRunner
+
+from contextd.cli import _text, browse, quick, search_args
+from contextd.cli._context import state
+from contextd.cli.main import cli
+from contextd.daemon.protocol import Ping, SearchAsk, decode_request
+from contextd.ipc import frames
+from contextd.models import Kind
+
+ACCEPTED = [
+    ["search", "q"],
+    ["--json", "--project", "p", "recall", "q"],
+    ["--home", "/h", "search", "q"],
+    ["--home=/h", "--project=p", "search", "q"],
+    ["--home", "/a", "search", "q", "--home", "/b"],  # the command's own --home wins
+    ["--home", "/a", "search", "q", "--home", ""],  # an empty one is ignored
+    ["search", "q", "--home=/b", "--kind", "decision", "--kind=pipeline"],
+    ["search", "--", "--home"],  # after --, only arguments
+    ["search", "-", "--limit", " 7"],
+    ["search", "q", "--tag", "--json", "--category", ""],  # a value may start with a dash
+    ["recall", "q", "--budget", "120", "--explain", "--mmr", "--include-archived"],
+    ["search", "q", "--since", "30d", "--before", "2026-11-01", "--include-superseded"],
+]
+REFUSED = [
+    ["--help", "search"],
+    ["search", "--help"],
+    ["--version"],
+    ["--home"],
+    [],
+    ["add", "text"],
+    ["search"],
+    ["search", "a", "b"],
+    ["search", "q", "--limit", "0"],
+    ["search", "q", "--limit", "201"],
+    ["search", "q", "--limit", "ten"],
+    ["search", "q", "--kind", "Decision"],
+    ["search", "q", "--explain=yes"],
+    ["search", "q", "--budget", "100"],  # recall's, not search's
+    ["recall", "q", "--limit", "3"],
+    ["search", "q", "--tag"],
+    ["search", "-x"],
+]
+
+
+def _click_reading(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | None:
+    """What click passes the command (with the root's state), or None when it refuses."""
+    seen: dict[str, Any] = {}
+
+    def capture(query: str, **params: Any) -> None:
+        current = state()
+        seen.update(params, query=query, json=current.json, home=current.home)
+        seen["project"] = current.project
+
+    for command in (browse.search, browse.recall):
+        monkeypatch.setattr(command, "callback", capture)
+    result = CliRunner().invoke(cli, argv)
+    return seen if result.exit_code == 0 and seen else None
+
+
+def _normal(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, list | tuple) else v for k, v in values.items()}
+
+
+@pytest.mark.parametrize("argv", ACCEPTED)
+def test_the_fast_reader_reads_an_argv_as_click_does(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed = search_args.parse(argv)
+    assert parsed is not None
+    clicked = _click_reading(argv, monkeypatch)
+    assert clicked is not None
+    assert _normal({**parsed.values, "query": parsed.query}) == _normal(clicked)
+
+
+@pytest.mark.parametrize("argv", REFUSED)
+def test_what_the_fast_reader_leaves_to_click(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert search_args.parse(argv) is None
+    if argv[:1] in (["search"], ["recall"]) and "--help" not in argv:
+        assert _click_reading(argv, monkeypatch) is None  # click refuses it too
+
+
+def test_the_option_table_matches_the_commands() -> None:
+    assert search_args.KIND_NAMES == tuple(k.value for k in Kind)
+    for name, command in (("search", browse.search), ("recall", browse.recall)):
+        declared = {o.flag for o in (*search_args.COMMON, *search_args.QUERY_OPTIONS)} | {
+            o.flag for o in search_args.COMMANDS[name]
+        }
+        options = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
+        assert options - {"-h", "--help"} == declared, name
+
+
+def test_the_fast_clients_request_is_the_daemons_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTEXTD_PROJECT", "orbit")
+    parsed = search_args.parse(["search", "q", "--kind", "decision", "--since", "2026-11-01"])
+    assert parsed is not None
+    request = quick._request(parsed)
+    assert request is not None and request["project"] == "orbit"
+    decoded = decode_request(msgspec.json.encode(request))
+    assert isinstance(decoded, SearchAsk)
+    assert decoded.folder == str(tmp_path) and decoded.query.kinds == (Kind.DECISION,)
+    assert decoded.query.since == "2026-11-01T00:00:00.000Z"
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"",
+        b"{}",
+        b'{"kind": "ping", "extra": 1}',
+        b'{"kind": "search", "home": "/h", "stamp": "s", "project": null, "folder": ""}',
+        b'{"kind": "hook", "home": "/h", "stamp": "s", "event": "prompt", "project": null, '
+        b'"folder": "/' + b"a" * 5000 + b'"}',
+    ],
+)
+def test_a_head_that_is_not_a_request_is_refused(head: bytes) -> None:
+    with pytest.raises(msgspec.DecodeError):
+        decode_request(head)
+    assert isinstance(decode_request(b'{"kind": "ping"}'), Ping)
+
+
+def test_frames_cross_a_socket_and_bounds_hold() -> None:
+    left, right = socket.socketpair()
+    with left, right:
+        right.settimeout(5)
+        left.sendall(frames.encode(b'{"a": 1}', b"\x00body"))
+        assert frames.read(right) == (b'{"a": 1}', b"\x00body")
+        left.sendall(frames.encode(b"x" * 100))
+        with pytest.raises(frames.BadFrame, match="over the limit"):
+            frames.read(right, max_head=10)
+    left, right = socket.socketpair()
+    with left, right:
+        right.settimeout(5)
+        left.sendall(b"ctxd\x02" + bytes(8))
+        with pytest.raises(frames.BadFrame, match="not a contextd frame"):
+            frames.read(right)
+        left.sendall(frames.encode(b"head")[:-2])
+        left.close()
+        with pytest.raises(frames.BadFrame, match="closed"):
+            frames.read(right)
+
+
+@pytest.mark.parametrize(
+    "style",
+    [
+        {"fg": "red"},
+        {"fg": "red", "bold": True},
+        {"dim": True},
+        {"fg": "bright_black"},
+        {"fg": "cyan"},
+        {"fg": "yellow"},
+    ],
+)
+def test_styles_are_clicks(style: dict[str, Any]) -> None:
+    assert _text.style("déjà vu", **style) == click.style("déjà vu", **style)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plain",
+        "\x1b[31mred\x1b[0m and \x1b[1;2mmore\x1b[0m",
+        "\x1b[",
+        "a\x1b[xb",
+        "\x1b[3",
+        "é\x1b[?25l",
+    ],
+)
+def test_strip_is_clicks_unstyle(text: str) -> None:
+    assert _text.strip(text) == click.unstyle(text)
