@@ -92,7 +92,7 @@ def test_what_the_fast_reader_leaves_to_click(
 
 
 def test_the_option_table_matches_the_commands() -> None:
-    assert search_args.KIND_NAMES == tuple(k.value for k in Kind)
+    assert tuple(k.value for k in Kind) == search_args.KIND_NAMES
     for name, command in (("search", browse.search), ("recall", browse.recall)):
         declared = {o.flag for o in (*search_args.COMMON, *search_args.QUERY_OPTIONS)} | {
             o.flag for o in search_args.COMMANDS[name]
