@@ -11,6 +11,7 @@ import stat
 __all__ = [
     "PRIVATE_FILE",
     "PRIVATE_FOLDER",
+    "make_folders",
     "make_private",
     "open_private",
     "owned_and_closed",
@@ -74,6 +75,24 @@ def _tighten(path: str) -> int:
     except OSError:
         return 0  # gone meanwhile, or not ours to change
     return 1
+
+
+def make_folders(path: str | os.PathLike[str]) -> None:
+    """Create `path` and any missing parents, each with mode 0700 (os.makedirs gives only the
+    last one its mode)."""
+    missing: list[str] = []
+    folder = os.path.abspath(path)
+    while not os.path.isdir(folder):
+        missing.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, PRIVATE_FOLDER)
+        except FileExistsError:
+            continue
 
 
 def open_private(path: str | os.PathLike[str], flags: int) -> int:

@@ -95,7 +95,7 @@ def test_the_option_table_matches_the_commands() -> None:
     assert tuple(k.value for k in Kind) == search_args.KIND_NAMES
     for name, command in (("search", browse.search), ("recall", browse.recall)):
         declared = {o.flag for o in (*search_args.COMMON, *search_args.QUERY_OPTIONS)} | {
-            o.flag for o in search_args.COMMANDS[name]
+            o.flag for o in search_args.COMMAND_OPTIONS[name]
         }
         options = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
         assert options - {"-h", "--help"} == declared, name

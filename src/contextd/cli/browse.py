@@ -89,7 +89,7 @@ def _click_option(option: search_args.Option) -> Callable[[F], F]:
 
 def _options_of(command: str) -> Callable[[F], F]:
     """The options of `search` or `recall`: the command's own, then the shared filters."""
-    declared = (*search_args.COMMANDS[command], *search_args.QUERY_OPTIONS)
+    declared = (*search_args.COMMAND_OPTIONS[command], *search_args.QUERY_OPTIONS)
     return option_bundle(*(_click_option(option) for option in declared))
 
 

@@ -6,7 +6,7 @@ what is wrong. The standard library only."""
 
 from contextd.limits import MAX_SEARCH_LIMIT
 
-__all__ = ["COMMANDS", "COMMON", "KIND_NAMES", "QUERY_OPTIONS", "Option", "Parsed", "parse"]
+__all__ = ["COMMAND_OPTIONS", "COMMON", "KIND_NAMES", "QUERY_OPTIONS", "Option", "Parsed", "parse"]
 
 KIND_NAMES = ("memory", "decision", "constraint", "pipeline", "checkpoint")
 
@@ -80,7 +80,7 @@ QUERY_OPTIONS = (
     Option("--mmr", "diversify", "Prefer diverse results over near-duplicates.", kind="flag"),
     Option("--explain", "explain", "Show each scoring term per hit.", kind="flag"),
 )
-COMMANDS = {
+COMMAND_OPTIONS = {
     "search": (
         Option(
             "--limit",
@@ -121,10 +121,10 @@ def parse(argv: list[str]) -> Parsed | None:
     at: int | None = 0
     while at is not None and at < len(argv) and argv[at].startswith("-"):
         at = _take(common, argv, at, root)
-    if at is None or at >= len(argv) or argv[at] not in COMMANDS:
+    if at is None or at >= len(argv) or argv[at] not in COMMAND_OPTIONS:
         return None
     command = argv[at]
-    known = {option.flag: option for option in (*COMMON, *QUERY_OPTIONS, *COMMANDS[command])}
+    known = {option.flag: option for option in (*COMMON, *QUERY_OPTIONS, *COMMAND_OPTIONS[command])}
     own: dict[str, object] = {}
     positional: list[str] = []
     at += 1
@@ -154,7 +154,7 @@ def parse(argv: list[str]) -> Parsed | None:
 
 def _defaults(command: str) -> dict[str, object]:
     values: dict[str, object] = {}
-    for option in (*COMMON, *QUERY_OPTIONS, *COMMANDS[command]):
+    for option in (*COMMON, *QUERY_OPTIONS, *COMMAND_OPTIONS[command]):
         if option.kind == "flag":
             values[option.dest] = False
         else:

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from contextd.errors import InvalidInputError
+from contextd.home_folder import make_folders
 
 __all__ = ["read_text", "sha256_text", "write_text_atomic"]
 
@@ -36,8 +37,8 @@ def read_text(path: Path) -> str | None:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` in one step, creating its folders; a new file is readable by
-    its user only, a replaced one keeps its mode.
+    """Replace `path` with `text` in one step, creating its folders; new files and folders are
+    its user's alone, a replaced file keeps its mode.
 
     Raises:
         InvalidInputError: the folder or file cannot be written (permissions, a file in the
@@ -45,7 +46,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     """
     scratch: str | None = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(path.parent)
         handle, scratch = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
             out.write(text)
