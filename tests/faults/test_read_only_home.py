@@ -131,3 +131,18 @@ def test_a_read_only_open_of_a_missing_store_is_refused(home: Path) -> None:
     ):
         pass
     assert not (home / "contextd.db").exists()
+
+
+@pytest.mark.usefixtures("repo")
+def test_the_daemon_does_not_start_in_a_read_only_home(run: Cli, home: Path) -> None:
+    if not _can_mount_privately():
+        pytest.skip("this machine cannot make a private mount namespace (unshare -rm)")
+    run.json("add", "Builds need Node 20 or newer on every runner", "--category", "gotcha")
+    before = _home_files(home)
+    done = _read_only(home, sys.executable, "-m", "contextd", "daemon", "start")
+    assert done.returncode == 5, done.stderr
+    assert done.stderr == (
+        f"Error: {home} is read-only, and the daemon keeps its lock and socket record there; "
+        "commands and hooks work without it.\n"
+    )
+    assert _home_files(home) == before
