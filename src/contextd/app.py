@@ -7,7 +7,7 @@ secrets, the duplicate guard), the embedding stack, agent files, the mirror or s
 
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +18,8 @@ from contextd.config import Settings
 from contextd.embeddings import select_provider
 from contextd.home_folder import make_private
 from contextd.models import Project
+from contextd.share.layout import shared_checkout
+from contextd.storage import shared as shared_rows
 from contextd.storage.db import Database, store_writable
 
 if TYPE_CHECKING:
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
     from contextd.mirror.service import MirrorService
     from contextd.retrieval.indexer import Indexer
     from contextd.retrieval.vector_index import VectorIndex
+    from contextd.share.files import RepositoryFiles
+    from contextd.share.service import ShareService
     from contextd.sync.remotes import RemoteService
     from contextd.sync.service import SyncService
 
@@ -61,7 +65,19 @@ class App(Struct, dict=True):
         from contextd.core.records import RecordService
 
         guard = DuplicateGuard(self.db, self.vector_index, self.settings.refresh)
-        return RecordService(self.db, self.indexer, self.vector_index, guard)
+        files = self._repository_files()
+        return RecordService(self.db, self.indexer, self.vector_index, guard, files)
+
+    @cached_property
+    def shares(self) -> "ShareService":
+        from contextd.share.service import ShareService
+
+        return ShareService(self.db, self._repository_files())
+
+    def _repository_files(self) -> "RepositoryFiles":
+        from contextd.share.files import RepositoryFiles
+
+        return RepositoryFiles(self.settings.cwd, self.settings.share.records)
 
     @cached_property
     def search(self) -> "SearchService":
@@ -120,7 +136,26 @@ class App(Struct, dict=True):
 
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
-        return self.projects.resolve(self.settings.project, self.settings.cwd)
+        return self.project(self.settings.project, self.settings.cwd)
+
+    def refresh_view(self, folder: Path) -> None:
+        """Bring the view of the shared checkout holding `folder` (if any) up to date."""
+        from contextd.errors import ProjectNotResolvedError
+
+        with suppress(ProjectNotResolvedError):
+            self.project(None, folder)
+
+    def project(self, name: str | None, folder: Path) -> Project:
+        """The project `name` names, else the one attached at `folder`, seen from the checkout
+        holding `folder`; when that checkout shares memory, its view is brought up to date
+        with its files first."""
+        project = self.projects.resolve(name, folder)
+        checkout = project.checkout
+        if checkout is not None and (
+            shared_checkout(checkout) or shared_rows.has_files(self.db.connection(), checkout)
+        ):
+            self.shares.refresh(project)
+        return project
 
     def status(self, project: Project) -> "StatusReport":
         from contextd.core.status import project_status

@@ -24,6 +24,7 @@ __all__ = [
     "LifecycleSettings",
     "RefreshSettings",
     "SearchSettings",
+    "ShareSettings",
     "SyncSettings",
     "Settings",
     "VectorSettings",
@@ -121,6 +122,14 @@ class VectorSettings(Struct, frozen=True):
     timeout_s: float = 5.0
 
 
+class ShareSettings(Struct, frozen=True):
+    """Which records of a shared project live in the repository (`contextd share`): kinds, and
+    memory categories, separated by spaces. Others, and any record written with --private,
+    stay in this store only."""
+
+    records: str = "decision constraint pipeline convention gotcha"
+
+
 class LifecycleSettings(Struct, frozen=True):
     """When an active record counts as stale (not verified for this many days)."""
 
@@ -141,6 +150,7 @@ class Settings(Struct, frozen=True):
     hooks: HookSettings = field(default_factory=HookSettings)
     sync: SyncSettings = field(default_factory=SyncSettings)
     vectors: VectorSettings = field(default_factory=VectorSettings)
+    share: ShareSettings = field(default_factory=ShareSettings)
 
     @property
     def db_path(self) -> Path:
@@ -160,6 +170,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "hooks": HookSettings,
     "sync": SyncSettings,
     "vectors": VectorSettings,
+    "share": ShareSettings,
 }
 
 

@@ -156,7 +156,9 @@ def _hardness(value: object) -> Hardness:
 
 
 class Project(Struct, frozen=True):
-    """A project: its slug, display name, git remote and attached folders."""
+    """A project: its slug, display name, git remote and attached folders; `checkout` is the
+    attached folder it is seen from (its shared records are those that checkout holds), when
+    the command runs inside one."""
 
     id: str
     slug: str
@@ -165,6 +167,7 @@ class Project(Struct, frozen=True):
     paths: tuple[str, ...]
     created_at: str
     updated_at: str
+    checkout: str | None = None
 
 
 class Record(Struct, frozen=True):
@@ -208,6 +211,7 @@ class RecordDraft(Struct, frozen=True):
     related_to: tuple[str, ...] = ()
     is_global: bool = False
     created_at: str | None = None  # kept from the source when importing; else now
+    private: bool = False  # never written to a shared project's repository files
 
 
 class RecordEdit(Struct, frozen=True):

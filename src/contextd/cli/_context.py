@@ -92,4 +92,6 @@ def get_app(*, read_only: bool = False) -> App:
         opened = open_app(get_settings(), read_only=read_only)
         current.app = opened.__enter__()
         ctx.call_on_close(lambda: opened.__exit__(None, None, None))
+        if not read_only:
+            current.app.refresh_view(current.app.settings.cwd)
     return current.app

@@ -1,11 +1,10 @@
-"""show, memories, search, status: reading what is stored."""
+"""show, memories, search, recall, learn: reading what is stored."""
 
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 from msgspec import to_builtins
-from msgspec.structs import asdict
 
 from contextd.cli import search_args
 from contextd.cli._context import common_options, get_app, option_bundle, state
@@ -149,81 +148,4 @@ def learn(query: str, record_id: str) -> None:
     )
 
 
-@click.command()
-@common_options
-def status() -> None:
-    """Overview of the current project: git, what is stored, where work stopped."""
-    app = get_app()
-    report = app.status(app.current_project())
-    checkpoint = report.last_checkpoint
-    body = checkpoint.body if checkpoint else None
-    goal = getattr(body, "goal", "") or None
-    next_steps = list(getattr(body, "next", ()))
-    payload = {
-        "project": project_view(report.project),
-        "git": None
-        if report.git is None
-        else {
-            "branch": report.git.branch,
-            "commit": report.git.short_sha,
-            "dirty": report.git.dirty,
-        },
-        "counts": {k.value: report.counts.get(k, 0) for k in Kind},
-        "last_checkpoint": None if checkpoint is None else record_view(checkpoint),
-        "goal": goal,
-        "next": next_steps,
-        "home": str(report.home),
-        "index": asdict(report.index) | {"fix": report.index.fix},
-    }
-
-    def human() -> None:
-        click.echo(click.style("contextd", bold=True))
-        click.echo("─" * 33)
-        rows = [("Project", report.project.name)]
-        if report.git:
-            rows.append(
-                (
-                    "Branch",
-                    f"{report.git.branch or '?'} @ {report.git.short_sha or '-'}"
-                    f" ({report.git.dirty} dirty)",
-                )
-            )
-        labels = {
-            Kind.MEMORY: "Memories",
-            Kind.DECISION: "Decisions",
-            Kind.CONSTRAINT: "Constraints",
-            Kind.PIPELINE: "Pipelines",
-            Kind.CHECKPOINT: "Checkpoints",
-        }
-        rows += [(labels[k], str(report.counts.get(k, 0))) for k in Kind]
-        index = report.index
-        if index.provider == "none":
-            rows.append(("Semantic", "off (full-text only)"))
-        else:
-            mark = (
-                click.style("✓", fg="green") if index.fix is None else click.style("!", fg="yellow")
-            )
-            rows.append(("Semantic", f"{mark} {index.embedded}/{index.records} {index.provider}"))
-            rows.append(("Vectors", index.backend))
-        for label, value in rows:
-            click.echo(f"{label:<13}{value}")
-        if index.note:
-            click.echo(click.style(f"note: {index.note}", fg="yellow"))
-        if index.fix:
-            click.echo(click.style(f"run `{index.fix}` to bring the index up to date", fg="yellow"))
-        if checkpoint:
-            click.echo(
-                f"\n{click.style('Last checkpoint', bold=True)}\n{checkpoint.title} "
-                f"({age(checkpoint.created_at)})"
-            )
-        if goal:
-            click.echo(f"\n{click.style('Current goal', bold=True)}\n{goal}")
-        if next_steps:
-            click.echo(f"\n{click.style('Next', bold=True)}")
-            for step in next_steps:
-                click.echo(f"- {step}")
-
-    emit(payload, human)
-
-
-COMMANDS = [show, memories, search, recall, learn, status]
+COMMANDS = [show, memories, search, recall, learn]

@@ -37,6 +37,11 @@ record_options = option_bundle(
         help="Applies to every project, not just this one.",
     ),
     click.option(
+        "--private",
+        is_flag=True,
+        help="Keep it in this store only, never in a shared project's repository files.",
+    ),
+    click.option(
         "--priority",
         type=click.IntRange(1, 5),
         default=3,
@@ -77,6 +82,7 @@ def _store(
     tags: tuple[str, ...],
     hints: tuple[str, ...],
     is_global: bool,
+    private: bool,
     priority: int,
     origin: str,
     related: tuple[str, ...],
@@ -96,6 +102,7 @@ def _store(
         priority=priority,
         related_to=related,
         is_global=is_global,
+        private=private,
     )
     record = app.records.create(draft, project, force=force, supersedes=supersedes)
     similar = app.records.similar(record)

@@ -5,6 +5,7 @@ import unicodedata
 from pathlib import Path
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.errors import InvalidInputError, NotFoundError, ProjectNotResolvedError
@@ -129,10 +130,11 @@ class ProjectService:
             ProjectNotResolvedError: no name and no attached folder holds `cwd`.
         """
         conn = self._db.connection()
+        attached = rows.project_for_path(conn, cwd.resolve())
         if name:
             found = rows.find_by_slug_or_name(conn, name)
             if len(found) == 1:
-                return found[0]
+                return _seen_from(found[0], attached)
             if found:
                 slugs = ", ".join(p.slug for p in found)
                 raise InvalidInputError(f"Project '{name}' matches {slugs}; use the slug.")
@@ -140,13 +142,12 @@ class ProjectService:
             raise NotFoundError(
                 f"No project named '{name}' (known: {known}); run `contextd attach` in its folder."
             )
-        attached = rows.project_for_path(conn, cwd.resolve())
         if attached is None:
             raise ProjectNotResolvedError(
                 f"No contextd project is attached at {cwd}; run `contextd attach` in the "
                 "project's folder, or pass --project NAME."
             )
-        return self._get(attached[1])
+        return _seen_from(self._get(attached[1]), attached)
 
     def _get(self, project_id: str) -> Project:
         project = rows.get_project(self._db.connection(), project_id)
@@ -168,6 +169,14 @@ class ProjectService:
         while rows.slug_taken(conn, candidate):
             candidate, number = f"{slug}-{number}", number + 1
         return candidate
+
+
+def _seen_from(project: Project, attached: tuple[str, str] | None) -> Project:
+    """The project as seen from the attached folder holding the command, when it is one of
+    the project's own (its checkout)."""
+    if attached is None or attached[1] != project.id:
+        return project
+    return replace(project, checkout=attached[0])
 
 
 def _no_folder_to_detach(project: Project, folder: Path | None) -> str:

@@ -1,9 +1,10 @@
 """Writing and reading records: create, update, and the lifecycle from active to deleted."""
 
 import logging
+import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -38,7 +39,7 @@ from contextd.storage import sessions as session_rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.db import Database
 
-__all__ = ["PreparedWrite", "RecordDetail", "RecordService"]
+__all__ = ["PreparedWrite", "RecordDetail", "RecordFiles", "RecordService"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -60,6 +61,18 @@ class PreparedWrite(Struct, frozen=True):
     before: Record | None  # the row it replaces, which must still be stored as it was
     vectors: tuple[vector_rows.EmbeddingRow, ...] = ()
     drop_vector: bool = False  # the text changed and no vector was computed for it
+    private: bool = False  # a new record kept out of a shared project's repository files
+
+
+class RecordFiles(Protocol):
+    """Files kept beside the store for some records (a shared project's repository), written
+    inside the store's transaction: a failed file write stores nothing."""
+
+    def written(
+        self, conn: sqlite3.Connection, records: Sequence[Record], private: frozenset[str]
+    ) -> None: ...
+
+    def removed(self, conn: sqlite3.Connection, record: Record) -> None: ...
 
 
 class RecordService:
@@ -71,11 +84,13 @@ class RecordService:
         indexer: Indexer | None = None,
         index: VectorIndex | None = None,
         guard: DuplicateGuard | None = None,
+        files: RecordFiles | None = None,
     ) -> None:
         self._db = db
         self._indexer = indexer
         self._index = index
         self._guard = guard
+        self._files = files
 
     # --- writing -------------------------------------------------------------------------
 
@@ -157,7 +172,8 @@ class RecordService:
                 row = vectors.get(record.id)
                 self._guard.check(record, row.vector if row else None, exempt=exempt)
         return [
-            PreparedWrite(r, None, (vectors[r.id],) if r.id in vectors else ()) for r in records
+            PreparedWrite(r, None, (vectors[r.id],) if r.id in vectors else (), private=d.private)
+            for r, d in zip(records, drafts, strict=True)
         ]
 
     def similar(self, record: Record) -> list[Similar]:
@@ -292,6 +308,8 @@ class RecordService:
                 elif change.drop_vector:  # query-time catch-up embeds the new text
                     vector_rows.delete_embedding(conn, record.id)
                 written.append(record)
+            private = frozenset(p.record.id for p in prepared if p.private)
+            self._changed(conn, written, private)
         return written
 
     def supersede(self, old_reference: str, new_reference: str) -> tuple[Record, Record]:
@@ -316,6 +334,7 @@ class RecordService:
                 )
             retired = replace(old, status=Status.SUPERSEDED, superseded_by=new.id, updated_at=now())
             rows.replace_record(conn, retired)
+            self._changed(conn, [retired])
         return retired, new
 
     def archive(self, reference: str, reason: str | None = None) -> Record:
@@ -331,6 +350,7 @@ class RecordService:
             status = Status.SUPERSEDED if record.superseded_by else Status.ACTIVE
             restored = replace(record, status=status, updated_at=now(), archived_reason=None)
             rows.replace_record(conn, restored)
+            self._changed(conn, [restored])
         return restored
 
     def delete(self, reference: str) -> Record:
@@ -338,6 +358,8 @@ class RecordService:
         with self._db.transaction() as conn:
             record = self._resolve_id(reference)
             rows.delete_record(conn, record, now())
+            if self._files is not None:
+                self._files.removed(conn, record)
         return record
 
     def verify(self, reference: str) -> Record:
@@ -347,6 +369,7 @@ class RecordService:
             stamp = now()
             verified = replace(record, verified_at=stamp, updated_at=stamp)
             rows.replace_record(conn, verified)
+            self._changed(conn, [verified])
         return verified
 
     # --- reading -------------------------------------------------------------------------
@@ -378,7 +401,9 @@ class RecordService:
     ) -> list[Record]:
         """The project's and global records, newest first (active ones unless asked)."""
         statuses = () if include_inactive else (Status.ACTIVE,)
-        scope = rows.RecordFilter(project.id, kinds=kinds, statuses=statuses)
+        scope = rows.RecordFilter(
+            project.id, kinds=kinds, statuses=statuses, checkout=project.checkout
+        )
         return rows.list_records(self._db.connection(), scope, limit=limit)
 
     def stale(self, project: Project, days: int) -> list[Record]:
@@ -390,10 +415,11 @@ class RecordService:
         return sorted(records, key=lambda r: r.verified_at)
 
     def counts(self, project: Project) -> dict[Kind, int]:
-        return rows.count_by_kind(self._db.connection(), rows.RecordFilter(project.id))
+        scope = rows.RecordFilter(project.id, checkout=project.checkout)
+        return rows.count_by_kind(self._db.connection(), scope)
 
     def latest(self, project: Project, kind: Kind) -> Record | None:
-        scope = rows.RecordFilter(project.id, kinds=(kind,))
+        scope = rows.RecordFilter(project.id, kinds=(kind,), checkout=project.checkout)
         found = rows.list_records(self._db.connection(), scope, limit=1)
         return found[0] if found else None
 
@@ -404,6 +430,15 @@ class RecordService:
         )
 
     # --- helpers -------------------------------------------------------------------------
+
+    def _changed(
+        self,
+        conn: sqlite3.Connection,
+        records: Sequence[Record],
+        private: frozenset[str] = frozenset(),
+    ) -> None:
+        if self._files is not None:
+            self._files.written(conn, records, private)
 
     def _embed(
         self, records: Sequence[Record], progress: Callable[[int], None] | None = None

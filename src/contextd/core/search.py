@@ -47,7 +47,7 @@ class SearchService:
         """Ranked hits for `query`; superseded and archived records only when asked for."""
         if not 1 <= query.limit <= MAX_SEARCH_LIMIT:
             raise InvalidInputError(f"The limit must be from 1 to {MAX_SEARCH_LIMIT}.")
-        return self._retriever.search(query, project.id)
+        return self._retriever.search(query, project.id, project.checkout)
 
     def learn(self, project: Project, query: str, record: Record) -> None:
         """Remember that `record` answered `query`, so similar later queries rank it higher."""

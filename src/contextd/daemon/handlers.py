@@ -117,7 +117,7 @@ class Handlers:
 
     def _project(self, name: str | None, folder: str) -> Project:
         try:
-            return self._app.projects.resolve(name, Path(folder))
+            return self._app.project(name, Path(folder))
         except ContextdError as exc:  # the client's own run reports it, in its own words
             raise Declined(str(exc)) from None
 

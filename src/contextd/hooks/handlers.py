@@ -19,6 +19,7 @@ from contextd.core.search import SEPARATOR, estimate_tokens, passage
 from contextd.errors import NotFoundError, ProjectNotResolvedError
 from contextd.hooks.reply import is_command
 from contextd.models import ConstraintBody, Project, Record, SearchQuery
+from contextd.share.layout import shared_checkout
 
 __all__ = ["handle"]
 
@@ -41,7 +42,7 @@ def handle(
 
 def _project(app: App, cwd: Path, name: str | None) -> Project | None:
     try:
-        return app.projects.resolve(name, cwd)
+        return app.project(name, cwd)
     except (ProjectNotResolvedError, NotFoundError):
         return None
 
@@ -67,6 +68,13 @@ def _session_start(
         parts.append(
             f"contextd: {len(issues)} records need attention (thin rationale, stale or "
             "untagged); run verify_quality when there is a quiet moment."
+        )
+    shared = app.shares.view(project) if shared_checkout(project.checkout) else None
+    if shared is not None and shared.problems:
+        lines = [f"- {p.path}: {p.reason}" for p in shared.problems]
+        parts.append(
+            "contextd: these shared record files were not taken in; fix each and the next "
+            "session sees it:\n" + "\n".join(lines)
         )
     app.hook_state.forget_old()
     return "\n\n".join(parts)

@@ -53,14 +53,17 @@ class Retriever:
         self._semantic = semantic
         self._weights = weights
 
-    def search(self, query: SearchQuery, project_id: str | None) -> SearchResult:
-        """Best records for `query` among the project's and the global ones, best first.
+    def search(
+        self, query: SearchQuery, project_id: str | None, checkout: str | None = None
+    ) -> SearchResult:
+        """Best records for `query` among the project's and the global ones, best first; of
+        its shared records, those the `checkout` holds.
 
         Superseded records are always matched; unless asked for, each one hands its match to
         the current end of its supersede chain, so a question worded like an old fact finds
         the fact that replaced it.
         """
-        wanted = _scope(query, project_id)
+        wanted = _scope(query, project_id, checkout)
         scope = (
             replace(wanted, statuses=(*wanted.statuses, Status.SUPERSEDED))
             if (Status.SUPERSEDED not in wanted.statuses)
@@ -251,7 +254,7 @@ class Retriever:
         return linked
 
 
-def _scope(query: SearchQuery, project_id: str | None) -> rows.RecordFilter:
+def _scope(query: SearchQuery, project_id: str | None, checkout: str | None) -> rows.RecordFilter:
     statuses = [Status.ACTIVE]
     if query.include_superseded:
         statuses.append(Status.SUPERSEDED)
@@ -265,4 +268,5 @@ def _scope(query: SearchQuery, project_id: str | None) -> rows.RecordFilter:
         category=query.category,
         since=query.since,
         before=query.before,
+        checkout=checkout,
     )

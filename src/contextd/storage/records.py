@@ -48,6 +48,9 @@ class RecordFilter(Struct, frozen=True):
     since: str | None = None
     before: str | None = None
     every_project: bool = False  # maintenance only: ignore the project scope
+    # The checkout (attached work tree) whose view applies: a shared record is seen only when
+    # one of that checkout's files holds it. None: every shared record of the project.
+    checkout: str | None = None
 
     def where(self, alias: str = "records") -> tuple[str, list[object]]:
         """SQL condition and parameters for this filter."""
@@ -74,6 +77,12 @@ class RecordFilter(Struct, frozen=True):
         for tag in self.tags:
             clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
             params.append(tag)
+        if self.checkout is not None:
+            clauses.append(
+                f"({alias}.shared != 1 OR EXISTS (SELECT 1 FROM shared_files f "
+                f"WHERE f.record_id = {alias}.id AND f.checkout = ?))"
+            )
+            params.append(self.checkout)
         return " AND ".join(clauses), params
 
 

@@ -1,0 +1,121 @@
+"""`contextd status`: the current project at a glance."""
+
+from typing import Any
+
+import click
+from msgspec.structs import asdict
+
+from contextd.cli._context import common_options, get_app
+from contextd.cli._output import emit
+from contextd.clock import age
+from contextd.core.status import StatusReport
+from contextd.core.views import project_view, record_view
+from contextd.models import Kind
+from contextd.share.service import SharedView
+
+__all__ = ["COMMANDS"]
+
+_LABELS = {
+    Kind.MEMORY: "Memories",
+    Kind.DECISION: "Decisions",
+    Kind.CONSTRAINT: "Constraints",
+    Kind.PIPELINE: "Pipelines",
+    Kind.CHECKPOINT: "Checkpoints",
+}
+
+
+@click.command()
+@common_options
+def status() -> None:
+    """Overview of the current project: git, what is stored, where work stopped."""
+    app = get_app()
+    project = app.current_project()
+    report = app.status(project)
+    shared = app.shares.view(project) if project.checkout else None
+    emit(_payload(report, shared), lambda: _print(report, shared))
+
+
+def _payload(report: StatusReport, shared: SharedView | None) -> dict[str, Any]:
+    checkpoint = report.last_checkpoint
+    body = checkpoint.body if checkpoint else None
+    payload: dict[str, Any] = {
+        "project": project_view(report.project),
+        "git": None
+        if report.git is None
+        else {
+            "branch": report.git.branch,
+            "commit": report.git.short_sha,
+            "dirty": report.git.dirty,
+        },
+        "counts": {k.value: report.counts.get(k, 0) for k in Kind},
+        "last_checkpoint": None if checkpoint is None else record_view(checkpoint),
+        "goal": getattr(body, "goal", "") or None,
+        "next": list(getattr(body, "next", ())),
+        "home": str(report.home),
+        "index": asdict(report.index) | {"fix": report.index.fix},
+    }
+    if shared is not None:
+        payload["shared"] = {
+            "folder": shared.folder,
+            "records": shared.records,
+            "problems": [asdict(p) for p in shared.problems],
+        }
+    return payload
+
+
+def _print(report: StatusReport, shared: SharedView | None) -> None:
+    click.echo(click.style("contextd", bold=True))
+    click.echo("─" * 33)
+    for label, value in _rows(report, shared):
+        click.echo(f"{label:<13}{value}")
+    warnings = [f"not taken in: {p.path}: {p.reason}" for p in (shared.problems if shared else [])]
+    index = report.index
+    if index.note:
+        warnings.append(f"note: {index.note}")
+    if index.fix:
+        warnings.append(f"run `{index.fix}` to bring the index up to date")
+    for warning in warnings:
+        click.echo(click.style(warning, fg="yellow"))
+    _print_where_work_stopped(report)
+
+
+def _rows(report: StatusReport, shared: SharedView | None) -> list[tuple[str, str]]:
+    rows = [("Project", report.project.name)]
+    if report.git:
+        git = report.git
+        where = f"{git.branch or '?'} @ {git.short_sha or '-'} ({git.dirty} dirty)"
+        rows.append(("Branch", where))
+    rows += [(_LABELS[k], str(report.counts.get(k, 0))) for k in Kind]
+    index = report.index
+    if index.provider == "none":
+        rows.append(("Semantic", "off (full-text only)"))
+    else:
+        good = index.fix is None
+        mark = click.style("✓", fg="green") if good else click.style("!", fg="yellow")
+        rows.append(("Semantic", f"{mark} {index.embedded}/{index.records} {index.provider}"))
+        rows.append(("Vectors", index.backend))
+    if shared is not None:
+        rows.append(("Shared", f"{shared.records} records in {shared.folder}"))
+    return rows
+
+
+def _print_where_work_stopped(report: StatusReport) -> None:
+    checkpoint = report.last_checkpoint
+    if checkpoint is None:
+        return
+    click.echo(
+        f"\n{click.style('Last checkpoint', bold=True)}\n{checkpoint.title} "
+        f"({age(checkpoint.created_at)})"
+    )
+    body = checkpoint.body
+    goal = getattr(body, "goal", "")
+    if goal:
+        click.echo(f"\n{click.style('Current goal', bold=True)}\n{goal}")
+    steps = list(getattr(body, "next", ()))
+    if steps:
+        click.echo(f"\n{click.style('Next', bold=True)}")
+        for step in steps:
+            click.echo(f"- {step}")
+
+
+COMMANDS = [status]

@@ -1,0 +1,99 @@
+"""Where a checkout keeps its shared records, and writing them there as the store changes.
+
+A write to a shared project writes the record's file, atomically, in the working tree the
+command or agent runs in (committing is the developer's); the store then knows that checkout
+holds it. Which records are shared is set by `[share] records` (kinds, and memory categories);
+a record written with --private, and every global one, stays in the store only.
+"""
+
+import hashlib
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+from contextd.core.textfiles import write_text_atomic
+from contextd.models import Kind, Record
+from contextd.share.format import render_record
+from contextd.share.layout import records_folder, shared_checkout
+from contextd.storage import projects as project_rows
+from contextd.storage import shared as rows
+
+__all__ = ["RepositoryFiles", "digest_of", "file_name", "write"]
+
+
+def file_name(record_id: str) -> str:
+    return f"{record_id}.md"
+
+
+def digest_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class RepositoryFiles:
+    """Writes shared records' files into the checkout the command runs in (see the module)."""
+
+    def __init__(self, cwd: Path, shared_records: str) -> None:
+        self._cwd = cwd.resolve()
+        self._shared = frozenset(shared_records.split())
+
+    def shareable(self, record: Record) -> bool:
+        """Whether a record of a shared project goes to its repository by the settings."""
+        if record.project_id is None:
+            return False
+        if record.kind is Kind.MEMORY:
+            return (record.category or "") in self._shared
+        return str(record.kind) in self._shared
+
+    def written(
+        self, conn: sqlite3.Connection, records: Sequence[Record], private: frozenset[str]
+    ) -> None:
+        for record in records:
+            if record.project_id is None:
+                continue
+            sharing, _ = rows.sharing_of(conn, record.id)
+            if record.id in private:
+                rows.mark_private(conn, record.id)
+                continue
+            if sharing == rows.PRIVATE or (sharing == rows.LOCAL and not self.shareable(record)):
+                continue
+            checkout = self.checkout_for(conn, record.project_id)
+            if checkout is not None:
+                write(conn, checkout, record)
+
+    def removed(self, conn: sqlite3.Connection, record: Record) -> None:
+        if record.project_id is None:
+            return
+        checkout = self.checkout_for(conn, record.project_id)
+        if checkout is None:
+            return
+        path = records_folder(checkout) / file_name(record.id)
+        path.unlink(missing_ok=True)
+        rows.drop_files(conn, checkout, [path.name])
+
+    def checkout_for(self, conn: sqlite3.Connection, project_id: str) -> str | None:
+        """The shared checkout a write lands in: the project's attached folder holding this
+        command, else its only shared checkout; None when there is no such one."""
+        here = project_rows.project_for_path(conn, self._cwd)
+        if here is not None and here[1] == project_id:
+            return here[0] if shared_checkout(here[0]) else None
+        shared = [
+            path
+            for path, owner in project_rows.list_paths(conn)
+            if owner == project_id and shared_checkout(path)
+        ]
+        return shared[0] if len(shared) == 1 else None
+
+
+def write(conn: sqlite3.Connection, checkout: str, record: Record) -> None:
+    """Write `record`'s file in `checkout` and note that the checkout holds it."""
+    text = render_record(record)
+    path = records_folder(checkout) / file_name(record.id)
+    write_text_atomic(path, text)
+    info = path.stat()
+    digest = digest_of(text.encode("utf-8"))
+    rows.put_file(
+        conn,
+        checkout,
+        rows.FileRow(path.name, info.st_size, info.st_mtime_ns, digest, record.id, None),
+    )
+    rows.mark_shared(conn, record.id, digest)

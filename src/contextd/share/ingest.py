@@ -1,0 +1,192 @@
+"""Taking a checkout's record files into the store, incrementally.
+
+The files are the team's truth; the store is their index. A scan compares each file's size
+and change time with what was last read (no file is opened when nothing changed), reads what
+changed, and takes in a record only when it passes the rules a CLI write passes (fields,
+sizes, secrets, its id, dates) and belongs to no other project; a file that does not is kept
+out and its problem noted, so the briefing, `status` and `sync` can name it with the fix.
+A file gone from the checkout leaves that checkout's view; the record stays for others.
+"""
+
+import os
+import re
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from msgspec import Struct
+from msgspec.structs import replace
+
+from contextd.clock import parse_instant
+from contextd.core.validation import validate_draft
+from contextd.errors import ValidationError
+from contextd.models import Project, Record, RecordDraft
+from contextd.share.files import digest_of
+from contextd.share.format import FormatError, parse_record
+from contextd.share.layout import records_folder
+from contextd.storage import records as record_rows
+from contextd.storage import shared as rows
+from contextd.storage import vectors as vector_rows
+from contextd.storage.db import Database
+from contextd.storage.shared import sharing_of
+
+__all__ = ["Scan", "Taken", "changed_files", "take_in"]
+
+_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_MAX_FILE = 256 * 1024
+_CLOCK_SKEW = timedelta(days=1)
+
+
+class Scan(Struct, frozen=True):
+    """What changed in a checkout's record folder since it was last read."""
+
+    changed: tuple[str, ...]  # file names, new or changed
+    gone: tuple[str, ...]
+
+
+class Taken(Struct, frozen=True):
+    """What one pass took in: records added or changed, files gone, files refused."""
+
+    added: int = 0
+    changed: int = 0
+    gone: int = 0
+    refused: int = 0
+
+
+def changed_files(conn: sqlite3.Connection, checkout: str) -> Scan:
+    """The record files of `checkout` whose size or change time differ from the last read."""
+    known = rows.files_of(conn, checkout)
+    seen: dict[str, tuple[int, int]] = {}
+    try:
+        entries = list(os.scandir(records_folder(checkout)))
+    except OSError:
+        entries = []
+    for entry in entries:
+        if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+            info = entry.stat(follow_symlinks=False)
+            seen[entry.name] = (info.st_size, info.st_mtime_ns)
+    changed = tuple(
+        sorted(
+            name
+            for name, stat in seen.items()
+            if name not in known or (known[name].size, known[name].mtime_ns) != stat
+        )
+    )
+    return Scan(changed, tuple(sorted(set(known) - set(seen))))
+
+
+def take_in(db: Database, project: Project, checkout: str, scan: Scan) -> Taken:
+    """Read the changed files and update the store and the checkout's view, in one
+    transaction."""
+    folder = records_folder(checkout)
+    read = [_read(folder / name) for name in scan.changed]
+    added = changed = refused = 0
+    with db.transaction() as conn:
+        for name, (data, stat, problem) in zip(scan.changed, read, strict=True):
+            digest = digest_of(data)
+            known_id = name.removesuffix(".md")
+            if problem is None and sharing_of(conn, known_id) == (rows.SHARED, digest):
+                rid: str | None = known_id  # the row already holds what this file says
+            else:
+                record, problem = (None, problem) if problem else _record(conn, project, name, data)
+                if record is not None:
+                    outcome = _store(conn, record, digest)
+                    added += outcome == "added"
+                    changed += outcome == "changed"
+                else:
+                    refused += 1
+                rid = record.id if record is not None else None
+            rows.put_file(conn, checkout, rows.FileRow(name, *stat, digest, rid, problem))
+        rows.drop_files(conn, checkout, list(scan.gone))
+    return Taken(added, changed, len(scan.gone), refused)
+
+
+def _read(path: Path) -> tuple[bytes, tuple[int, int], str | None]:
+    """The file's bytes and (size, mtime), or a problem that keeps it out."""
+    try:
+        info = path.stat()
+        stat = (info.st_size, info.st_mtime_ns)
+        if info.st_size > _MAX_FILE:
+            return b"", stat, f"it is over {_MAX_FILE // 1024} KB"
+        return path.read_bytes(), stat, None
+    except OSError as exc:
+        return b"", (0, 0), f"it cannot be read ({exc.strerror})"
+
+
+def _record(
+    conn: sqlite3.Connection, project: Project, name: str, data: bytes
+) -> tuple[Record | None, str | None]:
+    """The file's record placed in `project`, or why it is refused."""
+    try:
+        record = parse_record(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "it is not UTF-8 text"
+    except FormatError as exc:
+        return None, f"{exc}"
+    if not _ID.match(record.id) or name != f"{record.id}.md":
+        return None, f"it must hold the record its name gives ({name} holds id {record.id!r})"
+    for link in (record.superseded_by, *record.related_to):
+        if link is not None and not _ID.match(link):
+            return None, f"it links to {link!r}, which is not a record id"
+    try:
+        _check_dates(record)
+        draft = validate_draft(
+            RecordDraft(
+                kind=record.kind,
+                title=record.title,
+                body=record.body,
+                category=record.category,
+                tags=record.tags,
+                retrieval_hints=record.retrieval_hints,
+                origin=record.origin,
+                priority=record.priority,
+            )
+        )
+    except ValidationError as exc:
+        return None, f"{exc}"
+    stored = record_rows.get_record(conn, record.id)
+    if stored is not None and stored.project_id != project.id:
+        return None, "its id belongs to a record of another project"
+    return replace(
+        record,
+        project_id=project.id,
+        title=draft.title,
+        body=draft.body,
+        category=draft.category,
+        tags=draft.tags,
+        retrieval_hints=draft.retrieval_hints,
+        session_id=stored.session_id if stored is not None else None,
+    ), None
+
+
+def _check_dates(record: Record) -> None:
+    latest = datetime.now(UTC) + _CLOCK_SKEW
+    for field in ("created_at", "updated_at", "verified_at"):
+        try:
+            moment = parse_instant(getattr(record, field))
+        except ValueError:
+            raise ValidationError(field, f"Its {field} is not an ISO-8601 time.") from None
+        if moment > latest:
+            raise ValidationError(field, f"Its {field} lies in the future.")
+
+
+def _store(conn: sqlite3.Connection, record: Record, digest: str) -> str:
+    """Insert or replace the record's row as the file says; "added", "changed" or ""."""
+    stored = record_rows.get_record(conn, record.id)
+    if stored == record:
+        rows.mark_shared(conn, record.id, digest)
+        return ""
+    if stored is None:
+        record_rows.insert_record(conn, record)
+        outcome = "added"
+    else:
+        record_rows.replace_record(conn, record)
+        if _text_of(stored) != _text_of(record):
+            vector_rows.delete_embedding(conn, record.id)  # embedded again from the new text
+        outcome = "changed"
+    rows.mark_shared(conn, record.id, digest)
+    return outcome
+
+
+def _text_of(record: Record) -> tuple[object, ...]:
+    return (record.title, record.body, record.tags, record.retrieval_hints, record.category)

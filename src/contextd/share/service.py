@@ -1,0 +1,113 @@
+"""Shared memory of a project: turning it on, keeping a checkout's view current, and saying
+which files were kept out."""
+
+from pathlib import Path
+
+from msgspec import Struct
+
+from contextd.errors import InvalidInputError
+from contextd.models import Project
+from contextd.share.files import RepositoryFiles, write
+from contextd.share.ingest import Taken, changed_files, take_in
+from contextd.share.layout import FOLDER, records_folder, shared_checkout
+from contextd.storage import records as record_rows
+from contextd.storage import shared as rows
+from contextd.storage.db import Database
+
+__all__ = ["Problem", "ShareService", "Shared", "SharedView"]
+
+README = """# Shared project memory (contextd)
+
+Each file in `records/` is one record of this project's memory: a decision with its
+rationale, a constraint with its scope, a workflow, a convention or a gotcha. contextd writes
+them when someone records one in this repository and reads them back into each developer's
+local index, so the memory travels with the code, follows branches and is reviewed in pull
+requests like the code it explains.
+
+Edit a file by hand if you like (contextd checks it before taking it in), or use
+`contextd update` / `supersede` / `archive`. Never put a secret in one: contextd refuses the
+file, and `contextd setup --git-hooks` installs a pre-commit check that refuses it too.
+"""
+
+
+class Shared(Struct, frozen=True):
+    """What `contextd share` did: the folder, and how many records it wrote there."""
+
+    folder: str
+    written: int
+    created: bool
+
+
+class Problem(Struct, frozen=True):
+    """A record file kept out of the store, and why."""
+
+    path: str
+    reason: str
+
+
+class SharedView(Struct, frozen=True):
+    """A shared checkout as a person checks it: its folder, the records its files hold, and
+    the files kept out with the fix for each."""
+
+    folder: str
+    records: int
+    problems: list[Problem]
+
+
+class ShareService:
+    def __init__(self, db: Database, files: RepositoryFiles) -> None:
+        self._db = db
+        self._files = files
+
+    def share(self, project: Project) -> Shared:
+        """Turn shared memory on for the checkout the project is seen from: create
+        `.contextd/` there and write every record the settings share.
+
+        Raises:
+            InvalidInputError: the command does not run inside one of the project's folders.
+        """
+        if project.checkout is None:
+            raise InvalidInputError(
+                f"Run `contextd share` inside a folder of {project.name} (a git work tree "
+                "attached with `contextd attach`): the shared records go into its repository."
+            )
+        folder = records_folder(project.checkout)
+        created = not folder.is_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        readme = Path(project.checkout) / FOLDER / "README.md"
+        if not readme.exists():
+            readme.write_text(README, encoding="utf-8")
+        written = 0
+        with self._db.transaction() as conn:
+            for record_id in rows.local_records(conn, project.id):
+                record = record_rows.get_record(conn, record_id)
+                if record is not None and self._files.shareable(record):
+                    write(conn, project.checkout, record)
+                    written += 1
+        return Shared(str(folder.parent), written, created)
+
+    def refresh(self, project: Project) -> Taken | None:
+        """Bring the view of the checkout the project is seen from up to date with its files;
+        None when nothing changed (a checkout that stopped sharing loses its view)."""
+        checkout = project.checkout
+        if checkout is None:
+            return None
+        scan = changed_files(self._db.connection(), checkout)
+        if not scan.changed and not scan.gone:
+            return None
+        return take_in(self._db, project, checkout, scan)
+
+    def view(self, project: Project) -> SharedView | None:
+        """The shared checkout the project is seen from; None when it is not one."""
+        checkout = project.checkout
+        if checkout is None or not shared_checkout(checkout):
+            return None
+        conn = self._db.connection()
+        files = rows.files_of(conn, checkout)
+        problems = [
+            Problem(str(records_folder(checkout) / name), row.problem)
+            for name, row in sorted(files.items())
+            if row.problem is not None
+        ]
+        held = sum(1 for row in files.values() if row.record_id is not None)
+        return SharedView(str(Path(checkout) / FOLDER), held, problems)

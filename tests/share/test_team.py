@@ -1,0 +1,193 @@
+"""Two developers share one project's memory through git: a bare remote, two clones, two
+homes, real git and real contextd processes."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+NATS = [
+    "decide",
+    "Use NATS JetStream for the task queue",
+    "--problem",
+    "Redis pub/sub dropped tasks whenever workers reconnected during a deploy",
+    "--why",
+    "JetStream keeps durable consumers with acks and replay, so a reconnecting worker resumes",
+]
+KAFKA = [
+    "decide",
+    "Move the task queue to Kafka with one partition per tenant",
+    "--problem",
+    "NATS could not keep per-tenant ordering once tenants shared one stream at peak load",
+    "--why",
+    "Kafka partitions give per-tenant ordering and replay, and the platform team runs it already",
+]
+
+
+def git(folder: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(folder), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+class Developer:
+    """One teammate: a home of their own and a clone of the shared repository."""
+
+    def __init__(self, name: str, root: Path, remote: Path) -> None:
+        self.home = root / f"{name}-home"
+        self.home.mkdir(mode=0o700)
+        (self.home / "config.toml").write_text(
+            '[embeddings]\nprovider = "hashing"\n[hooks]\nautostart_daemon = false\n',
+            encoding="utf-8",
+        )
+        self.repo = root / f"{name}-repo"
+        subprocess.run(["git", "clone", "-q", str(remote), str(self.repo)], check=True)
+        git(self.repo, "config", "user.email", f"{name}@example.com")
+        git(self.repo, "config", "user.name", name)
+
+    def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if k != "CONTEXTD_PROJECT"}
+        env["CONTEXTD_HOME"] = str(self.home)
+        return subprocess.run(
+            [sys.executable, "-m", "contextd", *args],
+            capture_output=True,
+            text=True,
+            cwd=cwd or self.repo,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+
+    def json(self, *args: str, cwd: Path | None = None) -> Any:
+        done = self.run(*args, "--json", cwd=cwd)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    def titles(self, query: str = "task queue", *extra: str) -> set[str]:
+        found = self.json("search", query, *extra)
+        return {hit["title"] for hit in found["results"]}
+
+    def commit_all(self, message: str) -> None:
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> tuple[Developer, Developer]:
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    seed = tmp_path / "seed"
+    subprocess.run(["git", "clone", "-q", str(remote), str(seed)], check=True)
+    (seed / "README").write_text("orbit\n", encoding="utf-8")
+    git(seed, "add", "README")
+    git(seed, "-c", "user.email=s@example.com", "-c", "user.name=s", "commit", "-q", "-m", "seed")
+    git(seed, "push", "-q", "origin", "HEAD:main")
+    a, b = Developer("a", tmp_path, remote), Developer("b", tmp_path, remote)
+    assert a.run("attach", "--no-import").returncode == 0
+    shared = a.json("share")
+    assert shared["created"] is True and shared["written"] == 0
+    assert (a.repo / ".contextd" / "README.md").is_file()
+    a.commit_all("Share contextd memory")
+    git(a.repo, "push", "-q", "origin", "main")
+    git(b.repo, "pull", "-q")
+    assert b.run("attach", "--no-import").returncode == 0  # shared from its first attach
+    return a, b
+
+
+def test_memory_follows_branches_and_merges(team: tuple[Developer, Developer]) -> None:
+    a, b = team
+    git(a.repo, "checkout", "-q", "-b", "queue")
+    nats = a.json(*NATS)["id"]
+    assert (a.repo / ".contextd" / "records" / f"{nats}.md").is_file()
+    assert f".contextd/records/{nats}.md" in git(a.repo, "status", "--porcelain", "-uall")
+    a.commit_all("Record the queue decision")
+    git(a.repo, "push", "-q", "origin", "queue")
+
+    git(b.repo, "fetch", "-q")
+    assert b.titles() == set()  # on main: not merged yet
+    git(b.repo, "checkout", "-q", "queue")
+    assert b.titles() == {"Use NATS JetStream for the task queue"}
+    git(b.repo, "checkout", "-q", "main")
+    assert b.titles() == set()  # switching branches switches the view
+
+    git(a.repo, "checkout", "-q", "main")
+    assert a.titles() == set()
+    git(a.repo, "merge", "-q", "queue")
+    git(a.repo, "push", "-q", "origin", "main")
+    git(b.repo, "pull", "-q")
+    assert a.titles() == b.titles() == {"Use NATS JetStream for the task queue"}
+
+    # A supersedes it; after B pulls, the old one is NOT CURRENT for B too.
+    kafka = a.json(*KAFKA, "--supersedes", nats)["id"]
+    a.commit_all("Kafka replaces NATS")
+    git(a.repo, "push", "-q", "origin", "main")
+    git(b.repo, "pull", "-q")
+    shown = b.json("show", nats)
+    assert shown["status"] == "superseded" and shown["superseded_by"] == kafka
+    assert b.titles() == {KAFKA[1]}
+    assert "NOT CURRENT" in b.run("search", "task queue", "--include-superseded").stdout
+
+
+def test_concurrent_records_merge_and_a_conflict_is_named(
+    team: tuple[Developer, Developer],
+) -> None:
+    a, b = team
+    nats = a.json(*NATS)["id"]
+    a.commit_all("NATS")
+    git(a.repo, "push", "-q", "origin", "main")
+    git(b.repo, "pull", "-q")
+    b.json("add", "Workers heartbeat every five seconds", "--category", "convention")
+    b.commit_all("Heartbeat convention")
+    a.json("add", "Never log a tenant's payload body", "--category", "gotcha")
+    a.commit_all("Logging gotcha")
+    git(a.repo, "push", "-q", "origin", "main")
+    git(b.repo, "pull", "-q", "--no-rebase", "--no-edit")  # two new files: no conflict
+    assert len(b.json("memories")["records"]) == 3
+
+    # Both edit the same record: the conflicted file is refused and named.
+    a.json("update", nats, "--title", "Use NATS JetStream for every task queue")
+    a.commit_all("Title A")
+    git(a.repo, "push", "-q", "origin", "main")
+    b.json("update", nats, "--title", "Use NATS JetStream for the job queue")
+    b.commit_all("Title B")
+    merged = subprocess.run(
+        ["git", "-C", str(b.repo), "pull", "-q", "--no-rebase", "--no-edit"],
+        capture_output=True,
+        check=False,
+    )
+    assert merged.returncode != 0  # a real conflict
+    status = b.json("status")
+    problems = status["shared"]["problems"]
+    assert [p["path"].rsplit("/", 1)[1] for p in problems] == [f"{nats}.md"]
+    assert "conflict markers" in problems[0]["reason"]
+    briefing = b.run("hook", "session-start", cwd=b.repo)
+    assert "conflict markers" in briefing.stdout
+
+
+def test_a_deleted_file_leaves_the_view_and_a_secret_is_refused(
+    team: tuple[Developer, Developer],
+) -> None:
+    a, _ = team
+    nats = a.json(*NATS)["id"]
+    path = a.repo / ".contextd" / "records" / f"{nats}.md"
+    path.unlink()
+    assert a.titles() == set()
+    git(a.repo, "checkout", "-q", "--", ".")  # nothing committed: the file is simply gone
+    leaked = path.with_name("01a23228-0000-7000-8000-000000000001.md")
+    text = (
+        '+++\nid = "01a23228-0000-7000-8000-000000000001"\nkind = "memory"\n'
+        'title = "The staging database password is hunter2hunter2 use it"\n'
+        'category = "gotcha"\nstatus = "active"\norigin = "user"\npriority = 3\n'
+        "tags = []\nhints = []\nrelated_to = []\n"
+        'created_at = "2026-11-30T10:00:00.000Z"\nupdated_at = "2026-11-30T10:00:00.000Z"\n'
+        'verified_at = "2026-11-30T10:00:00.000Z"\n+++\n'
+    )
+    leaked.write_text(text.replace("hunter2hunter2", "postgres://app:Sup3rS3cret@db/prod"))
+    assert "staging database" not in json.dumps(a.json("memories"))
+    problems = a.json("status")["shared"]["problems"]
+    assert problems and "secret" in problems[0]["reason"].lower()
