@@ -6,7 +6,7 @@ secrets, the duplicate guard), the embedding stack, agent files, the mirror or s
 """
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from functools import cached_property
 from pathlib import Path
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from contextd.mirror.service import MirrorService
     from contextd.retrieval.indexer import Indexer
     from contextd.retrieval.vector_index import VectorIndex
-    from contextd.share.files import RepositoryFiles
     from contextd.share.service import ShareService
     from contextd.sync.remotes import RemoteService
     from contextd.sync.service import SyncService
@@ -52,6 +51,9 @@ class App(Struct, dict=True):
     provider_note: str | None
     indexer: "Indexer | None"  # None: vectors are off, retrieval is full-text only
     vector_index: "VectorIndex | None"
+    # Called when records arrive without vectors (a checkout's new files); the daemon fills
+    # them on a thread of its own. Elsewhere the daemon is started to do it, when allowed.
+    vectors_wanted: Callable[[], None] | None = None
 
     @cached_property
     def projects(self) -> "ProjectService":
@@ -63,21 +65,17 @@ class App(Struct, dict=True):
     def records(self) -> "RecordService":
         from contextd.core.duplicates import DuplicateGuard
         from contextd.core.records import RecordService
+        from contextd.share.files import RepositoryFiles
 
         guard = DuplicateGuard(self.db, self.vector_index, self.settings.refresh)
-        files = self._repository_files()
+        files = RepositoryFiles(self.settings.cwd, self.settings.share.records)
         return RecordService(self.db, self.indexer, self.vector_index, guard, files)
 
     @cached_property
     def shares(self) -> "ShareService":
         from contextd.share.service import ShareService
 
-        return ShareService(self.db, self._repository_files())
-
-    def _repository_files(self) -> "RepositoryFiles":
-        from contextd.share.files import RepositoryFiles
-
-        return RepositoryFiles(self.settings.cwd, self.settings.share.records)
+        return ShareService(self.db, self.settings.cwd, self.settings.share.records)
 
     @cached_property
     def search(self) -> "SearchService":
@@ -154,8 +152,19 @@ class App(Struct, dict=True):
         if checkout is not None and (
             shared_checkout(checkout) or shared_rows.has_files(self.db.connection(), checkout)
         ):
-            self.shares.refresh(project)
+            taken = self.shares.refresh(project)
+            if taken is not None and taken.added + taken.changed and self.indexer is not None:
+                self._want_vectors()
         return project
+
+    def _want_vectors(self) -> None:
+        if self.vectors_wanted is not None:
+            self.vectors_wanted()
+        elif self.settings.hooks.autostart_daemon:
+            from contextd.ipc.launch import start_detached
+
+            with suppress(OSError):
+                start_detached(self.settings.home)
 
     def status(self, project: Project) -> "StatusReport":
         from contextd.core.status import project_status

@@ -6,7 +6,18 @@ from pathlib import Path
 
 from msgspec import Struct
 
-__all__ = ["GitState", "git_state", "normalise_remote", "remote_url", "work_tree_root"]
+__all__ = [
+    "GitError",
+    "GitState",
+    "changed_paths",
+    "file_at",
+    "git_path",
+    "git_state",
+    "normalise_remote",
+    "remote_url",
+    "staged_paths",
+    "work_tree_root",
+]
 
 _TIMEOUT_S = 5
 
@@ -31,6 +42,81 @@ def _git(folder: Path, *args: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout.strip() if done.returncode == 0 else None
+
+
+class GitError(Exception):
+    """git refused a request; the message is git's own first line."""
+
+
+def _git_bytes(folder: Path, *args: str) -> bytes:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(folder), *args],
+            capture_output=True,
+            timeout=_TIMEOUT_S * 6,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise GitError(f"git could not run ({exc})") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(message[0] if message else f"git {args[0]} failed")
+    return done.stdout
+
+
+def changed_paths(root: Path, prefix: str, since: str, until: str | None) -> list[tuple[str, str]]:
+    """(status letter, path) of the files under `prefix` that differ between revision `since`
+    and `until` (None: the work tree, untracked files included as added).
+
+    Raises:
+        GitError: a revision is unknown, or this is not a git work tree.
+    """
+    span = [since, until] if until else [since]
+    out = _git_bytes(root, "diff", "--name-status", "--no-renames", "-z", *span, "--", prefix)
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    changes = [(fields[i][0], fields[i + 1]) for i in range(0, len(fields) - 1, 2)]
+    if until is None:
+        others = _git_bytes(root, "ls-files", "--others", "--exclude-standard", "-z", "--", prefix)
+        changes += [
+            ("A", path) for path in others.decode("utf-8", "surrogateescape").split("\0") if path
+        ]
+    return changes
+
+
+def staged_paths(root: Path, prefix: str) -> list[str]:
+    """Files under `prefix` added or changed in the index (what the next commit holds).
+
+    Raises:
+        GitError: this is not a git work tree.
+    """
+    out = _git_bytes(
+        root, "diff", "--cached", "--name-only", "--diff-filter=ACMR", "-z", "--", prefix
+    )
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def git_path(folder: Path, name: str) -> str:
+    """Where git keeps `name` (e.g. hooks/pre-commit) for the work tree holding `folder`.
+
+    Raises:
+        GitError: not a git work tree.
+    """
+    out = _git_bytes(folder, "rev-parse", "--path-format=absolute", "--git-path", name)
+    return out.decode("utf-8", "surrogateescape").strip()
+
+
+def file_at(root: Path, revision: str | None, path: str) -> bytes | None:
+    """A file's bytes at `revision` ("" for the index, None for the work tree); None when the
+    file is not there."""
+    if revision is None:
+        try:
+            return (root / path).read_bytes()
+        except OSError:
+            return None
+    try:
+        return _git_bytes(root, "show", f"{revision}:{path}")
+    except GitError:
+        return None
 
 
 def work_tree_root(folder: Path) -> Path | None:

@@ -47,6 +47,7 @@ COMMAND_MODULES = {
     "export": "export",
     "sync": "sync",
     "share": "share",
+    "log": "share",
     "bundle": "bundles",
     "remote": "remote",
     "config": "admin",

@@ -40,8 +40,13 @@ def _places() -> Places:
 )
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--remove", is_flag=True, help="Take contextd's entries out again.")
+@click.option(
+    "--git-hooks",
+    is_flag=True,
+    help="Instead: install a pre-commit hook here refusing record files with a secret.",
+)
 @common_options
-def setup(agents: tuple[str, ...], dry_run: bool, remove: bool) -> None:
+def setup(agents: tuple[str, ...], dry_run: bool, remove: bool, git_hooks: bool) -> None:
     """Add contextd's MCP server and hooks to your agents' config files.
 
     Detects Claude Code, Codex CLI, Cursor, Gemini CLI, Windsurf and opencode (config folder or
@@ -50,6 +55,15 @@ def setup(agents: tuple[str, ...], dry_run: bool, remove: bool) -> None:
     """
     places = _places()
     executable = find_executable(sys.argv[0], places.search_path)
+    if git_hooks:
+        from contextd.share.git_hooks import install_pre_commit
+
+        hook = install_pre_commit(Path.cwd(), executable)
+        emit(
+            {"git_hook": hook.path, "action": hook.action},
+            lambda: click.echo(f"Pre-commit hook {hook.action}: {hook.path}"),
+        )
+        return
     report = run_setup(places, executable, names=agents, dry_run=dry_run, remove=remove)
     emit(_payload(report, places), lambda: _human(report, places))
 

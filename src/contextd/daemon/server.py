@@ -56,6 +56,10 @@ def serve(app: App, stamp: str, runtime_dir: str | None, *, warm: bool = True) -
             app.index.warm()
         stopping = threading.Event()
         handlers = Handlers(app, stamp, stopping)
+        if app.indexer is not None:
+            filler = VectorFiller(app, stopping)
+            app.vectors_wanted = filler.want
+            filler.start()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda _signum, _frame: stopping.set())
         pid_file = home / "daemon.pid"
@@ -143,3 +147,34 @@ def _send(conn: socket.socket, reply: bytes) -> None:
         conn.sendall(reply)
     except OSError:
         log.info("the client left before its reply")
+
+
+class VectorFiller:
+    """Embeds records stored without a vector on a thread of its own, when told some arrived
+    (a checkout's new record files) and once at start, so queries never wait for them."""
+
+    def __init__(self, app: App, stopping: threading.Event) -> None:
+        self._app = app
+        self._stopping = stopping
+        self._wanted = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="contextd-vectors", daemon=True)
+
+    def start(self) -> None:
+        self._wanted.set()
+        self._thread.start()
+
+    def want(self) -> None:
+        self._wanted.set()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            if not self._wanted.wait(_ACCEPT_TICK_S):
+                continue
+            self._wanted.clear()
+            try:
+                count = self._app.index.refresh()
+            except Exception:  # a provider that fails now is tried again on the next want
+                log.warning("filling missing vectors failed", exc_info=True)
+                continue
+            if count:
+                log.info("embedded %d records that had no vector", count)

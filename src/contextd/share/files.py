@@ -6,7 +6,6 @@ holds it. Which records are shared is set by `[share] records` (kinds, and memor
 a record written with --private, and every global one, stays in the store only.
 """
 
-import hashlib
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,19 +13,15 @@ from pathlib import Path
 from contextd.core.textfiles import write_text_atomic
 from contextd.models import Kind, Record
 from contextd.share.format import render_record
-from contextd.share.layout import records_folder, shared_checkout
+from contextd.share.layout import digest_of, records_folder, shared_checkout
 from contextd.storage import projects as project_rows
 from contextd.storage import shared as rows
 
-__all__ = ["RepositoryFiles", "digest_of", "file_name", "write"]
+__all__ = ["RepositoryFiles", "file_name", "write"]
 
 
 def file_name(record_id: str) -> str:
     return f"{record_id}.md"
-
-
-def digest_of(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 class RepositoryFiles:

@@ -9,21 +9,14 @@ A file gone from the checkout leaves that checkout's view; the record stays for 
 """
 
 import os
-import re
 import sqlite3
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from msgspec import Struct
 from msgspec.structs import replace
 
-from contextd.clock import parse_instant
-from contextd.core.validation import validate_draft
-from contextd.errors import ValidationError
-from contextd.models import Project, Record, RecordDraft
-from contextd.share.files import digest_of
-from contextd.share.format import FormatError, parse_record
-from contextd.share.layout import records_folder
+from contextd.models import Project, Record
+from contextd.share.layout import digest_of, records_folder
 from contextd.storage import records as record_rows
 from contextd.storage import shared as rows
 from contextd.storage import vectors as vector_rows
@@ -32,9 +25,7 @@ from contextd.storage.shared import sharing_of
 
 __all__ = ["Scan", "Taken", "changed_files", "take_in"]
 
-_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _MAX_FILE = 256 * 1024
-_CLOCK_SKEW = timedelta(days=1)
 
 
 class Scan(Struct, frozen=True):
@@ -117,57 +108,16 @@ def _record(
     conn: sqlite3.Connection, project: Project, name: str, data: bytes
 ) -> tuple[Record | None, str | None]:
     """The file's record placed in `project`, or why it is refused."""
-    try:
-        record = parse_record(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        return None, "it is not UTF-8 text"
-    except FormatError as exc:
-        return None, f"{exc}"
-    if not _ID.match(record.id) or name != f"{record.id}.md":
-        return None, f"it must hold the record its name gives ({name} holds id {record.id!r})"
-    for link in (record.superseded_by, *record.related_to):
-        if link is not None and not _ID.match(link):
-            return None, f"it links to {link!r}, which is not a record id"
-    try:
-        _check_dates(record)
-        draft = validate_draft(
-            RecordDraft(
-                kind=record.kind,
-                title=record.title,
-                body=record.body,
-                category=record.category,
-                tags=record.tags,
-                retrieval_hints=record.retrieval_hints,
-                origin=record.origin,
-                priority=record.priority,
-            )
-        )
-    except ValidationError as exc:
-        return None, f"{exc}"
+    from contextd.share.check import check_file  # the rules load only when a file is new
+
+    record, problem = check_file(name, data)
+    if record is None:
+        return None, problem
     stored = record_rows.get_record(conn, record.id)
     if stored is not None and stored.project_id != project.id:
         return None, "its id belongs to a record of another project"
-    return replace(
-        record,
-        project_id=project.id,
-        title=draft.title,
-        body=draft.body,
-        category=draft.category,
-        tags=draft.tags,
-        retrieval_hints=draft.retrieval_hints,
-        session_id=stored.session_id if stored is not None else None,
-    ), None
-
-
-def _check_dates(record: Record) -> None:
-    latest = datetime.now(UTC) + _CLOCK_SKEW
-    for field in ("created_at", "updated_at", "verified_at"):
-        try:
-            moment = parse_instant(getattr(record, field))
-        except ValueError:
-            raise ValidationError(field, f"Its {field} is not an ISO-8601 time.") from None
-        if moment > latest:
-            raise ValidationError(field, f"Its {field} lies in the future.")
+    session = stored.session_id if stored is not None else None
+    return replace(record, project_id=project.id, session_id=session), None
 
 
 def _store(conn: sqlite3.Connection, record: Record, digest: str) -> str:

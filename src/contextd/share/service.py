@@ -2,17 +2,20 @@
 which files were kept out."""
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
 from contextd.errors import InvalidInputError
 from contextd.models import Project
-from contextd.share.files import RepositoryFiles, write
 from contextd.share.ingest import Taken, changed_files, take_in
 from contextd.share.layout import FOLDER, records_folder, shared_checkout
 from contextd.storage import records as record_rows
 from contextd.storage import shared as rows
 from contextd.storage.db import Database
+
+if TYPE_CHECKING:  # the writer and git history load only for the commands that need them
+    from contextd.share.history import Change, Refusal
 
 __all__ = ["Problem", "ShareService", "Shared", "SharedView"]
 
@@ -55,9 +58,10 @@ class SharedView(Struct, frozen=True):
 
 
 class ShareService:
-    def __init__(self, db: Database, files: RepositoryFiles) -> None:
+    def __init__(self, db: Database, cwd: Path, shared_records: str) -> None:
         self._db = db
-        self._files = files
+        self._cwd = cwd
+        self._shared_records = shared_records
 
     def share(self, project: Project) -> Shared:
         """Turn shared memory on for the checkout the project is seen from: create
@@ -66,25 +70,48 @@ class ShareService:
         Raises:
             InvalidInputError: the command does not run inside one of the project's folders.
         """
-        if project.checkout is None:
-            raise InvalidInputError(
-                f"Run `contextd share` inside a folder of {project.name} (a git work tree "
-                "attached with `contextd attach`): the shared records go into its repository."
-            )
-        folder = records_folder(project.checkout)
+        from contextd.share.files import RepositoryFiles, write
+
+        files = RepositoryFiles(self._cwd, self._shared_records)
+        checkout = self._checkout(project, "share")
+        folder = records_folder(checkout)
         created = not folder.is_dir()
         folder.mkdir(parents=True, exist_ok=True)
-        readme = Path(project.checkout) / FOLDER / "README.md"
+        readme = Path(checkout) / FOLDER / "README.md"
         if not readme.exists():
             readme.write_text(README, encoding="utf-8")
         written = 0
         with self._db.transaction() as conn:
             for record_id in rows.local_records(conn, project.id):
                 record = record_rows.get_record(conn, record_id)
-                if record is not None and self._files.shareable(record):
-                    write(conn, project.checkout, record)
+                if record is not None and files.shareable(record):
+                    write(conn, checkout, record)
                     written += 1
         return Shared(str(folder.parent), written, created)
+
+    def log(self, project: Project, span: str | None) -> list["Change"]:
+        """The shared memory's changes over `span` in the checkout the project is seen from.
+
+        Raises:
+            InvalidInputError: not inside a checkout of the project, or an unknown revision.
+        """
+        from contextd.share.history import changes
+
+        return changes(Path(self._checkout(project, "log")), span)
+
+    def check_staged(self, project: Project) -> list["Refusal"]:
+        """Staged record files that would be refused (for a pre-commit check)."""
+        from contextd.share.history import staged_refusals
+
+        return staged_refusals(Path(self._checkout(project, "share --check")))
+
+    def _checkout(self, project: Project, command: str) -> str:
+        if project.checkout is None:
+            raise InvalidInputError(
+                f"Run `contextd {command}` inside a folder of {project.name} (an attached git "
+                "work tree)."
+            )
+        return project.checkout
 
     def refresh(self, project: Project) -> Taken | None:
         """Bring the view of the checkout the project is seen from up to date with its files;
