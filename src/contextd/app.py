@@ -21,6 +21,7 @@ from contextd.storage.db import Database, store_writable
 if TYPE_CHECKING:
     from contextd.agents.agent_files import AgentFileService
     from contextd.core.compaction import HookState
+    from contextd.core.duplicates import DuplicateGuard
     from contextd.core.index import IndexService
     from contextd.core.inventory import Inventory
     from contextd.core.projects import ProjectService
@@ -54,12 +55,16 @@ class App(Struct, dict=True):
         return ProjectService(self.db)
 
     @cached_property
-    def records(self) -> "RecordService":
+    def duplicates(self) -> "DuplicateGuard":
         from contextd.core.duplicates import DuplicateGuard
+
+        return DuplicateGuard(self.db, self.vector_index, self.settings.refresh)
+
+    @cached_property
+    def records(self) -> "RecordService":
         from contextd.core.records import RecordService
 
-        guard = DuplicateGuard(self.db, self.vector_index, self.settings.refresh)
-        return RecordService(self.db, self.indexer, self.vector_index, guard)
+        return RecordService(self.db, self.indexer, self.vector_index, self.duplicates)
 
     @cached_property
     def search(self) -> "SearchService":
@@ -108,7 +113,7 @@ class App(Struct, dict=True):
     def sync(self) -> "SyncService":
         from contextd.sync.service import SyncService
 
-        return SyncService(self.db, self.indexer)
+        return SyncService(self.db, self.indexer, self.duplicates)
 
     @cached_property
     def remotes(self) -> "RemoteService":
