@@ -23,6 +23,7 @@ from contextd.retrieval.search import Retriever
 __all__ = ["MAX_LIMIT", "Recall", "SearchService", "estimate_tokens", "parse_date", "passage"]
 
 MAX_LIMIT = 200
+MAX_QUERY_CHARS = 2000
 SEPARATOR = "\n\n"
 
 
@@ -50,9 +51,16 @@ class SearchService:
         return self._retriever.search(query, project.id)
 
     def learn(self, project: Project, query: str, record: Record) -> None:
-        """Remember that `record` answered `query`, so similar later queries rank it higher."""
+        """Remember that `record` answered `query`, so similar later queries rank it higher.
+
+        Raises:
+            InvalidInputError: the query is empty, too long, or holds a secret (it is stored).
+        """
+        from contextd.core.validation import checked_text  # the write path: not for the hooks
+
         if not query.strip():
             raise InvalidInputError("Give the query the record answered.")
+        query = checked_text("query", query, label="query", limit=MAX_QUERY_CHARS)
         self._retriever.learn(query, record, project.id)
 
     def recall(self, project: Project, query: SearchQuery, budget: int | None = None) -> Recall:

@@ -31,8 +31,22 @@ def handle(app: App, event: str, payload: dict[str, Any], project_name: str | No
     project = _project(app, payload, project_name)
     if project is None:
         return ""  # outside a known project the hooks are silent
-    session_key = str(payload.get("session_id") or "unknown")
-    return _HANDLERS[event](app, project, session_key, payload)
+    return _HANDLERS[event](app, project, session_key(payload.get("session_id")), payload)
+
+
+_PLAIN_KEY = re.compile(r"[0-9a-z][0-9a-z-]{0,39}")  # a UUID, "sess-1": no token looks so
+
+
+def session_key(raw: object) -> str:
+    """What the store keeps of the agent's session id: the id when it is a plain id (a UUID,
+    a short name), else a hash of it. Only equality matters, and whatever else a payload puts
+    there (a long text, a pasted token) must not be stored."""
+    text = str(raw or "unknown")
+    if _PLAIN_KEY.fullmatch(text):
+        return text
+    import hashlib
+
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _project(app: App, payload: dict[str, Any], name: str | None) -> Project | None:
@@ -177,7 +191,8 @@ def _pre_compact(app: App, project: Project, session_key: str, payload: dict[str
     from contextd.core.quality import scan_quality
 
     issues = scan_quality(app.records, project, app.settings.lifecycle.stale_days)
-    trigger = str(payload.get("trigger") or "auto")
+    # Only the two triggers agents send are kept; anything else a payload says is not stored.
+    trigger = "manual" if payload.get("trigger") == "manual" else "auto"
     app.hook_state.snapshot(session_key, project, trigger, len(issues))
     return ""
 
