@@ -248,7 +248,7 @@ def test_results_carry_readable_text_beside_the_structured_view(repo: Path, run:
         assert context.content[0].text == payload(context)["context"]
         assert written["id"] in context.content[0].text
         found = await client.call_tool("search", {"query": "task queue"})
-        assert found.content[0].text.startswith(f"1. [decision {written['id']}]")
+        assert f"\n1. [decision {written['id']}]" in found.content[0].text
         entry = await client.call_tool("get_entry", {"id": written["id"]})
         assert "why_chosen:" in entry.content[0].text
         assert not entry.content[0].text.lstrip().startswith("{")

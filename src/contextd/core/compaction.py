@@ -11,6 +11,7 @@ from typing import Any
 from msgspec import Struct
 
 from contextd.clock import now, to_iso
+from contextd.core.presentation import fence, one_line
 from contextd.ids import new_id
 from contextd.models import Project, Record, Status
 from contextd.storage import hook_state as rows
@@ -140,12 +141,12 @@ def report_text(report: CompactionReport) -> str:
     ]
     if report.lost:
         lines.append("Not in your context any more (re-read with get_entry / contextd show):")
-        lines.extend(f"- [{r.kind} {r.id}] {r.title}" for r in report.lost)
+        lines.extend(f"- [{r.kind} {r.id}] {one_line(r.title)}" for r in report.lost)
     else:
         lines.append("Nothing it had been given is missing now.")
     if report.written:
         lines.append("Recorded in this session before the compaction:")
-        lines.extend(f"- [{r.kind} {r.id}] {r.title}" for r in report.written)
+        lines.extend(f"- [{r.kind} {r.id}] {one_line(r.title)}" for r in report.written)
     if report.quality_issues:
         lines.append(f"{report.quality_issues} records need attention (verify_quality).")
-    return "\n".join(lines)
+    return fence("\n".join(lines))

@@ -7,6 +7,7 @@ from msgspec.structs import replace
 
 from contextd.clock import parse_when, to_iso
 from contextd.config import ContextSettings
+from contextd.core.presentation import fence, fence_overhead, one_line
 from contextd.errors import InvalidInputError
 from contextd.models import (
     Kind,
@@ -72,7 +73,7 @@ class SearchService:
         result = self.search(project, wide)
         packed: list[SearchHit] = []
         blocks: list[str] = []
-        length = 0  # characters of the text so far, separators included
+        length = fence_overhead()  # characters of the text so far, fence and separators included
         for hit in result.hits:
             block = passage(hit)
             grown = length + (len(SEPARATOR) if blocks else 0) + len(block)
@@ -81,7 +82,7 @@ class SearchService:
             packed.append(hit)
             blocks.append(block)
             length = grown
-        text = SEPARATOR.join(blocks)
+        text = fence(SEPARATOR.join(blocks)) if blocks else ""
         omitted = len(result.hits) - len(packed)
         return Recall(
             query.text,
@@ -104,7 +105,8 @@ def _tokens_for(characters: int) -> int:
 
 
 def passage(hit: SearchHit) -> str:
-    """One hit as the text an agent reads: header line, then the fields that say why."""
+    """One hit as the text an agent reads: header line, then the fields that say why, each
+    one line (the caller puts it in a fence: see contextd.core.presentation)."""
     record = hit.record
     label = record.category if record.kind is Kind.MEMORY and record.category else str(record.kind)
     flags = []
@@ -118,12 +120,12 @@ def passage(hit: SearchHit) -> str:
         flags.append("global")
     head = f"[{label} {record.id} · verified {record.verified_at[:10]}"
     head += f" · {'; '.join(flags)}]" if flags else "]"
-    lines = [head, record.title]
+    lines = [head, one_line(record.title)]
     for name, value in body_to_dict(record.body).items():
         if isinstance(value, list) and value:
-            lines.append(f"{name}: " + "; ".join(str(v) for v in value))
+            lines.append(f"{name}: " + "; ".join(one_line(str(v)) for v in value))
         elif value:
-            lines.append(f"{name}: {value}")
+            lines.append(f"{name}: {one_line(str(value))}")
     return "\n".join(lines)
 
 

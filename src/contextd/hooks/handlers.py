@@ -15,6 +15,7 @@ from typing import Any
 
 from contextd.app import App
 from contextd.core.compaction import report_text
+from contextd.core.presentation import fence, fence_overhead, one_line
 from contextd.core.search import SEPARATOR, estimate_tokens, passage
 from contextd.errors import NotFoundError, ProjectNotResolvedError
 from contextd.hooks.reply import is_command
@@ -98,9 +99,14 @@ def _prompt(app: App, project: Project, session_key: str, payload: dict[str, Any
     already = app.hook_state.shown(session_key, "prompt") | app.hook_state.shown(
         session_key, "briefing"
     )
+    caution = (
+        "Recalled for this prompt; it may be off topic: use what applies, ignore the rest, "
+        "and prefer get_context for a deliberate search."
+    )
     chosen: list[Record] = []
     blocks: list[str] = []
-    used = 0
+    attributes = {"project": project.slug}
+    used = estimate_tokens(" " * fence_overhead(_PROMPT_FENCE, caution, attributes))
     for hit in hits:
         if hit.record.id in already or hit.linked_from or len(chosen) >= wanted:
             continue
@@ -114,12 +120,11 @@ def _prompt(app: App, project: Project, session_key: str, payload: dict[str, Any
     if not blocks:
         return ""
     app.hook_state.note_shown(session_key, chosen, "prompt")
-    caution = (
-        "Project memory recalled for this prompt by contextd. It may be off topic: use what "
-        "applies, ignore the rest, and prefer get_context for a deliberate search."
-    )
     body = SEPARATOR.join(blocks)
-    return f'<working-memory project="{project.slug}">\n{caution}\n\n{body}\n</working-memory>'
+    return fence(body, tag=_PROMPT_FENCE, attributes=attributes, note=caution)
+
+
+_PROMPT_FENCE = "working-memory"
 
 
 def _post_edit(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
@@ -139,13 +144,13 @@ def _post_edit(app: App, project: Project, session_key: str, payload: dict[str, 
     if not covering:
         return ""
     app.hook_state.note_shown(session_key, covering, "constraint")
-    lines = [f"contextd: {path.name} is covered by these constraints; keep them:"]
+    lines = [f"{one_line(path.name)} is covered by these constraints; keep them:"]
     for record in covering:
         body = record.body
         assert isinstance(body, ConstraintBody)
-        lines.append(f"- [{body.hardness} constraint {record.id}] {record.title}")
-        lines.append(f"  why: {body.reason}")
-    return "\n".join(lines)
+        lines.append(f"- [{body.hardness} constraint {record.id}] {one_line(record.title)}")
+        lines.append(f"  why: {one_line(body.reason)}")
+    return fence("\n".join(lines), attributes={"project": project.slug})
 
 
 def _post_bash(app: App, project: Project, session_key: str, payload: dict[str, Any]) -> str:
@@ -162,9 +167,9 @@ def _post_bash(app: App, project: Project, session_key: str, payload: dict[str, 
     if subject is None:
         return ""
     return (
-        f'contextd: you committed "{subject}". If it settled a choice between alternatives, '
-        "record it with record_decision (problem, why_chosen); if it introduced a rule that "
-        "must hold, record_constraint; a gotcha worth keeping, remember."
+        f'contextd: you committed "{one_line(subject)[:200]}". If it settled a choice between '
+        "alternatives, record it with record_decision (problem, why_chosen); if it introduced a "
+        "rule that must hold, record_constraint; a gotcha worth keeping, remember."
     )
 
 
