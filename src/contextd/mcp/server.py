@@ -6,6 +6,7 @@ Only `contextd mcp serve` imports this module (the SDK alone costs ~0.85 s to im
 import contextlib
 import functools
 import logging
+import threading
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -30,6 +31,7 @@ from contextd.core.search import parse_date
 from contextd.core.views import detail_view, hit_view, record_view, similar_view
 from contextd.errors import ContextdError
 from contextd.mcp.render import fenced_lines, hits_text, record_text, reply, written_text
+from contextd.mcp.transport import REPLACEMENT
 from contextd.models import (
     Body,
     CheckpointBody,
@@ -84,12 +86,29 @@ def domain_errors(fn: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if any(_holds_replacement(value) for value in (*args, *kwargs.values())):
+            raise ToolError(
+                "An argument holds a character that is not text (a lone UTF-16 surrogate, or "
+                "bytes that are not UTF-8, shown as U+FFFD); send it again as valid UTF-8."
+            )
         try:
             return fn(*args, **kwargs)
         except ContextdError as exc:
             raise ToolError(str(exc)) from exc
 
     return wrapper
+
+
+def _holds_replacement(value: object) -> bool:
+    """Whether a tool argument carries U+FFFD, what the transport makes of text it could not
+    read (see contextd.mcp.transport)."""
+    if isinstance(value, str):
+        return REPLACEMENT in value
+    if isinstance(value, list | tuple):
+        return any(_holds_replacement(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_replacement(k) or _holds_replacement(v) for k, v in value.items())
+    return False
 
 
 class _Connection:
@@ -104,6 +123,7 @@ class _Connection:
         self.client_name: str | None = None
         self.roots: list[Path] | None = None  # None: not asked yet (or asked again on change)
         self.session_id: str | None = None
+        self._opening = threading.Lock()  # tool calls run in threads: open one session only
 
     def project(self) -> Project:
         for root in self.roots or ():
@@ -114,17 +134,19 @@ class _Connection:
         return self.app.current_project()
 
     def open_session(self) -> None:
-        if self.session_id is not None or self.client_name is None:
-            return
-        try:
-            project = self.project()
-        except ContextdError:
-            return  # no project here: tools will say so; there is nothing to attribute
-        self.session_id = self.app.sessions.start(project, self.client_name).id
+        with self._opening:
+            if self.session_id is not None or self.client_name is None:
+                return
+            try:
+                project = self.project()
+                self.session_id = self.app.sessions.start(project, self.client_name).id
+            except ContextdError:
+                return  # no project here (tools will say so), or a name that is refused
 
     def close(self) -> None:
-        if self.session_id is not None:
-            self.app.sessions.end(self.session_id)
+        with self._opening:
+            if self.session_id is not None:
+                self.app.sessions.end(self.session_id)
 
     async def middleware(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         if self.client_name is None:
@@ -170,7 +192,7 @@ def _client_name(params: object) -> str | None:
     )
     if not isinstance(info, dict):
         return None
-    return str(info.get("name") or "mcp client")
+    return one_line(str(info.get("name") or ""))[:100] or "mcp client"
 
 
 def build_server(app: App, *, read_only: bool = False) -> MCPServer:
