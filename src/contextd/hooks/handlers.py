@@ -15,7 +15,7 @@ from typing import Any
 
 from contextd.app import App
 from contextd.core.compaction import report_text
-from contextd.core.presentation import fence, fence_overhead, one_line
+from contextd.core.presentation import WRITES_OFF, fence, fence_overhead, one_line
 from contextd.core.search import SEPARATOR, estimate_tokens, passage
 from contextd.errors import NotFoundError, ProjectNotResolvedError
 from contextd.hooks.reply import is_command
@@ -71,6 +71,8 @@ def _session_start(app: App, project: Project, session_key: str, payload: dict[s
         report = app.hook_state.report(project, session_key)
         if report is not None:
             parts.append(report_text(report))
+    if app.db.read_only:
+        parts.append(WRITES_OFF)
     # The nudge looks at the records the briefing chose from: the newest of each kind.
     issues = scan_quality(app.records, project, app.settings.lifecycle.stale_days, candidates)
     if issues:

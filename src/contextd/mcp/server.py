@@ -25,7 +25,7 @@ from pydantic import Field
 from contextd.app import App
 from contextd.core.briefing import build_briefing
 from contextd.core.compaction import report_text
-from contextd.core.presentation import one_line
+from contextd.core.presentation import WRITES_OFF, one_line
 from contextd.core.quality import scan_quality
 from contextd.core.search import parse_date
 from contextd.core.views import detail_view, hit_view, record_view, similar_view
@@ -210,8 +210,10 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         finally:
             await anyio.to_thread.run_sync(connection.close)
 
+    writes_off = app.db.read_only
+    instructions = f"{INSTRUCTIONS} {WRITES_OFF}" if writes_off else INSTRUCTIONS
     mcp = MCPServer(
-        "contextd", instructions=INSTRUCTIONS, lifespan=lifespan, middleware=[connection.middleware]
+        "contextd", instructions=instructions, lifespan=lifespan, middleware=[connection.middleware]
     )
 
     def tool(annotations: ToolAnnotations) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -268,8 +270,8 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         and where work stopped. Call it at the start of every session."""
         briefing = build_briefing(app.records, connection.project(), budget)
         data = {"briefing": briefing.text, "included": briefing.included}
-        data |= {"omitted": briefing.omitted, "tokens": briefing.tokens}
-        return reply(data, briefing.text)
+        data |= {"omitted": briefing.omitted, "tokens": briefing.tokens, "writable": not writes_off}
+        return reply(data, f"{briefing.text}\n\n{WRITES_OFF}" if writes_off else briefing.text)
 
     @tool(READ)
     def get_context(
