@@ -15,6 +15,7 @@ def main() -> None:
         from contextd.hooks.entry import run_hook
 
         sys.exit(run_hook(sys.argv[2:]))
+    _refuse_undecodable_arguments(sys.argv[1:])
     if "search" in sys.argv or "recall" in sys.argv:
         from contextd.cli.quick import answer
 
@@ -24,6 +25,24 @@ def main() -> None:
     from contextd.cli.main import main as cli_main
 
     cli_main()
+
+
+def _refuse_undecodable_arguments(argv: list[str]) -> None:
+    """Python hands bytes that are not UTF-8 over as lone surrogates, which no store, file or
+    terminal can take: refuse them here in one sentence (exit 2), before any work."""
+    for number, argument in enumerate(argv, 1):
+        if any("\ud800" <= c <= "\udfff" for c in argument):
+            message = (
+                f"Argument {number} is not valid UTF-8 text; contextd reads only UTF-8 (check "
+                "the terminal's encoding, or the name of the file given)."
+            )
+            if "--json" in argv:
+                import json
+
+                error = {"error": {"message": message, "type": "InvalidInputError"}}
+                sys.stdout.write(json.dumps(error) + "\n")
+            sys.stderr.write(f"Error: {message}\n")
+            sys.exit(2)
 
 
 if __name__ == "__main__":

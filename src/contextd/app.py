@@ -25,6 +25,7 @@ from contextd.storage.db import Database, store_writable
 if TYPE_CHECKING:
     from contextd.agents.agent_files import AgentFileService
     from contextd.core.compaction import HookState
+    from contextd.core.duplicates import DuplicateGuard
     from contextd.core.index import IndexService
     from contextd.core.inventory import Inventory
     from contextd.core.projects import ProjectService
@@ -62,14 +63,18 @@ class App(Struct, dict=True):
         return ProjectService(self.db)
 
     @cached_property
-    def records(self) -> "RecordService":
+    def duplicates(self) -> "DuplicateGuard":
         from contextd.core.duplicates import DuplicateGuard
+
+        return DuplicateGuard(self.db, self.vector_index, self.settings.refresh)
+
+    @cached_property
+    def records(self) -> "RecordService":
         from contextd.core.records import RecordService
         from contextd.share.files import RepositoryFiles
 
-        guard = DuplicateGuard(self.db, self.vector_index, self.settings.refresh)
         files = RepositoryFiles(self.settings.cwd, self.settings.share.records)
-        return RecordService(self.db, self.indexer, self.vector_index, guard, files)
+        return RecordService(self.db, self.indexer, self.vector_index, self.duplicates, files)
 
     @cached_property
     def shares(self) -> "ShareService":
@@ -124,7 +129,7 @@ class App(Struct, dict=True):
     def sync(self) -> "SyncService":
         from contextd.sync.service import SyncService
 
-        return SyncService(self.db, self.indexer)
+        return SyncService(self.db, self.indexer, self.duplicates)
 
     @cached_property
     def remotes(self) -> "RemoteService":
@@ -149,8 +154,10 @@ class App(Struct, dict=True):
         with its files first."""
         project = self.projects.resolve(name, folder)
         checkout = project.checkout
-        if checkout is not None and (
-            shared_checkout(checkout) or shared_rows.has_files(self.db.connection(), checkout)
+        if (
+            checkout is not None
+            and not self.db.read_only
+            and (shared_checkout(checkout) or shared_rows.has_files(self.db.connection(), checkout))
         ):
             taken = self.shares.refresh(project)
             if taken is not None and taken.added + taken.changed and self.indexer is not None:

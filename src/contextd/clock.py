@@ -3,6 +3,8 @@
 import re
 from datetime import UTC, datetime, timedelta
 
+from contextd.errors import InvalidInputError
+
 __all__ = ["age", "now", "parse_instant", "parse_when", "to_iso"]
 
 _RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
@@ -31,16 +33,26 @@ def parse_when(text: str, *, reference: datetime | None = None) -> datetime | No
     """Read a date a person typed: `2026-11-01`, an ISO instant, or a span back like `30d`.
 
     Returns None when the text is none of those.
+
+    Raises:
+        InvalidInputError: a span reaching back before the year 1 (`99999999d`).
     """
     text = text.strip()
     relative = _RELATIVE.match(text.lower())
     if relative:
         amount, unit = int(relative.group(1)), relative.group(2)
-        return (reference or datetime.now(UTC)) - timedelta(**{_UNITS[unit]: amount})
+        try:
+            return (reference or datetime.now(UTC)) - timedelta(**{_UNITS[unit]: amount})
+        except OverflowError:
+            raise InvalidInputError(
+                f"{text!r} reaches back before the year 1; give a date or a shorter span."
+            ) from None
     try:
-        return parse_instant(text)
-    except ValueError:
+        moment = parse_instant(text)
+        moment.astimezone(UTC)  # an offset that pushes it out of the calendar fails here
+    except (ValueError, OverflowError):
         return None
+    return moment
 
 
 def age(text: str, *, reference: datetime | None = None) -> str:

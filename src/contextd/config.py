@@ -4,7 +4,9 @@ This and contextd.home_folder (which the hooks use before anything else loads) a
 modules that read environment variables; this is the only one that reads the config file.
 """
 
+import math
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -181,6 +183,10 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
 }
 
 
+# Settings that hold the NAME of an environment variable (the key stays in the environment).
+_VARIABLE_NAMES = {("embeddings", "api_key_env"), ("vectors", "api_key_env")}
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
 _POSITIVE = {
     ("embeddings", "dimensions"),
     ("embeddings", "timeout_s"),
@@ -258,6 +264,14 @@ def _check_choice(section: str, name: str, value: object) -> None:
     choices = _CHOICES.get((section, name))
     if choices and value not in choices:
         raise ConfigError(f"{section}.{name} must be one of {', '.join(choices)}; got {value!r}.")
+    if (section, name) in _VARIABLE_NAMES and value and not _VARIABLE_NAME.fullmatch(str(value)):
+        # Never quote it: whoever typed a key here has just pasted the secret itself.
+        raise ConfigError(
+            f"{section}.{name} takes the name of an environment variable (such as "
+            "OPENAI_API_KEY), not the key itself; put the key in that variable."
+        )
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{section}.{name} must be a finite number; got {value!r}.")
     if isinstance(value, int | float) and not isinstance(value, bool):
         if (section, name) in _POSITIVE and value <= 0:
             raise ConfigError(f"{section}.{name} must be greater than 0; got {value!r}.")

@@ -1,12 +1,19 @@
 """Time-ordered record ids (UUID version 7), unique across machines without coordination."""
 
 import os
+import re
 import threading
 import time
 
-__all__ = ["MIN_PREFIX", "new_id"]
+__all__ = ["MIN_PREFIX", "is_id", "is_slug", "new_id"]
 
 MIN_PREFIX = 8
+MAX_SLUG = 64
+
+# The canonical lower-case 8-4-4-4-12 form every id of a record, project or session has.
+_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# What slugify makes: lower-case ASCII words joined by single hyphens (a safe folder name).
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 _lock = threading.Lock()
 _last_ms = 0
@@ -32,3 +39,14 @@ def new_id() -> str:
     # The canonical 8-4-4-4-12 form, written out: the uuid module costs the hooks' start-up.
     digits = f"{value:032x}"
     return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
+
+
+def is_id(text: object) -> bool:
+    """Whether `text` is an id in the canonical form (what arrives from elsewhere must be)."""
+    return isinstance(text, str) and _ID.fullmatch(text) is not None
+
+
+def is_slug(text: object) -> bool:
+    """Whether `text` is a project slug: lower-case ASCII words and single hyphens, at most
+    64 characters; it names a folder of the mirror, so nothing else is allowed."""
+    return isinstance(text, str) and len(text) <= MAX_SLUG and _SLUG.fullmatch(text) is not None

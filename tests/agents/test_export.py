@@ -72,7 +72,7 @@ def test_a_small_budget_drops_detail_and_says_how_much_it_left_out(repo: Path, r
     run.json(*CONSTRAINT)
     for i in range(6):
         run.json("add", f"Convention number {i} about naming the queues", "--category", "user")
-    run("config", "set", "context.export_budget", "60")
+    run("config", "set", "context.export_budget", "120")
     out = run.json("export", "generic")
     block = _block((repo / "CONTEXTD.md").read_text(encoding="utf-8"))
     assert out["left_out"] > 0

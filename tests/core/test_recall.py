@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from contextd.app import App
+from contextd.core.presentation import fence, fence_overhead
 from contextd.core.search import estimate_tokens, passage
 from contextd.errors import InvalidInputError
 from contextd.models import (
@@ -53,8 +54,8 @@ def test_recall_packs_every_passage_in_rank_order_when_the_budget_allows(app: Ap
     ranked = _ranked_ids(app, "task queue")
     assert [h.record.id for h in packed.hits] == ranked
     assert packed.omitted == 0
-    assert packed.text == "\n\n".join(passage(h) for h in packed.hits)
-    assert packed.tokens == sum(estimate_tokens(passage(h)) for h in packed.hits)
+    assert packed.text == fence("\n\n".join(passage(h) for h in packed.hits))
+    assert packed.tokens == estimate_tokens(packed.text)
     assert packed.budget == 6000
 
 
@@ -85,7 +86,7 @@ def test_recall_stops_at_the_budget_and_counts_what_it_left_out(app: App) -> Non
     _queue_records(app)
     ranked = app.search.search(app.current_project(), SearchQuery(text="task queue", limit=40)).hits
     costs = [estimate_tokens(passage(h)) for h in ranked]
-    budget = max(50, costs[0] + costs[1])
+    budget = max(50, estimate_tokens(" " * fence_overhead()) + costs[0] + costs[1])
     packed = app.search.recall(app.current_project(), SearchQuery(text="task queue"), budget)
     assert 0 < len(packed.hits) < len(ranked)
     assert packed.omitted == len(ranked) - len(packed.hits)
@@ -107,12 +108,12 @@ def test_the_packed_text_itself_fits_the_budget(app: App) -> None:
     assert len(hits) == 6
     assert all(len(passage(h)) % 4 == 0 for h in hits)
     blocks = [passage(h) for h in hits]
-    exact = estimate_tokens("\n\n".join(blocks))
+    exact = estimate_tokens(fence("\n\n".join(blocks)))
     packed = app.search.recall(app.current_project(), SearchQuery(text="task queue fact"), exact)
     assert packed.omitted == 0
     assert packed.tokens == estimate_tokens(packed.text) <= exact
     # Without room for the separators, one passage no longer fits.
-    tight = sum(estimate_tokens(b) for b in blocks)
+    tight = exact - estimate_tokens(" " * len("\n\n" * (len(blocks) - 1)))
     squeezed = app.search.recall(app.current_project(), SearchQuery(text="task queue fact"), tight)
     assert squeezed.omitted == 1
     assert estimate_tokens(squeezed.text) <= tight

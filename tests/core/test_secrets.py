@@ -1,6 +1,10 @@
 """Credentials are refused on every write path and never reach the store; prose is not."""
 
+import json
+import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +31,15 @@ SECRETS = {
     "password in a URL": "prod is postgres://app:Zq8#kL2mV9@db.internal/app",
     "secret assigned to a name": 'db_password = "Xk3!9dQz$Lm2vPq8"',
     "high-entropy string": "use Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1u here",
+    "password in a URL ": "cache is redis://:pw@cache.internal:6379",
+    "password assigned to a name": "db_password = hunter22",
+    "password assigned to a name ": "dbPassword: hunter22",
+    "password in a sentence": "the password is Summer2024!",
+    "password in a sentence ": "the password for prod was Summer2024! until Monday",
+    "Bearer token": "curl -H 'Authorization: Bearer 8f3kq0Zr7LmNw2Xy5Tb1Qa' the API",
+    "GitHub token  ": "split by a zero-width space: " + GITHUB[:12] + "\u200b" + GITHUB[12:],
+    "GitHub token   ": "split by a space: " + GITHUB[:14] + " " + GITHUB[14:],
+    "AWS access key id ": "split twice: AKIA IOSF" + "\u00adODNN7EXAMPQR",
 }
 
 PROSE = [
@@ -42,12 +55,52 @@ PROSE = [
     "DATABASE_URL=postgresql://user:password@localhost:5432/app in the README sample",
     "secret_key_base comes from the SECRET_KEY_BASE environment variable",
     "src/contextd/storage/migrations/0001_initial_schema_definitions.sql",
+    "/tmp/pytest-of-root/pytest-7/test_unknown_remote_and_duplicate0/lab-home",
+    "The password is required and must be 14 characters; passwords are rotated monthly",
+    "The password is SHA-256 hashed, then sha256-hashed again with a per-user salt",
+    "The password is stored in the vault since 2024; see the 1Password entry",
+    "password_min_length = 12 and bypass = enabled for the compass = north2 service",
+    "Bearer authentication is used everywhere in the gateway",
+    "use ghp_ tokens for the CI runner and rotate them monthly please",
+    "sk-proj- keys are stored in the vault and never in the repository either",
+    "AKIA keys are rotated by the platform team every ninety days",
+    "redis://cache.internal:6379/0 and https://user:password@localhost in the sample",
 ]
 
 
 @pytest.mark.parametrize(("kind", "text"), SECRETS.items())
 def test_each_credential_format_is_found_by_kind(kind: str, text: str) -> None:
     assert [f.kind for f in find_secrets(text)] == [kind.strip()]
+
+
+def test_a_split_token_is_reported_over_the_text_as_given() -> None:
+    text = "push with " + GITHUB[:12] + "\u200b" + GITHUB[12:20] + " " + GITHUB[20:] + " today"
+    (found,) = find_secrets(text)
+    assert text[found.start : found.end].replace("\u200b", "").replace(" ", "") == GITHUB
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+
+
+EVAL = Path(os.environ.get("CONTEXTD_EVAL_DATA", "/work/shared/eval"))
+
+
+@pytest.mark.skipif(not EVAL.is_dir(), reason="the shared eval datasets are not on this machine")
+def test_no_text_of_the_eval_datasets_is_taken_for_a_secret() -> None:
+    flagged = []
+    for path in sorted(EVAL.glob("*/*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            for text in _texts(json.loads(line)):
+                flagged += [(path.parent.name, f.kind) for f in find_secrets(text)]
+    assert flagged == []
 
 
 @pytest.mark.parametrize("text", PROSE)

@@ -1,4 +1,5 @@
-"""A home on a read-only filesystem is refused in one sentence, and nothing in it changes."""
+"""A home on a read-only filesystem serves every read with a note that writes are off; a
+write is refused in one sentence, and nothing in the home changes."""
 
 import json
 import os
@@ -16,7 +17,9 @@ from contextd.models import Kind, MemoryBody, RecordDraft
 from tests.conftest import Cli
 
 
-def _read_only(home: Path, *command: str) -> subprocess.CompletedProcess[str]:
+def _read_only(
+    home: Path, *command: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `command` with `home` bind-mounted read-only, in a private mount namespace (the
     only way to make root see a read-only folder)."""
     script = f'mount --bind "{home}" "{home}" && mount -o remount,bind,ro "{home}" && ' + " ".join(
@@ -24,6 +27,7 @@ def _read_only(home: Path, *command: str) -> subprocess.CompletedProcess[str]:
     )
     return subprocess.run(
         ["unshare", "-rm", "sh", "-c", script],
+        input=stdin,
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -34,7 +38,9 @@ def _read_only(home: Path, *command: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.usefixtures("repo")
-def test_a_read_only_home_is_refused_and_left_as_it_was(run: Cli, home: Path) -> None:
+def test_a_write_to_a_read_only_home_is_refused_and_it_is_left_as_it_was(
+    run: Cli, home: Path
+) -> None:
     if (
         shutil.which("unshare") is None
         or subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False).returncode
@@ -56,8 +62,9 @@ def test_a_read_only_home_is_refused_and_left_as_it_was(run: Cli, home: Path) ->
         "convention",
     )
     assert done.returncode == 6
-    assert done.stderr.startswith("Error: ") and done.stderr.count("\n") == 1
-    assert "writable" in done.stderr and "Traceback" not in done.stderr
+    note, error = done.stderr.splitlines()
+    assert note.startswith("Note: ") and "writes are off" in note
+    assert error.startswith("Error: ") and "read-only" in error and "Traceback" not in error
     after = {p.name: p.read_bytes() for p in home.iterdir() if p.is_file()}
     assert after == before
     assert len(run.json("memories")["records"]) == 1
@@ -145,4 +152,98 @@ def test_the_daemon_does_not_start_in_a_read_only_home(run: Cli, home: Path) -> 
         f"Error: {home} is read-only, and the daemon keeps its lock and socket record there; "
         "commands and hooks work without it.\n"
     )
+    assert _home_files(home) == before
+
+
+_MCP_CLIENT = """
+import asyncio, json, os, sys
+from mcp import Client, StdioServerParameters
+
+async def main():
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "contextd", "mcp", "serve", "--read-only"],
+        env=dict(os.environ),
+        cwd=os.getcwd(),
+    )
+    async with Client(params) as client:
+        out = {}
+        for tool, arguments in json.loads(sys.argv[1]):
+            result = await client.call_tool(tool, arguments)
+            out[tool] = [result.is_error, result.content[0].text]
+        print(json.dumps(out))
+
+asyncio.run(main())
+"""
+
+
+def test_every_read_works_on_a_read_only_home(
+    run: Cli, home: Path, repo: Path, tmp_path: Path
+) -> None:
+    """search, recall, status, memories, show, the hooks and the read-only MCP server all
+    answer from a read-only mount, each saying that writes are off; nothing is written."""
+    if not _can_mount_privately():
+        pytest.skip("this machine cannot make a private mount namespace (unshare -rm)")
+    rule = run.json(
+        "constrain",
+        "Never edit an applied migration",
+        "--reason",
+        "Applied migrations are checksummed and an edit breaks the next deploy",
+        "--hardness",
+        "absolute",
+        "--scope",
+        "migrations/**",
+    )["id"]
+    note = run.json(
+        "add", "The task queue moved from Redis to NATS JetStream", "--category", "architecture"
+    )["id"]
+    before = _home_files(home)
+    contextd = [sys.executable, "-m", "contextd"]
+    for command in (
+        ["search", "task queue", "--json"],
+        ["recall", "task queue", "--json"],
+        ["status", "--json"],
+        ["memories", "--json"],
+        ["show", note, "--json"],
+    ):
+        done = _read_only(home, *contextd, *command)
+        assert done.returncode == 0, (command, done.stderr)
+        assert "writes are off" in done.stderr
+        assert note in done.stdout or command[0] == "status", command
+    start = {"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart"}
+    prompt = {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "Where does the task queue run now that Redis is gone for good?",
+    }
+    edit = {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(repo / "migrations" / "0042.sql")},
+    }
+    answers = {}
+    for event, payload in (("session-start", start), ("prompt", prompt), ("post-edit", edit)):
+        done = _read_only(home, *contextd, "hook", event, stdin=json.dumps(payload))
+        assert done.returncode == 0 and done.stdout, (event, done.stderr)
+        answers[event] = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert rule in answers["session-start"] and "writes are off" in answers["session-start"]
+    assert note in answers["prompt"] and rule in answers["post-edit"]
+
+    script = tmp_path / "client.py"
+    script.write_text(_MCP_CLIENT, encoding="utf-8")
+    calls = [
+        ("get_project_summary", {}),
+        ("search", {"query": "task queue"}),
+        ("get_context", {"query": "task queue"}),
+        ("get_entry", {"id": rule}),
+    ]
+    done = _read_only(home, sys.executable, str(script), json.dumps(calls))
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    assert all(not failed for failed, _ in results.values()), results
+    assert "writes are off" in results["get_project_summary"][1]
+    assert note in results["search"][1] and rule in results["get_entry"][1]
     assert _home_files(home) == before

@@ -60,7 +60,7 @@ def test_what_a_compaction_dropped_is_reported_everywhere(
     configure(home, "[context]\nsession_budget = 40\n")
     after = run_hook("session-start", session_start(repo, "sess-c", "compact"), cwd=repo)
     text = after.context
-    assert text.startswith("# contextd briefing: orbit")
+    assert text.startswith("<project-memory") and "\n# contextd briefing: orbit" in text
     assert "left out for the budget" in text
     report_at = text.index("contextd compaction report (manual compaction at ")
     assert "the session had been given 3 records" in text

@@ -42,7 +42,8 @@ def test_an_edit_under_a_scoped_constraint_shows_it(seeded: Seeded, run: Cli) ->
         assert "why: Applied migrations are checksummed" in text
         assert seeded.logging_rule not in text  # no scope: not the scope guard's business
         assert seeded.decision not in text and notebook_rule not in text
-    assert absolute.context.startswith("contextd: 0042_index.sql is covered by")
+    assert absolute.context.startswith('<project-memory project="orbit">\n')
+    assert "\n0042_index.sql is covered by these constraints" in absolute.context
     assert notebook_rule in notebook.context
     assert seeded.migration_rule not in notebook.context
     assert elsewhere.returncode == 0 and elsewhere.stdout == b""

@@ -12,7 +12,8 @@ def test_the_briefing_lists_absolute_constraints_first_then_the_rest(seeded: See
     done = run_hook("session-start", session_start(seeded.repo), cwd=seeded.repo)
     assert done.returncode == 0, done.stderr
     text = done.context
-    assert text.startswith("# contextd briefing: orbit")
+    assert text.startswith('<project-memory project="orbit">\n')
+    assert "\n# contextd briefing: orbit" in text
     where = {name: text.find(rid) for name, rid in vars(seeded).items() if name != "repo"}
     assert all(at > 0 for at in where.values()), text
     # Written last, yet first: absolute, then strong constraints, then decisions.
@@ -88,10 +89,11 @@ def test_the_session_budget_leaves_records_out_and_says_so(
         )
     configure(home, "[context]\nsession_budget = 120\n")
     text = run_hook("session-start", session_start(seeded.repo), cwd=seeded.repo).context
-    header = text.splitlines()[0]
+    header = next(line for line in text.splitlines() if line.startswith("# contextd briefing"))
     match = re.search(r"\((\d+) more records left out for the budget; use get_context\)", header)
     assert match, header
     shown = len(re.findall(r"^- \[", text, flags=re.MULTILINE))
     assert shown >= 1 and int(match.group(1)) == 9 - shown
     assert seeded.migration_rule in text  # the absolute rule is the last thing to drop
-    assert len(text) < 4 * 120 + 200  # about four characters a token, plus the header
+    # About four characters a token, plus the nudge after the fenced briefing.
+    assert len(text.split("</project-memory>")[0]) < 4 * 120 + 40

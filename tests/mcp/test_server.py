@@ -1,7 +1,10 @@
 """`contextd mcp serve` as a real subprocess, driven by the official SDK's stdio client."""
 
+import json
 import os
+import select
 import sqlite3
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -248,7 +251,7 @@ def test_results_carry_readable_text_beside_the_structured_view(repo: Path, run:
         assert context.content[0].text == payload(context)["context"]
         assert written["id"] in context.content[0].text
         found = await client.call_tool("search", {"query": "task queue"})
-        assert found.content[0].text.startswith(f"1. [decision {written['id']}]")
+        assert f"\n1. [decision {written['id']}]" in found.content[0].text
         entry = await client.call_tool("get_entry", {"id": written["id"]})
         assert "why_chosen:" in entry.content[0].text
         assert not entry.content[0].text.lstrip().startswith("{")
@@ -318,3 +321,108 @@ def test_records_written_over_mcp_belong_to_the_connection_session(repo: Path, r
     shown = run.json("session", "show")
     assert shown["session"]["id"] == seen["session"] and shown["session"]["agent"] == "test-agent"
     assert [r["id"] for r in shown["memories"]] == [seen["record"]]
+
+
+def test_eight_connections_at_once_make_eight_sessions(repo: Path, home: Path) -> None:
+    """Each connection opens one session even when its first tool calls race each other, and
+    a session closed by the next one to open never ends before it started."""
+
+    async def connection(number: int) -> None:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "contextd", "mcp", "serve"],
+            env=dict(os.environ),
+            cwd=str(repo),
+        )
+        async with (
+            Client(
+                params, client_info=Implementation(name=f"agent-{number}", version="1")
+            ) as client,
+            anyio.create_task_group() as calls,
+        ):
+            for _ in range(3):
+                calls.start_soon(client.call_tool, "session_info", {})
+
+    async def main() -> None:
+        with anyio.fail_after(120):
+            async with anyio.create_task_group() as group:
+                for number in range(8):
+                    group.start_soon(connection, number)
+
+    anyio.run(main)
+    with sqlite3.connect(home / "contextd.db") as conn:
+        rows = conn.execute("SELECT agent, started_at, ended_at FROM sessions").fetchall()
+    conn.close()
+    assert sorted(r[0] for r in rows) == [f"agent-{n}" for n in range(8)]
+    assert all(ended is not None and ended >= started for _, started, ended in rows), rows
+
+
+def test_a_call_holding_a_lone_surrogate_gets_an_error_result(repo: Path) -> None:
+    """The SDK client cannot even send one, so the protocol is spoken by hand here: a line
+    with an escaped half of a surrogate pair must be answered, and the server must go on."""
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    raw = [json.dumps(line) for line in lines] + [
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search", '
+        '"arguments": {"query": "queue \\ud800 workers"}}}',
+        '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "remember", '
+        '"arguments": {"text": "The queue \\udc80 workers drain first", "category": "gotcha"}}}',
+        json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
+    ]
+    answers: dict[int, Any] = {}
+    with subprocess.Popen(
+        [sys.executable, "-m", "contextd", "mcp", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=repo,
+        env=dict(os.environ),
+    ) as server:
+        assert server.stdin is not None and server.stdout is not None
+        try:
+            for line in raw:  # one at a time: each answered before the next is sent
+                server.stdin.write(line.encode() + b"\n")
+                server.stdin.flush()
+                if '"id"' in line:
+                    ready, _, _ = select.select([server.stdout], [], [], 30)
+                    assert ready, f"no answer to {line}"  # the agent would wait forever
+                    message = json.loads(server.stdout.readline())
+                    answers[message["id"]] = message
+        finally:
+            server.stdin.close()
+            server.wait(timeout=30)
+    assert set(answers) == {1, 2, 3, 4}
+    for call in (2, 3):
+        result = answers[call]["result"]
+        assert result["isError"] is True and "not text" in result["content"][0]["text"]
+    assert answers[4]["result"]["tools"]
+
+
+def test_stored_texts_of_the_tools_are_scanned_and_dates_checked(repo: Path, run: Cli) -> None:
+    token = "ghp_" + "Zq8RkV2mXw7NpL4sT9bYcJ3hF6dG1aE5uK0o"
+    record = run.json(*DECISION)["id"]
+
+    async def body(client: Client) -> None:
+        for tool, arguments in (
+            ("archive", {"id": record, "reason": f"superseded, token {token}"}),
+            ("learn", {"query": f"where is {token}", "id": record}),
+            ("end_session", {"summary": f"pushed with {token}"}),
+            ("get_context", {"query": "task queue", "since": "99999999d"}),
+        ):
+            result = await client.call_tool(tool, arguments)
+            assert result.is_error, (tool, result.content[0].text)
+            assert token not in result.content[0].text
+        assert payload(await client.call_tool("get_entry", {"id": record}))["status"] == "active"
+
+    serve(repo, body)

@@ -224,3 +224,30 @@ def test_sync_with_an_unknown_project_is_refused(
     result = run("sync")
     assert result.exit_code == 3 and "contextd attach" in result.stderr
     assert not (home / "projects").exists()
+
+
+def test_a_stored_checkpoint_id_or_manifest_entry_cannot_lead_outside_the_folder(
+    home: Path, repo: Path, run: Cli, tmp_path: Path
+) -> None:
+    """Ids and names that reached the store or the manifest before they were checked: the
+    mirror refuses to follow them out of its folder, and writes nothing there."""
+    import sqlite3
+
+    checkpoint = run.json("checkpoint", "Queue work paused for the release")["id"]
+    assert run("sync").exit_code == 0
+    folder = home / "projects" / "orbit"
+    manifest = json.loads((folder / ".manifest.json").read_text(encoding="utf-8"))
+    manifest["files"]["../../../escaped.md"] = "0" * 64
+    (folder / ".manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    result = run("sync", "--force")
+    assert result.exit_code == 0, result.output
+    assert not (home.parent / "escaped.md").exists()
+    with sqlite3.connect(home / "contextd.db") as conn:
+        conn.execute(
+            "UPDATE records SET id = ?, created_at = ? WHERE id = ?",
+            ("ckpt/../../../zz", "2026-01-01/../../x", checkpoint),
+        )
+    conn.close()
+    escaped = run("sync", "--force")
+    assert escaped.exit_code == 2 and "outside" in escaped.stderr
+    assert not list(home.glob("projects/*.md")) and not (home / "zz.md").exists()

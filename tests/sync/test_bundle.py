@@ -60,12 +60,13 @@ def test_every_field_travels_with_supersede_links_and_relations(
     assert lab("supersede", old, "--by", new).exit_code == 0
     carry(lab, laptop, tmp_path)
     there, here = lab.records(), laptop.records()
+    local_only = ("project_id", "session_id", "origin")
     for record_id in (old, new):
-        mine = {k: v for k, v in here[record_id].items() if k not in ("project_id", "session_id")}
-        theirs = {
-            k: v for k, v in there[record_id].items() if k not in ("project_id", "session_id")
-        }
+        mine = {k: v for k, v in here[record_id].items() if k not in local_only}
+        theirs = {k: v for k, v in there[record_id].items() if k not in local_only}
         assert mine == theirs
+        # What arrives in a bundle is trusted as an import, whatever the sender claims.
+        assert (there[record_id]["origin"], here[record_id]["origin"]) == ("user", "import")
     assert here[old]["status"] == "superseded" and here[old]["superseded_by"] == new
     assert here[new]["related_to"] == [old]
     assert laptop.json("show", old)["successor"]["id"] == new

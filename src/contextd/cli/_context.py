@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import click
 from msgspec import Struct
 
-from contextd.app import App, open_app
+from contextd.app import App, can_write_store, open_app
 from contextd.config import Settings, load_settings
 
 __all__ = ["CliState", "common_options", "get_app", "get_settings", "option_bundle", "state"]
@@ -83,13 +83,25 @@ def get_settings() -> Settings:
     return load_settings(home=current.home, project=current.project, cwd=Path.cwd())
 
 
+READ_ONLY_NOTE = (
+    "Note: {home} cannot be written (a read-only mount or its permissions), so contextd only "
+    "reads it here: writes are off."
+)
+
+
 def get_app(*, read_only: bool = False) -> App:
     """Open the store once per process; it is closed when the command ends. `read_only`
-    opens it without writing anything (see contextd.app.open_app)."""
+    opens it without writing anything (see contextd.app.open_app); a store that cannot be
+    written is opened so too, and every read works, with a note on stderr that writes are
+    off (a write then fails in one sentence)."""
     current = state()
     if current.app is None:
         ctx = click.get_current_context().find_root()
-        opened = open_app(get_settings(), read_only=read_only)
+        settings = get_settings()
+        if not read_only and settings.db_path.is_file() and not can_write_store(settings):
+            click.echo(READ_ONLY_NOTE.format(home=settings.home), err=True)
+            read_only = True
+        opened = open_app(settings, read_only=read_only)
         current.app = opened.__enter__()
         ctx.call_on_close(lambda: opened.__exit__(None, None, None))
         if not read_only:

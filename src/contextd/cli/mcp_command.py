@@ -26,12 +26,13 @@ def serve(read_only: bool) -> None:
     """Speak MCP on stdin/stdout until the client disconnects."""
     # Deferred: the MCP SDK is heavy and only this command needs it.
     from contextd.mcp.server import build_server
+    from contextd.mcp.transport import run_stdio
 
     # stdout is the protocol: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     app = get_app()
     threading.Thread(target=_warm, args=(app,), name="contextd-warm", daemon=True).start()
-    build_server(app, read_only=read_only).run()
+    run_stdio(build_server(app, read_only=read_only))
 
 
 def _warm(app: App) -> None:

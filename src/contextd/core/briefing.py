@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
+from contextd.core.presentation import fence, fence_overhead, one_line
 from contextd.core.search import SEPARATOR, estimate_tokens
 from contextd.models import (
     CheckpointBody,
@@ -63,7 +64,10 @@ def build_briefing(
     ordered = _ordered(active)
     blocks: list[str] = []
     carried: list[Record] = []
-    used = 0
+    header = f"# contextd briefing: {one_line(project.name)}"
+    attributes = {"project": project.slug}
+    # The fence, the header and the note of what was left out come first.
+    used = estimate_tokens(" " * (fence_overhead(attributes=attributes) + len(header) + 64))
     for record in ordered:
         block = _line(record)
         cost = estimate_tokens(SEPARATOR + block)
@@ -73,10 +77,10 @@ def build_briefing(
         carried.append(record)
         used += cost
     omitted = sum(records.counts(project).values()) - len(blocks) - already_there
-    header = f"# contextd briefing: {project.name}"
     if omitted:
         header += f" ({omitted} more records left out for the budget; use get_context)"
-    text = "\n\n".join([header, *blocks]) if blocks else header + "\n(no records yet)"
+    body = "\n\n".join([header, *blocks]) if blocks else header + "\n(no records yet)"
+    text = fence(body, attributes=attributes)
     return Briefing(text, len(blocks), omitted, estimate_tokens(text), tuple(carried))
 
 
@@ -106,21 +110,22 @@ def _ordered(active: list[Record]) -> list[Record]:
 
 
 def _line(record: Record) -> str:
+    """One record as briefing text: every stored value on one line (see presentation)."""
     label = record.category if record.kind is Kind.MEMORY and record.category else str(record.kind)
-    head = f"- [{label} {record.id}] {record.title}"
+    head = f"- [{label} {record.id}] {one_line(record.title)}"
     body = record.body
     if isinstance(body, ConstraintBody):
-        head += f" ({body.hardness}; {body.reason}"
-        head += f"; applies to {', '.join(body.scope)})" if body.scope else ")"
+        head += f" ({body.hardness}; {one_line(body.reason)}"
+        scope = ", ".join(one_line(glob) for glob in body.scope)
+        head += f"; applies to {scope})" if scope else ")"
     elif isinstance(body, CheckpointBody):
         parts = [
-            f"goal: {body.goal}" if body.goal else "",
-            f"next: {'; '.join(body.next)}" if body.next else "",
-            f"open problem: {body.problem}" if body.problem else "",
+            f"goal: {one_line(body.goal)}" if body.goal else "",
+            f"next: {'; '.join(one_line(n) for n in body.next)}" if body.next else "",
+            f"open problem: {one_line(body.problem)}" if body.problem else "",
         ]
-        head = f"Where work stopped ({record.created_at[:10]}): {record.title}\n" + "\n".join(
-            p for p in parts if p
-        )
+        stopped = f"Where work stopped ({record.created_at[:10]}): {one_line(record.title)}"
+        head = "\n".join([stopped, *(p for p in parts if p)])
     elif isinstance(body, DecisionBody):
-        head += f" — why: {body.why_chosen}"
+        head += f" — why: {one_line(body.why_chosen)}"
     return head

@@ -11,6 +11,7 @@ from typing import Any
 from msgspec import Struct
 
 from contextd.clock import now, to_iso
+from contextd.core.presentation import fence, one_line
 from contextd.ids import new_id
 from contextd.models import Project, Record, Status
 from contextd.storage import hook_state as rows
@@ -47,12 +48,16 @@ class CompactionReport(Struct, frozen=True):
 
 
 class HookState:
+    """What the hooks showed each session, and compaction snapshots. On a store that cannot
+    be written nothing is remembered: the hooks still answer (without the memory of what they
+    showed before)."""
+
     def __init__(self, db: Database) -> None:
         self._db = db
 
     def note_shown(self, session_key: str, records: list[Record], via: str) -> None:
         """Remember that these records were put in front of the agent session."""
-        if not records:
+        if not records or self._db.read_only:
             return
         with self._db.transaction() as conn:
             rows.add_shown(conn, session_key, [r.id for r in records], via, now())
@@ -61,6 +66,8 @@ class HookState:
         return set(rows.shown_ids(self._db.connection(), session_key, via=via))
 
     def forget_old(self) -> None:
+        if self._db.read_only:
+            return
         cutoff = to_iso(datetime.now(UTC) - timedelta(days=SHOWN_RETENTION_DAYS))
         with self._db.transaction() as conn:
             rows.forget_shown_before(conn, cutoff)
@@ -72,6 +79,8 @@ class HookState:
         snapshot = rows.Snapshot(
             new_id(), session_key, project.id, now(), trigger, tuple(given), quality, None, None
         )
+        if self._db.read_only:
+            return len(given)
         with self._db.transaction() as conn:
             rows.insert_snapshot(conn, snapshot)
         return len(given)
@@ -85,8 +94,9 @@ class HookState:
             return None
         if snapshot.report is None:
             report = self._compare(snapshot)
-            with self._db.transaction() as write:
-                rows.save_report(write, snapshot.id, report.as_dict(), now())
+            if not self._db.read_only:
+                with self._db.transaction() as write:
+                    rows.save_report(write, snapshot.id, report.as_dict(), now())
             return report
         return self._from_saved(snapshot, snapshot.report)
 
@@ -140,12 +150,12 @@ def report_text(report: CompactionReport) -> str:
     ]
     if report.lost:
         lines.append("Not in your context any more (re-read with get_entry / contextd show):")
-        lines.extend(f"- [{r.kind} {r.id}] {r.title}" for r in report.lost)
+        lines.extend(f"- [{r.kind} {r.id}] {one_line(r.title)}" for r in report.lost)
     else:
         lines.append("Nothing it had been given is missing now.")
     if report.written:
         lines.append("Recorded in this session before the compaction:")
-        lines.extend(f"- [{r.kind} {r.id}] {r.title}" for r in report.written)
+        lines.extend(f"- [{r.kind} {r.id}] {one_line(r.title)}" for r in report.written)
     if report.quality_issues:
         lines.append(f"{report.quality_issues} records need attention (verify_quality).")
-    return "\n".join(lines)
+    return fence("\n".join(lines))

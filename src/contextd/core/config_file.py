@@ -4,7 +4,8 @@ from pathlib import Path
 
 from contextd.config import load_settings, parse_setting
 from contextd.core.textfiles import write_text_atomic
-from contextd.errors import ConfigError
+from contextd.core.validation import refuse_secret
+from contextd.errors import ConfigError, ValidationError
 
 __all__ = ["set_config_value"]
 
@@ -18,6 +19,10 @@ def set_config_value(home: Path, key: str, raw: str) -> str | int | float | bool
     import tomlkit  # Deferred: only `config set` edits TOML.
     from tomlkit.exceptions import TOMLKitError
 
+    try:  # first: a refusal below would quote the value
+        refuse_secret(key, raw, label=f"value for {key}")
+    except ValidationError as exc:
+        raise ConfigError(str(exc)) from None
     section, name, value = parse_setting(key, raw)
     path = home / "config.toml"
     try:

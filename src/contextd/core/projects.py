@@ -34,11 +34,15 @@ class DetachOutcome(Struct, frozen=True):
     unlinked: tuple[str, ...] = ()  # every folder unlinked
 
 
+_SLUG_CHARS = 56
+
+
 def slugify(name: str) -> str:
     """A lower-case, hyphenated, ASCII form of a project name."""
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
-    return slug or "project"
+    # Room left under ids.MAX_SLUG for the "-2", "-3"... that tell equal names apart.
+    return slug[:_SLUG_CHARS].strip("-") or "project"
 
 
 class ProjectService:

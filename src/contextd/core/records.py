@@ -12,7 +12,7 @@ from msgspec.structs import replace
 from contextd.clock import now, to_iso
 from contextd.core.duplicates import DuplicateGuard, Similar
 from contextd.core.prefixes import match_prefix
-from contextd.core.validation import validate_draft
+from contextd.core.validation import checked_text, validate_draft
 from contextd.errors import (
     ConflictError,
     InvalidInputError,
@@ -262,7 +262,13 @@ class RecordService:
         return PreparedWrite(updated, record, tuple(vectors), text_changed and not vectors)
 
     def prepare_archive(self, reference: str, reason: str | None = None) -> PreparedWrite:
-        """A record taken out of retrieval, checked like `archive` checks it, not stored yet."""
+        """A record taken out of retrieval, checked like `archive` checks it, not stored yet.
+
+        Raises:
+            ValidationError: the reason is too long or holds a secret.
+        """
+        if reason is not None:
+            reason = checked_text("reason", reason, label="archive reason")
         record = self._resolve_id(reference)
         if record.status is Status.ARCHIVED:
             raise ConflictError(f"{record.id} is already archived.")

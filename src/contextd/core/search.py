@@ -7,6 +7,7 @@ from msgspec.structs import replace
 
 from contextd.clock import parse_when, to_iso
 from contextd.config import ContextSettings
+from contextd.core.presentation import fence, fence_overhead, one_line
 from contextd.errors import InvalidInputError
 from contextd.limits import MAX_SEARCH_LIMIT
 from contextd.models import (
@@ -23,6 +24,7 @@ from contextd.retrieval.search import Retriever
 
 __all__ = ["Recall", "SearchService", "estimate_tokens", "parse_date", "passage"]
 
+MAX_QUERY_CHARS = 2000
 SEPARATOR = "\n\n"
 
 
@@ -50,9 +52,16 @@ class SearchService:
         return self._retriever.search(query, project.id, project.checkout)
 
     def learn(self, project: Project, query: str, record: Record) -> None:
-        """Remember that `record` answered `query`, so similar later queries rank it higher."""
+        """Remember that `record` answered `query`, so similar later queries rank it higher.
+
+        Raises:
+            InvalidInputError: the query is empty, too long, or holds a secret (it is stored).
+        """
+        from contextd.core.validation import checked_text  # the write path: not for the hooks
+
         if not query.strip():
             raise InvalidInputError("Give the query the record answered.")
+        query = checked_text("query", query, label="query", limit=MAX_QUERY_CHARS)
         self._retriever.learn(query, record, project.id)
 
     def recall(self, project: Project, query: SearchQuery, budget: int | None = None) -> Recall:
@@ -64,7 +73,7 @@ class SearchService:
         result = self.search(project, wide)
         packed: list[SearchHit] = []
         blocks: list[str] = []
-        length = 0  # characters of the text so far, separators included
+        length = fence_overhead()  # characters of the text so far, fence and separators included
         for hit in result.hits:
             block = passage(hit)
             grown = length + (len(SEPARATOR) if blocks else 0) + len(block)
@@ -73,7 +82,7 @@ class SearchService:
             packed.append(hit)
             blocks.append(block)
             length = grown
-        text = SEPARATOR.join(blocks)
+        text = fence(SEPARATOR.join(blocks)) if blocks else ""
         omitted = len(result.hits) - len(packed)
         return Recall(
             query.text,
@@ -96,7 +105,8 @@ def _tokens_for(characters: int) -> int:
 
 
 def passage(hit: SearchHit) -> str:
-    """One hit as the text an agent reads: header line, then the fields that say why."""
+    """One hit as the text an agent reads: header line, then the fields that say why, each
+    one line (the caller puts it in a fence: see contextd.core.presentation)."""
     record = hit.record
     label = record.category if record.kind is Kind.MEMORY and record.category else str(record.kind)
     flags = []
@@ -110,12 +120,12 @@ def passage(hit: SearchHit) -> str:
         flags.append("global")
     head = f"[{label} {record.id} · verified {record.verified_at[:10]}"
     head += f" · {'; '.join(flags)}]" if flags else "]"
-    lines = [head, record.title]
+    lines = [head, one_line(record.title)]
     for name, value in body_to_dict(record.body).items():
         if isinstance(value, list) and value:
-            lines.append(f"{name}: " + "; ".join(str(v) for v in value))
+            lines.append(f"{name}: " + "; ".join(one_line(str(v)) for v in value))
         elif value:
-            lines.append(f"{name}: {value}")
+            lines.append(f"{name}: {one_line(str(value))}")
     return "\n".join(lines)
 
 

@@ -1,7 +1,10 @@
 """Spotting credentials in text a user asks to store, without ever repeating them.
 
 A curated set of token formats (each provider's documented prefix and shape), private-key
-blocks, passwords inside URLs, and high-entropy values assigned to secret-sounding names.
+blocks, passwords inside URLs, opaque Bearer tokens, values assigned to secret-sounding names
+(short ones too when the name says password), passwords told in prose ("the password is
+Summer2024!"), and high-entropy strings. Invisible characters (zero-width spaces, soft
+hyphens) are read through, and a token of a known format broken by spaces is joined again.
 Plain prose about keys ("rotate the API key monthly") does not match.
 """
 
@@ -46,8 +49,32 @@ _TOKEN_FORMATS: list[tuple[str, re.Pattern[str]]] = [
     ]
 ]
 
-# scheme://user:password@host — the password part only.
-_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@[^\s/]+", re.I)
+# scheme://user:password@host (the user may be empty: redis://:pw@host), the password only.
+_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s@/]{2,})@[^\s/]+", re.I)
+_BEARER = re.compile(r"\bBearer\s+([A-Za-z0-9._~+/=-]{20,})")
+# Characters that show nothing but split a token so no pattern sees it whole.
+_INVISIBLE = dict.fromkeys(
+    map(ord, "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff")
+)
+# The prefix of a known token format followed by chunks split by single spaces.
+_SPLIT_TOKEN = re.compile(
+    r"\b(?:gh[pousr]_|github_pat_|glpat-|xox[abposr]-|AKIA|ASIA|AIza|GOCSPX-|sk-ant-|"
+    r"sk-(?:proj|svcacct|admin)-|[sr]k_live_|npm_|pypi-AgE|eyJ)[A-Za-z0-9_.-]*"
+    r"(?: [A-Za-z0-9_.-]+){1,8}"
+)
+# NAME = value where the name ends in a password word: a short value is a password too.
+_PASSWORD_ASSIGNMENT = re.compile(
+    r"\b([\w.-]*?)(password|passwd|passphrase|pass|pwd|secret)[\"']?\s*[:=]\s*[\"']?"
+    r"([^\s\"',;]{6,})",
+    re.I,
+)
+# "the password (for prod) is Summer2024!": a password told in a sentence.
+_PASSWORD_PROSE = re.compile(
+    r"\b(?:password|passwd|passphrase|pwd)(?:\s+(?:for|of|on|to)\s+[\w.-]+)?"
+    r"\s+(?:is|was|=|:|is set to|was set to)\s*[:\"']?\s*(\S{6,})",
+    re.I,
+)
+_ALGORITHM = re.compile(r"^(?:sha|md|bcrypt|argon|scrypt|pbkdf|aes|rsa|utf|base|hs|rs|es)\d", re.I)
 _SECRET_NAME = (
     r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
     r"auth(?:orization)?|credential|private[_-]?key|client[_-]?secret|signing[_-]?key)"
@@ -68,20 +95,105 @@ _PLACEHOLDER = re.compile(
 
 def find_secrets(text: str) -> list[Finding]:
     """Every span of `text` that looks like a credential (empty for ordinary prose)."""
+    visible = text.translate(_INVISIBLE)
+    if len(visible) == len(text):
+        return _without_overlaps(_find(text))
+    # Read through invisible characters, then report spans of the text as it was given.
+    positions = [i for i, c in enumerate(text) if ord(c) not in _INVISIBLE] + [len(text)]
+    return _without_overlaps(
+        [Finding(f.kind, positions[f.start], positions[f.end - 1] + 1) for f in _find(visible)]
+    )
+
+
+def _find(text: str) -> list[Finding]:
+    """Every candidate span, most specific kinds first (they win an overlap)."""
     found: list[Finding] = []
     for kind, pattern in _TOKEN_FORMATS:
         found += [Finding(kind, m.start(), m.end()) for m in pattern.finditer(text)]
-    for match in _URL_PASSWORD.finditer(text):
-        if not _PLACEHOLDER.match(match.group(1)):
-            found.append(Finding("password in a URL", match.start(1), match.end(1)))
-    for match in _ASSIGNMENT.finditer(text):
-        value = match.group(1)
-        if not _PLACEHOLDER.match(value) and _looks_random(value, minimum=8, bits=3.0):
-            found.append(Finding("secret assigned to a name", match.start(1), match.end(1)))
-    for match in _BLOB.finditer(text):
-        if _looks_random(match.group(0), minimum=32, bits=4.3) and not _is_hex_digest(match[0]):
-            found.append(Finding("high-entropy string", match.start(), match.end()))
-    return _without_overlaps(found)
+    found += _split_tokens(text)
+    found += _credentials(text)
+    found += _passwords(text)
+    found += [
+        Finding("high-entropy string", m.start(), m.end())
+        for m in _BLOB.finditer(text)
+        if _random_blob(m[0])
+    ]
+    return found
+
+
+def _credentials(text: str) -> list[Finding]:
+    """Passwords in URLs, Bearer tokens, random values assigned to secret-sounding names."""
+    found = [
+        Finding("password in a URL", m.start(1), m.end(1))
+        for m in _URL_PASSWORD.finditer(text)
+        if not _PLACEHOLDER.match(m[1])
+    ]
+    found += [
+        Finding("Bearer token", m.start(1), m.end(1))
+        for m in _BEARER.finditer(text)
+        if not _PLACEHOLDER.match(m[1]) and _looks_random(m[1], minimum=20, bits=3.0)
+    ]
+    found += [
+        Finding("secret assigned to a name", m.start(1), m.end(1))
+        for m in _ASSIGNMENT.finditer(text)
+        if not _PLACEHOLDER.match(m[1]) and _looks_random(m[1], minimum=8, bits=3.0)
+    ]
+    return found
+
+
+def _passwords(text: str) -> list[Finding]:
+    """Short passwords: assigned to a name that says password, or told in a sentence."""
+    found = [
+        Finding("password assigned to a name", m.start(3), m.end(3))
+        for m in _PASSWORD_ASSIGNMENT.finditer(text)
+        if _names_a_password(m[1], m[2]) and _could_be_password(m[3])
+    ]
+    for match in _PASSWORD_PROSE.finditer(text):
+        value = match[1].rstrip(".,;:)]}\"'")
+        if _could_be_password(value) and any(c.isdigit() for c in value):
+            start = match.start(1)
+            found.append(Finding("password in a sentence", start, start + len(value)))
+    return found
+
+
+def _split_tokens(text: str) -> list[Finding]:
+    """A token of a known format broken by spaces (`ghp_abc def…`), joined again: the fewest
+    chunks that together make a whole token of the format."""
+    found: list[Finding] = []
+    for match in _SPLIT_TOKEN.finditer(text):
+        chunks = match[0].split(" ")
+        for count in range(2, len(chunks) + 1):
+            last = chunks[count - 1].rstrip(".,;:")
+            joined = "".join(chunks[: count - 1]) + last
+            kind = next((k for k, p in _TOKEN_FORMATS if p.fullmatch(joined)), None)
+            if kind is not None and _looks_random(joined, minimum=16, bits=3.0):
+                length = sum(len(c) + 1 for c in chunks[: count - 1]) + len(last)
+                found.append(Finding(kind, match.start(), match.start() + length))
+                break
+    return found
+
+
+def _names_a_password(before: str, word: str) -> bool:
+    """`db_password`, `PASSWORD`, `dbPassword`: the name ends in the password word (not
+    `bypass`, `compass`)."""
+    return not before or before[-1] in "_.-" or (before[-1].islower() and word[0].isupper())
+
+
+def _could_be_password(value: str) -> bool:
+    """Not a placeholder, a plain word, or an algorithm name: mixes letters with digits or
+    symbols, or cases."""
+    if _PLACEHOLDER.match(value) or _ALGORITHM.match(value) or len(value) < 6:
+        return False
+    if not any(c.isalpha() for c in value) or not any(c.islower() for c in value):
+        return False
+    return any(not c.isalpha() for c in value) or not (value.islower() or value.isupper())
+
+
+def _random_blob(value: str) -> bool:
+    """A long run of key material; a path (`/tmp/pytest-of-root/…`) is judged part by part."""
+    if value.startswith(("/", "./", "~/")) or "//" in value:
+        return any(_random_blob(part) for part in value.split("/") if len(part) >= 32)
+    return _looks_random(value, minimum=32, bits=4.3) and not _is_hex_digest(value)
 
 
 def _looks_random(value: str, *, minimum: int, bits: float) -> bool:

@@ -5,6 +5,7 @@ from msgspec import Struct
 
 from contextd.clock import now, parse_instant
 from contextd.core.prefixes import match_prefix
+from contextd.core.validation import checked_text
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.ids import MIN_PREFIX, new_id
 from contextd.models import Kind, Project, Record
@@ -35,16 +36,29 @@ class SessionService:
         self._db = db
 
     def start(self, project: Project, agent: str) -> SessionRow:
-        """Open a session for `agent`, closing any session still open on the project."""
-        stamp = now()
-        session = SessionRow(new_id(), project.id, agent.strip() or "unknown", stamp, None, None)
+        """Open a session for `agent`, closing any session still open on the project.
+
+        Raises:
+            ValidationError: the agent's name is not one line of text, or holds a secret.
+        """
+        name = checked_text("agent", agent, label="agent name", limit=200, one_line=True)
         with self._db.transaction() as conn:
+            # Stamped once the write lock is held: a session opened by another process while
+            # this one waited is closed after it started, never before.
+            stamp = now()
             rows.close_open(conn, project.id, stamp)
+            session = SessionRow(new_id(), project.id, name or "unknown", stamp, None, None)
             rows.insert_session(conn, session)
         return session
 
     def end(self, session_id: str, summary: str | None = None) -> SessionRow:
-        """Close a session (idempotent), keeping a summary of what it did."""
+        """Close a session (idempotent), keeping a summary of what it did.
+
+        Raises:
+            ValidationError: the summary is too long or holds a secret.
+        """
+        if summary is not None:
+            summary = checked_text("summary", summary, label="session summary") or None
         with self._db.transaction() as conn:
             rows.end_session(conn, session_id, now(), summary)
             ended = rows.get_session(conn, session_id)

@@ -9,11 +9,28 @@ from pathlib import Path
 from contextd.errors import InvalidInputError
 from contextd.home_folder import make_folders
 
-__all__ = ["read_text", "sha256_text", "write_text_atomic"]
+__all__ = ["confined", "read_text", "sha256_text", "write_text_atomic"]
 
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def confined(folder: Path, relative: str) -> Path:
+    """`folder / relative`, once it is sure to lie inside `folder` (after `..` and symbolic
+    links are resolved): a name that came from stored data never writes elsewhere.
+
+    Raises:
+        InvalidInputError: the path would leave the folder.
+    """
+    base = folder.resolve()
+    path = (base / relative).resolve()
+    if relative.startswith(("/", "\\")) or not path.is_relative_to(base) or path == base:
+        raise InvalidInputError(
+            f"{relative!r} would lead outside {folder}; contextd writes only inside it (a "
+            "project slug or record id of that shape did not come from contextd)."
+        )
+    return base / relative
 
 
 def read_text(path: Path) -> str | None:

@@ -23,7 +23,9 @@ __all__ = [
     "MAX_FIELD_CHARS",
     "MAX_HINTS",
     "MAX_TAGS",
+    "checked_text",
     "normalise_category",
+    "refuse_secret",
     "normalise_tags",
     "validate_draft",
 ]
@@ -117,15 +119,47 @@ def _refuse_secrets(draft: RecordDraft) -> None:
     texts += [("tags", tag) for tag in draft.tags]
     texts += [("retrieval_hints", hint) for hint in draft.retrieval_hints]
     for field, text in texts:
-        findings = find_secrets(text)
-        if findings:
-            first = findings[0]
-            raise ValidationError(
-                field,
-                f"The {field} holds what looks like a {first.kind} (characters "
-                f"{first.start + 1}-{first.end}); contextd never stores secrets: remove it and "
-                "say where the secret lives instead (a vault, an environment variable).",
-            )
+        refuse_secret(field, text)
+
+
+def refuse_secret(field: str, text: str, *, label: str | None = None) -> None:
+    """Refuse `text` when it holds a credential, saying what and where but never the value.
+
+    Raises:
+        ValidationError: naming the field, the kind of secret and its character span.
+    """
+    findings = find_secrets(text)
+    if findings:
+        first = findings[0]
+        raise ValidationError(
+            field,
+            f"The {label or field} holds what looks like a {first.kind} (characters "
+            f"{first.start + 1}-{first.end}); contextd never stores secrets: remove it and "
+            "say where the secret lives instead (a vault, an environment variable).",
+        )
+
+
+def checked_text(
+    field: str, value: str, *, label: str, limit: int = MAX_FIELD_CHARS, one_line: bool = False
+) -> str:
+    """A free text that is stored or logged beside the records (an archive reason, a session
+    summary, a query), trimmed and held to the rules of a record field: no NUL, at most
+    `limit` characters, no secret; with `one_line`, no line break or control character.
+
+    Raises:
+        ValidationError: naming the field and what is wrong with it.
+    """
+    text = _text(field, value, label=label)
+    if len(text) > limit:
+        raise ValidationError(
+            field, f"The {label} is {len(text)} characters; the limit is {limit}."
+        )
+    if one_line and any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text):
+        raise ValidationError(
+            field, f"The {label} must be one line of text without control characters."
+        )
+    refuse_secret(field, text, label=label)
+    return text
 
 
 def normalise_tags(tags: tuple[str, ...]) -> tuple[str, ...]:

@@ -101,11 +101,13 @@ def _log(home: str, event: str, exc: BaseException, elapsed: float) -> None:
         if os.path.exists(path) and os.path.getsize(path) > _MAX_LOG:
             os.replace(path, path + ".1")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        from contextd.hooks.logline import failure_detail  # never the payload's text
+
+        detail = failure_detail(exc)
         handle = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         with open(handle, "a", encoding="utf-8", errors="backslashreplace") as log:
             log.write(f"{stamp} hook {event} failed after {elapsed:.2f} s: {detail}\n")
             if os.environ.get("CONTEXTD_DEBUG"):
-                log.write("".join(traceback.format_exception(exc)))
+                log.write("".join(traceback.format_tb(exc.__traceback__)))
     except OSError:
         pass  # nowhere to write: still fail open

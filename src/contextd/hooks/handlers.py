@@ -15,6 +15,7 @@ from typing import Any
 
 from contextd.app import App
 from contextd.core.compaction import report_text
+from contextd.core.presentation import WRITES_OFF, fence, fence_overhead, one_line
 from contextd.core.search import SEPARATOR, estimate_tokens, passage
 from contextd.errors import NotFoundError, ProjectNotResolvedError
 from contextd.hooks.reply import is_command
@@ -36,8 +37,22 @@ def handle(
     project = _project(app, cwd, project_name)
     if project is None:
         return ""  # outside a known project the hooks are silent
-    session_key = str(payload.get("session_id") or "unknown")
-    return _HANDLERS[event](app, project, session_key, cwd, payload)
+    return _HANDLERS[event](app, project, session_key(payload.get("session_id")), cwd, payload)
+
+
+_PLAIN_KEY = re.compile(r"[0-9a-z][0-9a-z-]{0,39}")  # a UUID, "sess-1": no token looks so
+
+
+def session_key(raw: object) -> str:
+    """What the store keeps of the agent's session id: the id when it is a plain id (a UUID,
+    a short name), else a hash of it. Only equality matters, and whatever else a payload puts
+    there (a long text, a pasted token) must not be stored."""
+    text = str(raw or "unknown")
+    if _PLAIN_KEY.fullmatch(text):
+        return text
+    import hashlib
+
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _project(app: App, cwd: Path, name: str | None) -> Project | None:
@@ -62,6 +77,8 @@ def _session_start(
         report = app.hook_state.report(project, session_key)
         if report is not None:
             parts.append(report_text(report))
+    if app.db.read_only:
+        parts.append(WRITES_OFF)
     # The nudge looks at the records the briefing chose from: the newest of each kind.
     issues = scan_quality(app.records, project, app.settings.lifecycle.stale_days, candidates)
     if issues:
@@ -99,9 +116,14 @@ def _prompt(
     already = app.hook_state.shown(session_key, "prompt") | app.hook_state.shown(
         session_key, "briefing"
     )
+    caution = (
+        "Recalled for this prompt; it may be off topic: use what applies, ignore the rest, "
+        "and prefer get_context for a deliberate search."
+    )
     chosen: list[Record] = []
     blocks: list[str] = []
-    used = 0
+    attributes = {"project": project.slug}
+    used = estimate_tokens(" " * fence_overhead(_PROMPT_FENCE, caution, attributes))
     for hit in hits:
         if hit.record.id in already or hit.linked_from or len(chosen) >= wanted:
             continue
@@ -115,12 +137,11 @@ def _prompt(
     if not blocks:
         return ""
     app.hook_state.note_shown(session_key, chosen, "prompt")
-    caution = (
-        "Project memory recalled for this prompt by contextd. It may be off topic: use what "
-        "applies, ignore the rest, and prefer get_context for a deliberate search."
-    )
     body = SEPARATOR.join(blocks)
-    return f'<working-memory project="{project.slug}">\n{caution}\n\n{body}\n</working-memory>'
+    return fence(body, tag=_PROMPT_FENCE, attributes=attributes, note=caution)
+
+
+_PROMPT_FENCE = "working-memory"
 
 
 def _post_edit(
@@ -142,13 +163,13 @@ def _post_edit(
     if not covering:
         return ""
     app.hook_state.note_shown(session_key, covering, "constraint")
-    lines = [f"contextd: {path.name} is covered by these constraints; keep them:"]
+    lines = [f"{one_line(path.name)} is covered by these constraints; keep them:"]
     for record in covering:
         body = record.body
         assert isinstance(body, ConstraintBody)
-        lines.append(f"- [{body.hardness} constraint {record.id}] {record.title}")
-        lines.append(f"  why: {body.reason}")
-    return "\n".join(lines)
+        lines.append(f"- [{body.hardness} constraint {record.id}] {one_line(record.title)}")
+        lines.append(f"  why: {one_line(body.reason)}")
+    return fence("\n".join(lines), attributes={"project": project.slug})
 
 
 def _post_bash(
@@ -167,9 +188,9 @@ def _post_bash(
     if subject is None:
         return ""
     return (
-        f'contextd: you committed "{subject}". If it settled a choice between alternatives, '
-        "record it with record_decision (problem, why_chosen); if it introduced a rule that "
-        "must hold, record_constraint; a gotcha worth keeping, remember."
+        f'contextd: you committed "{one_line(subject)[:200]}". If it settled a choice between '
+        "alternatives, record it with record_decision (problem, why_chosen); if it introduced a "
+        "rule that must hold, record_constraint; a gotcha worth keeping, remember."
     )
 
 
@@ -198,7 +219,8 @@ def _pre_compact(
     from contextd.core.quality import scan_quality
 
     issues = scan_quality(app.records, project, app.settings.lifecycle.stale_days)
-    trigger = str(payload.get("trigger") or "auto")
+    # Only the two triggers agents send are kept; anything else a payload says is not stored.
+    trigger = "manual" if payload.get("trigger") == "manual" else "auto"
     app.hook_state.snapshot(session_key, project, trigger, len(issues))
     return ""
 

@@ -21,15 +21,17 @@ def answer_in_process(event: str, raw: bytes) -> str:
         return ""  # a slash or bang command: not worth opening the store for
     from msgspec.structs import replace
 
-    from contextd.app import open_app
+    from contextd.app import can_write_store, open_app
     from contextd.config import load_settings
     from contextd.hooks.handlers import handle
 
     settings = load_settings()
     light = replace(settings, embeddings=replace(settings.embeddings, provider="none"))
-    with open_app(light, busy_timeout_ms=_BUSY_TIMEOUT_MS) as app:
+    # A home that cannot be written (a read-only mount) is still read: the hooks answer.
+    writable = not settings.db_path.is_file() or can_write_store(settings)
+    with open_app(light, busy_timeout_ms=_BUSY_TIMEOUT_MS, read_only=not writable) as app:
         text = handle(app, event, payload, settings.project, settings.cwd)
-    if event == "session-start" and text and settings.hooks.autostart_daemon:
+    if event == "session-start" and text and writable and settings.hooks.autostart_daemon:
         from contextlib import suppress
 
         from contextd.ipc.launch import start_detached  # (subprocess) only here

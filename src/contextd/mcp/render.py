@@ -4,7 +4,9 @@ from typing import Any
 
 from mcp.types import CallToolResult, TextContent
 
-__all__ = ["hits_text", "record_text", "reply", "written_text"]
+from contextd.core.presentation import fence, one_line
+
+__all__ = ["fenced_lines", "hits_text", "record_text", "reply", "written_text"]
 
 
 def reply(data: dict[str, Any], text: str) -> CallToolResult:
@@ -22,35 +24,40 @@ def _label(view: dict[str, Any]) -> str:
 
 
 def record_text(view: dict[str, Any]) -> str:
-    """A record in full: its label, title, fields and dates."""
-    lines = [f"{_label(view)} {view['title']}"]
+    """A record in full, fenced: its label, title, fields and dates, one line each."""
+    lines = [f"{_label(view)} {one_line(view['title'])}"]
     if view.get("archived_reason"):
-        lines.append(f"Archived because: {view['archived_reason']}")
+        lines.append(f"Archived because: {one_line(view['archived_reason'])}")
     for name, value in view["body"].items():
         if isinstance(value, list) and value:
             lines.append(f"{name}:")
-            lines.extend(f"  - {item}" for item in value)
+            lines.extend(f"  - {one_line(str(item))}" for item in value)
         elif value:
-            lines.append(f"{name}: {value}")
+            lines.append(f"{name}: {one_line(str(value))}")
     for key in ("current", "successor"):
         if view.get(key):
-            lines.append(f"{key}: {view[key]['id']} {view[key]['title']}")
+            lines.append(f"{key}: {view[key]['id']} {one_line(view[key]['title'])}")
     for older in view.get("supersedes", []):
-        lines.append(f"replaces: {older['id']} {older['title']}")
+        lines.append(f"replaces: {older['id']} {one_line(older['title'])}")
     if view["tags"]:
-        lines.append("tags: " + ", ".join(view["tags"]))
+        lines.append("tags: " + ", ".join(one_line(t) for t in view["tags"]))
     lines.append(f"verified {view['verified_at'][:10]}, origin {view['origin']}")
-    return "\n".join(lines)
+    return fence("\n".join(lines))
+
+
+def fenced_lines(head: str, lines: list[str]) -> str:
+    """A list of stored records (already one line each) under a head line of our own."""
+    return fence("\n".join([head, *lines])) if lines else head
 
 
 def written_text(view: dict[str, Any], verb: str = "Stored") -> str:
     """After a write: what was stored, and the similar records the agent should look at."""
-    lines = [f"{verb} {_label(view)} {view['title']}"]
+    lines = [f"{verb} {_label(view)} {one_line(view['title'])}"]
     similar = view.get("similar", [])
     if similar:
         lines.append("Similar records (check they do not say the same or the opposite):")
         for item in similar:
-            line = f"  {_label(item)} {item['title']} (similarity {item['similarity']})"
+            line = f"  {_label(item)} {one_line(item['title'])} (similarity {item['similarity']})"
             if item.get("likely_replaces"):
                 line += " <- this may replace it: call supersede(old_id, new_id) if so"
             lines.append(line)
@@ -58,9 +65,10 @@ def written_text(view: dict[str, Any], verb: str = "Stored") -> str:
 
 
 def hits_text(hits: list[dict[str, Any]], degraded: str | None) -> str:
-    lines = [f"{n}. {_label(h)} {h['title']} (score {h['score']})" for n, h in enumerate(hits, 1)]
-    if not lines:
-        lines.append("No matching records.")
-    if degraded:
-        lines.append(f"Note: {degraded}")
-    return "\n".join(lines)
+    """Ranked hits, one line each, fenced."""
+    lines = [
+        f"{n}. {_label(h)} {one_line(h['title'])} (score {h['score']})"
+        for n, h in enumerate(hits, 1)
+    ]
+    text = fence("\n".join(lines)) if lines else "No matching records."
+    return f"{text}\nNote: {degraded}" if degraded else text

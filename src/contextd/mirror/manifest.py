@@ -29,7 +29,9 @@ def load_manifest(folder: Path) -> Manifest | None:
         return None
     try:
         data = json.loads(text)
-        return Manifest(dict(data["files"]), {k: dict(v) for k, v in data["sections"].items()})
+        files = {k: str(v) for k, v in dict(data["files"]).items() if _safe(k)}
+        sections = {k: dict(v) for k, v in data["sections"].items() if _safe(k)}
+        return Manifest(files, sections)
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -37,3 +39,11 @@ def load_manifest(folder: Path) -> Manifest | None:
 def save_manifest(folder: Path, manifest: Manifest) -> None:
     data = {"version": 1, "files": manifest.files, "sections": manifest.sections}
     write_text_atomic(folder / MANIFEST, json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def _safe(name: object) -> bool:
+    """A file name the mirror itself writes: relative, inside the folder. An entry naming
+    anything else was not written by contextd and is ignored."""
+    if not isinstance(name, str) or not name or name.startswith(("/", "\\")):
+        return False
+    return ".." not in name.replace("\\", "/").split("/")

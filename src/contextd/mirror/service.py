@@ -7,7 +7,7 @@ from msgspec import Struct, field
 
 from contextd.core.projects import ProjectService
 from contextd.core.records import RecordService
-from contextd.core.textfiles import read_text, sha256_text, write_text_atomic
+from contextd.core.textfiles import confined, read_text, sha256_text, write_text_atomic
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.mirror.adopt import Change, FolderEdits, apply_changes, plan_changes
 from contextd.mirror.layout import CHECKPOINTS, MAIN_FILES
@@ -124,7 +124,9 @@ class MirrorService:
                 if r.project_id == project.id
             ]
             key = f"projects/{project.slug}"
-            folders.append(Folder(key, self._home / key, project, own))
+            folders.append(
+                Folder(key, confined(self._home / "projects", project.slug), project, own)
+            )
         return folders
 
     def _sync_folder(self, folder: Folder, force: bool, dry_run: bool, report: SyncReport) -> None:
@@ -142,7 +144,7 @@ class MirrorService:
             else:
                 report.written.append(f"{folder.key}/{name}")
                 if not dry_run:
-                    write_text_atomic(folder.path / name, file.text)
+                    write_text_atomic(confined(folder.path, name), file.text)
             manifest.files[name] = sha256_text(file.text)
             manifest.sections[name] = file.sections
         for name in sorted(set(on_disk) - set(rendered)):
@@ -151,7 +153,7 @@ class MirrorService:
                 continue
             report.removed.append(f"{folder.key}/{name}")
             if not dry_run:
-                _remove(folder.path / name)
+                _remove(confined(folder.path, name))
         report.edited += [f"{folder.key}/{name}" for name in sorted(edited)]
         if not dry_run and (rendered or old is not None):
             save_manifest(folder.path, manifest)

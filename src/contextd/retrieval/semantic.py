@@ -96,6 +96,8 @@ class SemanticSearch:
                 "many records have no vector yet and are found by full-text only; "
                 "run `contextd refresh`"
             )
+        if missing and self._db.read_only:
+            return f"{len(missing)} records have no vector and are found by full-text only here"
         if missing:
             found = rows.records_in_scope(conn, missing, rows.RecordFilter(project_id, statuses=()))
             self._indexer.embed(list(found.values()))

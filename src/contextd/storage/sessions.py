@@ -38,7 +38,8 @@ _COLUMNS = "id, project_id, agent, started_at, ended_at, summary"
 
 def close_open(conn: sqlite3.Connection, project_id: str, ended_at: str) -> None:
     conn.execute(
-        "UPDATE sessions SET ended_at = ? WHERE project_id = ? AND ended_at IS NULL",
+        "UPDATE sessions SET ended_at = max(?, started_at) "
+        "WHERE project_id = ? AND ended_at IS NULL",
         (ended_at, project_id),
     )
 
@@ -61,7 +62,7 @@ def end_session(
     conn: sqlite3.Connection, session_id: str, ended_at: str, summary: str | None
 ) -> None:
     conn.execute(
-        "UPDATE sessions SET ended_at = coalesce(ended_at, ?), "
+        "UPDATE sessions SET ended_at = coalesce(ended_at, max(?, started_at)), "
         "summary = coalesce(?, summary) WHERE id = ?",
         (ended_at, summary, session_id),
     )

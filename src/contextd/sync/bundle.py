@@ -136,6 +136,12 @@ def parse_bundle(text: str, source: str) -> Bundle:
             f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
             "give a file written by `contextd bundle export`."
         ) from None
+    except RecursionError:
+        raise InvalidInputError(
+            f"{source} nests its JSON deeper than any contextd bundle does; it is not a bundle "
+            "written by `contextd bundle export`."
+        ) from None
+    _refuse_lone_surrogates(document, source)
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise InvalidInputError(
             f'{source} is not a contextd bundle (it lacks "format": "{FORMAT}"); '
@@ -155,13 +161,6 @@ def parse_bundle(text: str, source: str) -> Bundle:
     tombstones = tuple(
         reader.tombstone(i, t) for i, t in enumerate(reader.items(document, "tombstones"))
     )
-    known = {p.id for p in projects}
-    for entry in records:
-        if entry.record.project_id is not None and entry.record.project_id not in known:
-            raise InvalidInputError(
-                f"{source}: record {entry.record.id} names project {entry.record.project_id}, "
-                "which the bundle does not list; export it again."
-            )
     return Bundle(
         reader.text(document, "store_id", "the bundle"),
         reader.text(document, "exported_at", "the bundle"),
@@ -170,6 +169,23 @@ def parse_bundle(text: str, source: str) -> Bundle:
         tombstones,
         reader.optional(document, "host", "the bundle"),
     )
+
+
+def _refuse_lone_surrogates(document: object, source: str) -> None:
+    """JSON may escape half of a UTF-16 pair (\\ud800) alone: that is no character, and no
+    text holding it can be stored or printed."""
+    try:
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError(
+            f"{source} holds an escaped half of a UTF-16 surrogate pair, which is not a "
+            "character; the bundle is damaged, export it again."
+        ) from None
+    except RecursionError:
+        raise InvalidInputError(
+            f"{source} nests its JSON deeper than any contextd bundle does; it is not a bundle "
+            "written by `contextd bundle export`."
+        ) from None
 
 
 def parse_bundle_record(text: str, source: str) -> BundleRecord:

@@ -3,19 +3,26 @@
 import json
 import sqlite3
 from collections import Counter
+from collections.abc import Callable
 
 from msgspec import Struct, field
 from msgspec.structs import replace
 
 from contextd.clock import now
-from contextd.models import Project, Record
+from contextd.models import Project, Record, Status
 from contextd.storage import projects as project_rows
 from contextd.storage import records as record_rows
 from contextd.storage import sync as sync_rows
+from contextd.sync.admission import Refusals, record_where
 from contextd.sync.bundle import Bundle, BundleProject, BundleRecord, record_to_json
 from contextd.sync.merge import Outcome, decide_record, decide_tombstone
 
-__all__ = ["ImportReport", "apply_bundle"]
+__all__ = ["ImportReport", "Restates", "apply_bundle"]
+
+# Why a new record restates one stored here (None: it does not); the ids are records of the
+# bundle it replaces, which it may repeat.
+Restates = Callable[[Record, frozenset[str]], str | None]
+_MAX_CHAIN = 10_000
 
 
 class ImportReport(Struct):
@@ -51,10 +58,22 @@ class ImportReport(Struct):
 
 
 def apply_bundle(
-    conn: sqlite3.Connection, bundle: Bundle, peer: str, dry_run: bool
+    conn: sqlite3.Connection,
+    bundle: Bundle,
+    peer: str,
+    dry_run: bool,
+    refusals: Refusals,
+    restates: Restates | None = None,
 ) -> ImportReport:
-    """Merge `bundle` into the store; the caller holds the transaction (and rolls it back for a
-    dry run). `peer` names the other side in the conflict list."""
+    """Merge an admitted `bundle` into the store; the caller holds the transaction (and rolls
+    it back for a dry run, or when this raises). `peer` names the other side in the conflict
+    list.
+
+    Raises:
+        InvalidInputError: a record would move between projects, a deletion reaches into a
+            project the bundle does not name, a new record restates a stored one, or the
+            supersede links would loop; nothing may be kept.
+    """
     report = ImportReport(bundle.store_id, dry_run)
     ids = [e.record.id for e in bundle.records] + [t.id for t in bundle.tombstones]
     everything = record_rows.RecordFilter(None, statuses=(), every_project=True)
@@ -62,10 +81,20 @@ def apply_bundle(
     histories = sync_rows.versions_of(conn, ids)
     deleted = sync_rows.tombstones_of(conn, ids)
     projects = _ProjectMap(conn, bundle.projects, report)
-    for entry in bundle.records:
+    if restates is not None:
+        _refuse_restatements(bundle, local, deleted, projects, restates, refusals)
+    for index, entry in enumerate(bundle.records):
+        where = record_where(index, entry.record.id)
+        held = local.get(entry.record.id)
+        if held is not None and not projects.same_place(held, entry.record.project_id):
+            refusals.add(where, _moves(held))
+            continue
         _merge_record(conn, entry, local, histories, deleted, projects, peer, report)
-    for tombstone in bundle.tombstones:
+    for index, tombstone in enumerate(bundle.tombstones):
         held = local.get(tombstone.id)
+        if held is not None and not projects.same_place(held, tombstone.project_id):
+            refusals.add(f"deletion {index + 1} ({tombstone.id})", _moves(held, "delete"))
+            continue
         outcome = decide_tombstone(
             tombstone.deleted_at, held.updated_at if held else None, deleted.get(tombstone.id)
         )
@@ -77,7 +106,72 @@ def apply_bundle(
             sync_rows.upsert_tombstone(
                 conn, sync_rows.Tombstone(tombstone.id, owner, tombstone.deleted_at)
             )
+    _refuse_bad_chains(conn, report.written, refusals)
+    refusals.raise_if_any()
     return report
+
+
+def _moves(held: Record, verb: str = "change") -> str:
+    where = (
+        "a global record" if held.project_id is None else f"a record of project {held.project_id}"
+    )
+    return (
+        f"would {verb} {held.id}, {where} here, from another project; a bundle changes only the "
+        "projects it names and never moves a record between projects"
+    )
+
+
+def _refuse_restatements(
+    bundle: Bundle,
+    local: dict[str, Record],
+    deleted: dict[str, str],
+    projects: "_ProjectMap",
+    restates: Restates,
+    refusals: Refusals,
+) -> None:
+    """A new active record that repeats one stored here is refused, as `contextd add` refuses
+    it; the bundle's own records are checked against the store only, not against each other."""
+    replaced_by: dict[str, set[str]] = {}
+    for entry in bundle.records:
+        if entry.record.superseded_by:
+            replaced_by.setdefault(entry.record.superseded_by, set()).add(entry.record.id)
+    for index, entry in enumerate(bundle.records):
+        record = entry.record
+        if record.id in local or record.id in deleted or record.status is not Status.ACTIVE:
+            continue
+        # Compared within the local project it joins (a new project: with the global records).
+        place = record.project_id and (projects.find(record.project_id) or record.project_id)
+        why = restates(replace(record, project_id=place), frozenset(replaced_by.get(record.id, ())))
+        if why:
+            refusals.add(record_where(index, record.id), why)
+
+
+def _refuse_bad_chains(conn: sqlite3.Connection, written: list[Record], refusals: Refusals) -> None:
+    """Supersede links of the merged records must end (no loop) and stay in their project
+    (a record is replaced by one of its own project or a global one)."""
+    for record in written:
+        seen = {record.id}
+        current = record
+        for _ in range(_MAX_CHAIN):
+            if current.superseded_by is None:
+                break
+            successor = record_rows.get_record(conn, current.superseded_by)
+            if successor is None:
+                break  # not here (left out of a one-project bundle): nothing to follow
+            if successor.project_id not in (current.project_id, None):
+                refusals.add(
+                    f"record {current.id}",
+                    f"is superseded by {successor.id} of another project",
+                )
+                return
+            if successor.id in seen:
+                refusals.add(
+                    f"record {record.id}",
+                    "is part of a supersede cycle (records replacing each other in a loop)",
+                )
+                return
+            seen.add(successor.id)
+            current = successor
 
 
 def _merge_record(
@@ -151,6 +245,14 @@ class _ProjectMap:
             entry = self._entries.get(project_id)
             self._found[project_id] = self._match(entry) if entry else None
         return self._found[project_id]
+
+    def same_place(self, held: Record, project_id: str | None) -> bool:
+        """Whether a record held here belongs where the bundle says it does (the local
+        project matching the bundle's `project_id`, or global for both)."""
+        if project_id is None:
+            return held.project_id is None
+        found = self.find(project_id)
+        return found is not None and found == held.project_id
 
     def local_id(self, project_id: str) -> str:
         found = self.find(project_id)

@@ -8,6 +8,7 @@ from typing import Any
 from msgspec import Struct
 
 from contextd.clock import now
+from contextd.core.validation import checked_text
 from contextd.errors import ConflictError, InvalidInputError, NotFoundError, RemoteError
 from contextd.storage import sync as rows
 from contextd.storage.db import Database
@@ -65,8 +66,7 @@ class RemoteService:
             raise InvalidInputError(
                 f"Remote name {name!r} is not usable; use letters, digits, '.', '_' or '-'."
             )
-        if not spec.target.strip() or spec.target.startswith("-"):
-            raise InvalidInputError(f"{spec.target!r} is not a host; give [user@]host.")
+        checked_spec(spec)
         remote = rows.RemoteRow(
             name,
             spec.target,
@@ -112,7 +112,9 @@ class RemoteService:
         found = rows.get_remote(self._db.connection(), target)
         if found is not None and override is None:
             return found.name, spec_of(found), True
-        return target, override or RemoteSpec(target), False
+        spec = override or RemoteSpec(target)
+        checked_spec(spec)
+        return target, spec, False
 
     def scan(self, spec: RemoteSpec, *, batch: bool) -> dict[str, Any]:
         """Counts of what the other store holds (no content is copied)."""
@@ -127,7 +129,7 @@ class RemoteService:
             raise RemoteError(
                 f"{name} is this very store (same store id); check its --remote-home."
             )
-        report = self._sync.merge(bundle, name, dry_run=dry_run)
+        report = self._sync.merge(bundle, name, f"the bundle from {name}", dry_run=dry_run)
         if not dry_run:
             with self._db.transaction() as conn:
                 rows.stamp_remote(
@@ -151,6 +153,30 @@ class RemoteService:
                     stamp=now(),
                 )
         return PushReport(name, dry_run, result)
+
+
+def checked_spec(spec: RemoteSpec) -> None:
+    """A host ssh will not read as an option, and settings that hold no secret (they are
+    stored in the database and shown by `remote list`).
+
+    Raises:
+        InvalidInputError: the host starts with a dash or is empty, or a setting holds a
+            secret or a line break.
+    """
+    if not spec.target.strip() or spec.target.startswith("-"):
+        raise InvalidInputError(
+            f"{spec.target!r} is not a host; give [user@]host (a leading dash would be read by "
+            "ssh as an option)."
+        )
+    given = [
+        ("host", spec.target),
+        ("--command", spec.command),
+        ("--remote-home", spec.remote_home),
+    ]
+    given += [("--ssh-option", option) for option in spec.ssh_options]
+    for label, value in given:
+        if value is not None:
+            checked_text(label, value, label=label, limit=4096, one_line=True)
 
 
 def _json(text: str, where: str) -> dict[str, Any]:

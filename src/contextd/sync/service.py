@@ -10,13 +10,21 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from contextd.clock import now, to_iso
-from contextd.errors import InvalidInputError, NotFoundError, ProviderUnavailableError
-from contextd.models import Project, Record
+from contextd.core.duplicates import DuplicateGuard
+from contextd.errors import (
+    DuplicateError,
+    InvalidInputError,
+    NotFoundError,
+    ProviderUnavailableError,
+)
+from contextd.models import Project, Record, Status
 from contextd.retrieval.indexer import Indexer
 from contextd.storage import projects as project_rows
 from contextd.storage import records as record_rows
 from contextd.storage import sync as sync_rows
+from contextd.storage import vectors as vector_rows
 from contextd.storage.db import Database
+from contextd.sync.admission import Refusals, admit_bundle
 from contextd.sync.bundle import (
     Bundle,
     BundleRecord,
@@ -26,7 +34,7 @@ from contextd.sync.bundle import (
     project_entry,
     record_to_json,
 )
-from contextd.sync.importer import ImportReport, apply_bundle
+from contextd.sync.importer import ImportReport, Restates, apply_bundle
 
 __all__ = ["Conflict", "SyncService"]
 
@@ -49,16 +57,19 @@ class Conflict(Struct, frozen=True):
     def differing(self) -> list[str]:
         """Names of the fields whose values differ between the two versions."""
         mine = record_to_json(self.local)
-        ignored = {"history", "project_id", "updated_at"}
+        ignored = {"history", "project_id", "updated_at", "origin"}
         return sorted(k for k in mine if k not in ignored and mine[k] != self.remote.get(k))
 
 
 class SyncService:
     """Export and import bundles; list divergences; expire tombstones."""
 
-    def __init__(self, db: Database, indexer: Indexer | None) -> None:
+    def __init__(
+        self, db: Database, indexer: Indexer | None, guard: DuplicateGuard | None = None
+    ) -> None:
         self._db = db
         self._indexer = indexer
+        self._guard = guard
 
     def store_id(self) -> str:
         return sync_rows.store_id(self._db.connection())
@@ -105,21 +116,73 @@ class SyncService:
             raise InvalidInputError(
                 f"{source} was exported from this very store; import it on another machine."
             )
-        return self.merge(bundle, peer or bundle.host or source, dry_run=dry_run)
+        return self.merge(bundle, peer or bundle.host or source, source, dry_run=dry_run)
 
-    def merge(self, bundle: Bundle, peer: str, *, dry_run: bool = False) -> ImportReport:
+    def merge(
+        self, bundle: Bundle, peer: str, source: str, *, dry_run: bool = False
+    ) -> ImportReport:
+        """Hold `bundle` to the write rules, then merge it in one transaction: all of it, or
+        (on any refusal) none of it.
+
+        Raises:
+            InvalidInputError: an entry breaks a rule; names the first and counts the others.
+        """
+        bundle = admit_bundle(bundle, source)
+        vectors = self._vectors_of_new(bundle)
         report: ImportReport | None = None
         try:
             with self._db.transaction() as conn:
-                report = apply_bundle(conn, bundle, peer, dry_run)
+                refusals = Refusals(source)
+                report = apply_bundle(
+                    conn, bundle, peer, dry_run, refusals, self._restates(vectors)
+                )
                 if dry_run:
                     raise _DryRun
+                computed = [vectors[r.id] for r in report.written if r.id in vectors]
+                vector_rows.upsert_embeddings(conn, computed, now())
         except _DryRun:
             pass
         assert report is not None
         if not dry_run:
             self._embed(report.written)
         return report
+
+    def _vectors_of_new(self, bundle: Bundle) -> dict[str, vector_rows.EmbeddingRow]:
+        """Vectors of the active records this store does not hold yet: the duplicate rule
+        needs them, and they are stored with the records."""
+        if self._indexer is None:
+            return {}
+        everything = record_rows.RecordFilter(None, statuses=(), every_project=True)
+        ids = [e.record.id for e in bundle.records]
+        held = record_rows.records_in_scope(self._db.connection(), ids, everything)
+        new = [
+            e.record
+            for e in bundle.records
+            if e.record.id not in held and e.record.status is Status.ACTIVE
+        ]
+        try:
+            return {row.record_id: row for row in self._indexer.vectors_for(new)}
+        except ProviderUnavailableError as exc:
+            log.warning("checking %d records for duplicates by title only (%s)", len(new), exc)
+            return {}
+
+    def _restates(self, vectors: dict[str, vector_rows.EmbeddingRow]) -> Restates | None:
+        guard = self._guard
+        if guard is None:
+            return None
+
+        def restates(record: Record, exempt: frozenset[str]) -> str | None:
+            row = vectors.get(record.id)
+            try:
+                guard.check(record, row.vector if row else None, exempt=exempt)
+            except DuplicateError as exc:
+                return (
+                    f"repeats {exc.existing_id}, which this store holds already (as "
+                    "`contextd add` would refuse it); drop one of the two copies"
+                )
+            return None
+
+        return restates
 
     def conflicts(self) -> list[Conflict]:
         conn = self._db.connection()

@@ -1,0 +1,112 @@
+"""The stdio transport, with one repair: a message holding a lone UTF-16 surrogate escape
+(`"\\ud800"`) is still read, so its request gets an answer.
+
+The SDK's JSON parser refuses such a line outright, and a request it cannot read is one it
+cannot answer: the client would wait forever. Here the line is read by Python's parser
+instead, each lone surrogate becomes U+FFFD (as bytes that are not UTF-8 already do on this
+transport), and the tools refuse an argument holding U+FFFD with an error result.
+"""
+
+import json
+from types import TracebackType
+from typing import Any, Self
+
+import anyio
+import mcp_types as types
+from mcp.server import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+__all__ = ["REPLACEMENT", "run_stdio"]
+
+REPLACEMENT = "\ufffd"
+
+
+def run_stdio(server: MCPServer) -> None:
+    """Serve `server` on stdin/stdout until the client disconnects."""
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            lowlevel = server._lowlevel_server  # the SDK's own run_stdio_async does the same
+            await lowlevel.run(
+                _RepairedReads(read_stream),
+                write_stream,
+                lowlevel.create_initialization_options(),
+            )
+
+    anyio.run(main)
+
+
+class _RepairedReads:
+    """The transport's read stream, with unreadable lines read again (see the module)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        return _repaired(await self._inner.receive())
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+def _repaired(item: SessionMessage | Exception) -> SessionMessage | Exception:
+    if not isinstance(item, Exception):
+        return item
+    line = _input_of(item)
+    if line is None:
+        return item
+    try:
+        document = json.loads(line)
+        text = json.dumps(_without_surrogates(document))
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
+    except Exception:  # not that repair's case: the transport's own error stands
+        return item
+
+
+def _input_of(error: Exception) -> str | None:
+    """The raw line a parse error was raised for (pydantic keeps it with the error)."""
+    errors = getattr(error, "errors", None)
+    if not callable(errors):
+        return None
+    try:
+        found = errors()
+    except Exception:
+        return None
+    line = found[0].get("input") if found and isinstance(found[0], dict) else None
+    return line if isinstance(line, str) and "\\u" in line.lower() else None
+
+
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return "".join(REPLACEMENT if "\ud800" <= c <= "\udfff" else c for c in value)
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    return value
