@@ -97,7 +97,7 @@ def test_any_text_survives(problem: str, why: str) -> None:
         ("no front matter\n", "does not start with a +++"),
         ("+++\nid = 1\n", "no closing +++"),
         ("+++\nid = [\n+++\n", "not valid TOML"),
-        ('+++\nkind = "essay"\n+++\n', "'kind' is 'essay'"),
+        ('+++\nkind = "essay"\n+++\n', "'kind' is not one of"),
         ('+++\nkind = "memory"\n+++\n', "'id' is missing"),
         ('+++\nkind = "decision"\n+++\n', "body is incomplete"),
         ("<<<<<<< HEAD\n+++\n=======\n+++\n>>>>>>> theirs\n", "conflict markers"),

@@ -88,7 +88,7 @@ def _session_start(
         )
     shared = app.shares.view(project) if shared_checkout(project.checkout) else None
     if shared is not None and shared.problems:
-        lines = [f"- {p.path}: {p.reason}" for p in shared.problems]
+        lines = [f"- {one_line(p.path)}: {one_line(p.reason)}" for p in shared.problems]
         parts.append(
             "contextd: these shared record files were not taken in; fix each and the next "
             "session sees it:\n" + "\n".join(lines)

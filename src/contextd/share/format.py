@@ -173,12 +173,12 @@ def _value(name: str, lines: list[str]) -> str | list[str]:
     if name not in _LISTS:
         return "\n".join(_unescaped(line) for line in lines).strip()
     items = []
-    for line in (line.strip() for line in lines):
+    for number, line in enumerate((line.strip() for line in lines), 1):
         if not line:
             continue
         marker, _, item = line.partition(" ")
         if marker != "-" and not (marker.endswith(".") and marker[:-1].isdigit()):
-            raise FormatError(f"a line of its {SECTIONS[name]} is not a list item: {line[:60]!r}")
+            raise FormatError(f"line {number} of its {SECTIONS[name]} is not a list item")
         items.append(item.strip())
     return items
 
@@ -231,4 +231,4 @@ def _choice(data: dict[str, Any], name: str, choices: Any) -> Any:
         return choices(value)
     except ValueError:
         known = ", ".join(c.value for c in choices)
-        raise FormatError(f"its '{name}' is {value!r}, not one of {known}") from None
+        raise FormatError(f"its '{name}' is not one of {known}") from None
