@@ -5,8 +5,10 @@ from datetime import UTC, datetime, timedelta
 
 from contextd.errors import InvalidInputError
 
-__all__ = ["age", "now", "parse_instant", "parse_when", "to_iso"]
+__all__ = ["CLOCK_SKEW", "is_stamp", "age", "now", "parse_instant", "parse_when", "to_iso"]
 
+CLOCK_SKEW = timedelta(minutes=10)  # how far ahead of ours another machine's clock may run
+_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 _RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
@@ -21,6 +23,11 @@ def to_iso(moment: datetime) -> str:
     return (
         moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
     )
+
+
+def is_stamp(text: object) -> bool:
+    """Whether `text` is an instant in the store's own form (2026-01-31T12:00:00.000Z)."""
+    return isinstance(text, str) and _STAMP.fullmatch(text) is not None
 
 
 def parse_instant(text: str) -> datetime:

@@ -15,6 +15,7 @@ from contextd.models import (
     DecisionBody,
     Kind,
     PipelineBody,
+    Record,
     RecordDraft,
     body_to_dict,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "refuse_secret",
     "normalise_tags",
     "validate_draft",
+    "validate_record",
 ]
 
 MAX_FIELD_CHARS = 20_000
@@ -100,6 +102,37 @@ def validate_draft(draft: RecordDraft, *, short_title_ok: bool = False) -> Recor
         )
     _refuse_secrets(cleaned)
     return cleaned
+
+
+def validate_record(record: Record) -> Record:
+    """A record that arrives whole (a bundle, a repository file) cleaned as a CLI write cleans
+    it: the same field rules, sizes and secret scan.
+
+    Raises:
+        ValidationError: a field breaks its kind's rules or holds a secret.
+    """
+    clean = validate_draft(
+        RecordDraft(
+            kind=record.kind,
+            title=record.title,
+            body=record.body,
+            category=record.category,
+            tags=record.tags,
+            retrieval_hints=record.retrieval_hints,
+            origin=record.origin,
+            priority=record.priority,
+            is_global=record.is_global,
+        )
+    )
+    return replace(
+        record,
+        title=clean.title,
+        body=clean.body,
+        category=clean.category,
+        tags=clean.tags,
+        retrieval_hints=clean.retrieval_hints,
+        priority=clean.priority,
+    )
 
 
 def _refuse_secrets(draft: RecordDraft) -> None:

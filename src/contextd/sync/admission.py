@@ -8,24 +8,22 @@ Refusals are collected, so the one error names the first reason and counts the o
 """
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from msgspec.structs import replace
 
-from contextd.clock import parse_instant
-from contextd.core.validation import checked_text, validate_draft
+from contextd.clock import CLOCK_SKEW, is_stamp, parse_instant
+from contextd.core.validation import checked_text, validate_record
 from contextd.errors import InvalidInputError, ValidationError
 from contextd.ids import is_id, is_slug
-from contextd.models import Origin, Record, RecordDraft, Status
+from contextd.models import Origin, Record, Status
 from contextd.sync.bundle import Bundle, BundleProject, BundleRecord, BundleTombstone
 
-__all__ = ["CLOCK_SKEW", "Refusals", "admit_bundle", "record_where"]
+__all__ = ["Refusals", "admit_bundle", "record_where"]
 
-CLOCK_SKEW = timedelta(minutes=10)  # how far ahead of ours another machine's clock may run
 MAX_RELATED = 50
 MAX_NAME = 200
 MAX_REMOTE = 500
-_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 _STORE_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
 
 
@@ -85,7 +83,7 @@ class _Dates:
         self.latest = latest
 
     def check(self, where: str, name: str, value: str) -> bool:
-        if not _STAMP.fullmatch(value):
+        if not is_stamp(value):
             self.refusals.add(where, f'has a "{name}" not in the form 2026-01-31T12:00:00.000Z')
             return False
         if parse_instant(value) > self.latest:
@@ -101,7 +99,7 @@ class _Dates:
 def _bundle_fields(bundle: Bundle, refusals: Refusals, dates: _Dates) -> None:
     if not _STORE_ID.fullmatch(bundle.store_id):
         refusals.add("the bundle", "has a store id that is not one contextd writes")
-    if not _STAMP.fullmatch(bundle.exported_at):
+    if not is_stamp(bundle.exported_at):
         refusals.add("the bundle", 'has an "exported_at" not in the store\'s date form')
     if bundle.host is not None:
         _text(refusals, "the bundle", "host", bundle.host, MAX_NAME)
@@ -183,29 +181,11 @@ def _validated(record: Record) -> Record:
     Raises:
         ValidationError: a field breaks its kind's rules or holds a secret.
     """
-    clean = validate_draft(
-        RecordDraft(
-            kind=record.kind,
-            title=record.title,
-            body=record.body,
-            category=record.category,
-            tags=record.tags,
-            retrieval_hints=record.retrieval_hints,
-            priority=record.priority,
-            is_global=record.is_global,
-        )
-    )
     reason = record.archived_reason
     if reason is not None:
         reason = checked_text("archived_reason", reason, label="archive reason") or None
     return replace(
-        record,
-        title=clean.title,
-        body=clean.body,
-        category=clean.category,
-        tags=clean.tags,
-        retrieval_hints=clean.retrieval_hints,
-        priority=clean.priority,
+        validate_record(record),
         related_to=tuple(dict.fromkeys(record.related_to)),
         origin=Origin.IMPORT,
         archived_reason=reason,
