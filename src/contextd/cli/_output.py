@@ -14,8 +14,15 @@ from contextd.core.records import RecordDetail
 from contextd.core.views import NOT_CURRENT, record_view, similar_view
 from contextd.models import Kind, Record, Status, body_to_dict
 
-__all__ = ["emit", "record_block", "record_row", "report_write", "table", "warn"]
+__all__ = ["KIND_HEADINGS", "emit", "record_block", "record_row", "report_write", "table", "warn"]
 
+KIND_HEADINGS = {
+    Kind.MEMORY: "Memories",
+    Kind.DECISION: "Decisions",
+    Kind.CONSTRAINT: "Constraints",
+    Kind.PIPELINE: "Pipelines",
+    Kind.CHECKPOINT: "Checkpoints",
+}
 _FIELD_LABELS = {
     "problem": "Problem",
     "why_chosen": "Why",

@@ -3,20 +3,13 @@
 import click
 
 from contextd.cli._context import common_options, get_app
-from contextd.cli._output import emit, table
+from contextd.cli._output import KIND_HEADINGS, emit, table
 from contextd.clock import age
 from contextd.core.inventory import Inventory, ProjectSurvey, ScopeCounts, inventory_view
 from contextd.models import Kind, Status
 
 __all__ = ["COMMANDS"]
 
-_LABELS = {
-    Kind.MEMORY: "Memories",
-    Kind.DECISION: "Decisions",
-    Kind.CONSTRAINT: "Constraints",
-    Kind.PIPELINE: "Pipelines",
-    Kind.CHECKPOINT: "Checkpoints",
-}
 _COLUMNS = {
     Kind.MEMORY: "mem",
     Kind.DECISION: "dec",
@@ -55,7 +48,7 @@ def _print(survey: Inventory, detail: bool) -> None:
     click.echo("─" * 33)
     totals = survey.totals
     rows = [("Records", _split(totals))]
-    rows += [(_LABELS[k], _split(totals, k)) for k in Kind if totals.kind(k)]
+    rows += [(KIND_HEADINGS[k], _split(totals, k)) for k in Kind if totals.kind(k)]
     last = survey.last_activity
     rows.append(("Last activity", age(last) if last else "none yet"))
     index = survey.index

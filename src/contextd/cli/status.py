@@ -6,7 +6,7 @@ import click
 from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
-from contextd.cli._output import emit
+from contextd.cli._output import KIND_HEADINGS, emit
 from contextd.clock import age
 from contextd.core.status import StatusReport
 from contextd.core.views import project_view, record_view
@@ -14,14 +14,6 @@ from contextd.models import Kind
 from contextd.share.service import SharedView
 
 __all__ = ["COMMANDS"]
-
-_LABELS = {
-    Kind.MEMORY: "Memories",
-    Kind.DECISION: "Decisions",
-    Kind.CONSTRAINT: "Constraints",
-    Kind.PIPELINE: "Pipelines",
-    Kind.CHECKPOINT: "Checkpoints",
-}
 
 
 @click.command()
@@ -85,7 +77,7 @@ def _rows(report: StatusReport, shared: SharedView | None) -> list[tuple[str, st
         git = report.git
         where = f"{git.branch or '?'} @ {git.short_sha or '-'} ({git.dirty} dirty)"
         rows.append(("Branch", where))
-    rows += [(_LABELS[k], str(report.counts.get(k, 0))) for k in Kind]
+    rows += [(KIND_HEADINGS[k], str(report.counts.get(k, 0))) for k in Kind]
     index = report.index
     if index.provider == "none":
         rows.append(("Semantic", "off (full-text only)"))
