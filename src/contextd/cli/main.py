@@ -56,6 +56,7 @@ COMMAND_MODULES = {
     "compaction-report": "hooks",
     "daemon": "daemon",
     "mcp": "mcp_command",
+    "ui": "ui",
 }
 
 
