@@ -53,7 +53,10 @@ def ui(port: int, open_browser: bool, write: bool) -> None:
             )
         sys.stdout.flush()
 
-    serve(app, port=port, write=write, open_browser=open_browser, announce=announce)
+    try:
+        serve(app, port=port, write=write, open_browser=open_browser, announce=announce)
+    except KeyboardInterrupt:  # uvicorn hands Ctrl-C back once it has shut down cleanly
+        click.echo("Stopped.", err=True)
 
 
 COMMANDS = [ui]
