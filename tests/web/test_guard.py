@@ -70,7 +70,7 @@ def test_every_response_carries_the_security_headers(client: TestClient) -> None
         assert "script-src 'self'" in headers["content-security-policy"]
         assert "frame-ancestors 'none'" in headers["content-security-policy"]
         assert headers["x-content-type-options"] == "nosniff"
-        assert headers["referrer-policy"] == "no-referrer"
+        assert headers["referrer-policy"] == "same-origin"
         assert headers["cache-control"] == "no-store"
         assert headers["server-timing"].startswith("app;dur=")
 
