@@ -9,6 +9,7 @@ from starlette.testclient import TestClient
 
 from contextd.app import App
 from contextd.core.records import RecordService
+from contextd.models import Kind, MemoryBody, RecordDraft
 from tests.web.conftest import SCRIPT_TITLE, Store
 
 
@@ -151,3 +152,25 @@ def test_an_internal_failure_is_one_sentence_and_the_server_goes_on(
     assert "contextd failed unexpectedly (RuntimeError)" in response.text
     assert "secret-looking" not in response.text and "Traceback" not in response.text
     assert client.get("/").status_code == 200
+
+
+def test_a_long_list_comes_a_page_at_a_time(client: TestClient, store: Store, app: App) -> None:
+    drafts = [
+        RecordDraft(
+            Kind.MEMORY,
+            f"Note number {n} about shard {n * 7}",
+            MemoryBody(),
+            category="note",
+            tags=("bulk",),
+        )
+        for n in range(60)
+    ]
+    app.records.create_many(drafts, app.current_project(), force=True)
+    first = client.get("/p/orbit/records").text
+    assert "63 records, page 1 of 2." in first and "older →" in first
+    assert len(_ids_in(first)) == 50
+    second = client.get("/p/orbit/records?page=2").text
+    assert len(_ids_in(second)) == 13 and "← newer" in second
+    assert client.get("/p/orbit/records?page=9").text.count('class="rid"') == 13  # the last page
+    tagged = client.get("/p/orbit/records?tag=bulk").text
+    assert "60 records, page 1 of 2." in tagged and '<option value="bulk">60</option>' in tagged

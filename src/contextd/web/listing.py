@@ -6,6 +6,7 @@ from collections import Counter
 from msgspec import Struct
 
 from contextd.app import App
+from contextd.core.record_pages import RecordPage
 from contextd.errors import InvalidInputError
 from contextd.models import Kind, Project, Record, SearchHit, SearchQuery, Status
 
@@ -85,19 +86,22 @@ def list_records(app: App, project: Project, filters: Filters) -> Listing:
     if filters.query:
         return _search(app, project, filters)
     kinds = (Kind(filters.kind),) if filters.kind else ()
-    statuses = filters.statuses()
-    everything = app.records.list_records(
-        project, kinds=kinds, include_inactive=statuses != (Status.ACTIVE,)
-    )
-    shown = [
-        r
-        for r in everything
-        if (not statuses or r.status in statuses) and (not filters.tag or filters.tag in r.tags)
-    ]
-    tags = Counter(tag for r in everything for tag in r.tags)
-    pages = max(1, -(-len(shown) // PAGE_SIZE))
-    start = (min(filters.page, pages) - 1) * PAGE_SIZE
-    return Listing(tuple(shown[start : start + PAGE_SIZE]), (), len(shown), pages, _top(tags))
+
+    def page_at(number: int) -> RecordPage:
+        return app.record_pages.page(
+            project,
+            kinds=kinds,
+            statuses=filters.statuses(),
+            tag=filters.tag or None,
+            offset=(number - 1) * PAGE_SIZE,
+            limit=PAGE_SIZE,
+        )
+
+    shown = page_at(filters.page)
+    pages = max(1, -(-shown.total // PAGE_SIZE))
+    if filters.page > pages:  # past the end: the last page
+        shown = page_at(pages)
+    return Listing(shown.records, (), shown.total, pages, shown.tags)
 
 
 def _search(app: App, project: Project, filters: Filters) -> Listing:

@@ -1,6 +1,7 @@
 """The pages: projects, a project's records (list and search), one record with its history,
 sessions and checkpoints, quality and staleness. Reads only, through the App's services."""
 
+from collections import Counter
 from typing import Any
 
 from starlette.requests import Request
@@ -27,6 +28,7 @@ __all__ = [
 ]
 
 KINDS = tuple(k.value for k in Kind)
+QUALITY_ROWS = 100  # rows shown per list; the counts cover every one
 # What a finished change says on the page it lands on (the URL carries only the key).
 DONE = {
     "verified": "Verified: the record is stamped as checked today.",
@@ -136,16 +138,20 @@ def quality(request: Request) -> Response:
     if raw and not raw.isdigit():
         raise InvalidInputError("The days must be a whole number, 0 or more.")
     days = int(raw) if raw else app.settings.lifecycle.stale_days
-    active = app.records.list_records(project)
-    issues = [i for i in scan_quality(app.records, project, days, active) if i.kind != "stale"]
-    stale = app.records.stale(project, days)
-    ids = [i.record.id for i in issues] + [r.id for r in stale]
+    issues = scan_quality(app.records, project, days)
+    # The scan's stale records are `contextd stale`'s: oldest-verified first.
+    stale = sorted((i.record for i in issues if i.kind == "stale"), key=lambda r: r.verified_at)
+    others = [i for i in issues if i.kind != "stale"]
+    shown_stale, shown_issues = stale[:QUALITY_ROWS], others[:QUALITY_ROWS]
+    ids = [i.record.id for i in shown_issues] + [r.id for r in shown_stale]
     context = {
         "project": project,
-        "issues": issues,
-        "stale": stale,
+        "issues": shown_issues,
+        "issue_count": len(others),
+        "counts": Counter(i.kind for i in others),
+        "stale": shown_stale,
+        "stale_count": len(stale),
         "days": days,
         "shorts": app.records.short_ids(ids),
-        "active": Status.ACTIVE,
     }
     return page(request, "quality.html", context)
