@@ -174,3 +174,24 @@ def test_a_long_list_comes_a_page_at_a_time(client: TestClient, store: Store, ap
     assert client.get("/p/orbit/records?page=9").text.count('class="rid"') == 13  # the last page
     tagged = client.get("/p/orbit/records?tag=bulk").text
     assert "60 records, page 1 of 2." in tagged and '<option value="bulk">60</option>' in tagged
+
+
+def test_a_record_replacing_two_draws_both_in_the_first_column(
+    client: TestClient, store: Store, app: App
+) -> None:
+    project = app.current_project()
+    merged = app.records.create(
+        RecordDraft(
+            Kind.MEMORY,
+            "Queue and heartbeat notes merged into one runbook entry for workers",
+            MemoryBody(),
+            category="convention",
+        ),
+        project,
+        supersedes=[store.script, store.checkpoint],
+    )
+    svg = client.get(f"/r/{merged.id}").text
+    boxes = re.findall(r'data-id="([0-9a-f-]{36})">\s*<title>[^<]*</title>\s*<rect x="(\d+)"', svg)
+    columns = {rid: int(x) for rid, x in boxes}
+    assert columns[store.script] == columns[store.checkpoint] < columns[merged.id]
+    assert svg.count('class="edge"') == 2
