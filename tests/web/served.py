@@ -33,17 +33,17 @@ def running_ui(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Iter
         encoding="utf-8",
     )
     assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    if not first:
+        process.kill()
+        raise AssertionError(f"contextd ui did not start: {process.communicate()[1]}")
+    url = json.loads(first)["url"]
+    base, token = url.split("/?token=")
+    served = Served(url, base, token, process, [first])
     try:
-        first = process.stdout.readline()
-        if not first:
-            raise AssertionError(f"contextd ui did not start: {process.stderr.read()}")
-        announced = json.loads(first)
-        url = announced["url"]
-        base, token = url.split("/?token=")
-        served = Served(url, base, token, process, [first])
         yield served
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
-    served.output += [out, err]
+        served.output += [out, err]

@@ -3,7 +3,7 @@ launch token (in the URL once, then an HttpOnly SameSite=Strict cookie), the che
 state-changing requests, and the security headers of every response."""
 
 import time
-from http.cookies import SimpleCookie
+from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qsl, urlencode
 
 from starlette.datastructures import MutableHeaders
@@ -133,7 +133,7 @@ def _cookie(headers: dict[str, str], name: str) -> str | None:
     jar: SimpleCookie = SimpleCookie()
     try:
         jar.load(raw)
-    except Exception:  # a malformed Cookie header is the same as none
+    except CookieError:  # a malformed Cookie header is the same as none
         return None
     morsel = jar.get(name)
     return morsel.value if morsel else None
