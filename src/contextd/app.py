@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from contextd.core.index import IndexService
     from contextd.core.inventory import Inventory
     from contextd.core.projects import ProjectService
+    from contextd.core.record_pages import RecordPages
     from contextd.core.records import RecordService
     from contextd.core.search import SearchService
     from contextd.core.sessions import SessionService
@@ -81,6 +82,13 @@ class App(Struct, dict=True):
         from contextd.share.service import ShareService
 
         return ShareService(self.db, self.settings.cwd, self.settings.share.records)
+
+    @cached_property
+    def record_pages(self) -> "RecordPages":
+        """Records a page at a time, for browsing (the web view)."""
+        from contextd.core.record_pages import RecordPages
+
+        return RecordPages(self.db)
 
     @cached_property
     def search(self) -> "SearchService":

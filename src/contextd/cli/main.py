@@ -58,6 +58,7 @@ COMMAND_MODULES = {
     "compaction-report": "hooks",
     "daemon": "daemon",
     "mcp": "mcp_command",
+    "ui": "ui",
 }
 
 

@@ -1,0 +1,125 @@
+"""The changes `--write` allows: verify, archive, unarchive, supersede and edit, each through
+the same core writer as the CLI (same validation, secret and duplicate rules). The Guard has
+already checked the method, Origin and length; here each form's CSRF token is checked."""
+
+from collections.abc import Awaitable, Callable
+from functools import wraps
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from contextd.errors import ContextdError
+from contextd.models import Record, RecordEdit
+from contextd.web.forms import edit_from_form, form_values, without_secrets
+from contextd.web.pages import core, record_page
+from contextd.web.rendering import error_page, failure_status, page, safe_view
+
+__all__ = ["archive", "edit", "edit_form", "supersede", "unarchive", "verify"]
+
+Handler = Callable[[Request, FormData], Response]
+
+
+def write_action(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    """Read the form (bounded), check its CSRF token, then run the change off the event loop."""
+
+    @wraps(handler)
+    async def run(request: Request) -> Response:
+        fragment = request.headers.get("hx-request") == "true"
+        try:
+            form = await request.form(max_files=0, max_fields=64)
+        except Exception:  # a malformed body: refused like any other bad form
+            return error_page(400, "The form could not be read; send it again from the page.")
+        if not request.app.state.access.csrf_ok(_text(form, "csrf")):
+            return error_page(
+                403,
+                "Refused a change without this view's form token; reload the page and try again.",
+                fragment=fragment,
+            )
+        return await run_in_threadpool(safe_view(handler), request, form)
+
+    return run
+
+
+def _text(form: FormData, name: str) -> str | None:
+    value = form.get(name)
+    return value if isinstance(value, str) else None
+
+
+def _done(request: Request, record: Record, what: str) -> Response:
+    """After a change: back to the record's page (or, for htmx, the row's new state)."""
+    if request.headers.get("hx-request") == "true":
+        return page(request, "_done.html", {"record": record, "what": what})
+    return RedirectResponse(f"/r/{record.id}?done={what}", status_code=303)
+
+
+def _refused(request: Request, exc: ContextdError) -> Response:
+    """A refused change: the record's page again, with the one sentence saying why."""
+    if request.headers.get("hx-request") == "true":
+        return error_page(failure_status(exc), str(exc), fragment=True)
+    return record_page(
+        request, request.path_params["record_id"], error=str(exc), status=failure_status(exc)
+    )
+
+
+@write_action
+def verify(request: Request, form: FormData) -> Response:
+    try:
+        record = core(request).records.verify(request.path_params["record_id"])
+    except ContextdError as exc:
+        return _refused(request, exc)
+    return _done(request, record, "verified")
+
+
+@write_action
+def archive(request: Request, form: FormData) -> Response:
+    try:
+        record = core(request).records.archive(
+            request.path_params["record_id"], _text(form, "reason")
+        )
+    except ContextdError as exc:
+        return _refused(request, exc)
+    return _done(request, record, "archived")
+
+
+@write_action
+def unarchive(request: Request, form: FormData) -> Response:
+    try:
+        record = core(request).records.unarchive(request.path_params["record_id"])
+    except ContextdError as exc:
+        return _refused(request, exc)
+    return _done(request, record, "unarchived")
+
+
+@write_action
+def supersede(request: Request, form: FormData) -> Response:
+    try:
+        old, _ = core(request).records.supersede(
+            request.path_params["record_id"], (_text(form, "by") or "").strip()
+        )
+    except ContextdError as exc:
+        return _refused(request, exc)
+    return _done(request, old, "superseded")
+
+
+@safe_view
+def edit_form(request: Request) -> Response:
+    record = core(request).records.get(request.path_params["record_id"])
+    context = {"record": record, "values": form_values(record), "error": None, "emptied": []}
+    return page(request, "edit.html", context)
+
+
+@write_action
+def edit(request: Request, form: FormData) -> Response:
+    app = core(request)
+    record = app.records.get(request.path_params["record_id"])
+    try:
+        changes: RecordEdit = edit_from_form(record, form)
+        updated = app.records.update(record.id, changes)
+    except ContextdError as exc:
+        submitted = {name: _text(form, name) or "" for name in form_values(record)}
+        values, emptied = without_secrets(submitted)
+        context = {"record": record, "values": values, "error": str(exc), "emptied": emptied}
+        return page(request, "edit.html", context, status_code=failure_status(exc))
+    return _done(request, updated, "edited")

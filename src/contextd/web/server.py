@@ -1,0 +1,89 @@
+"""Running the web view: a socket on 127.0.0.1 only (a free port unless one is asked for),
+uvicorn without an access log (URLs would carry the token), and the browser opened through a
+private file so the token never appears on a command line."""
+
+import errno
+import os
+import socket
+import webbrowser
+from collections.abc import Callable
+from pathlib import Path
+
+import uvicorn
+
+from contextd.app import App
+from contextd.errors import InvalidInputError
+from contextd.home_folder import open_private
+from contextd.web.access import Access
+from contextd.web.application import build_app
+
+__all__ = ["LOOPBACK", "bind", "open_in_browser", "serve"]
+
+LOOPBACK = "127.0.0.1"
+
+
+def bind(port: int) -> socket.socket:
+    """A listening socket on the loopback address; port 0 takes a free one."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((LOOPBACK, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise InvalidInputError(
+                f"Port {port} is already in use; pick another with --port, or leave it out for "
+                "a free one."
+            ) from exc
+        raise InvalidInputError(f"Cannot listen on {LOOPBACK}:{port} ({exc.strerror}).") from exc
+    sock.listen(64)
+    return sock
+
+
+def open_in_browser(access: Access, home: Path) -> Path:
+    """Open the view in the default browser. The browser is given a file in the private home
+    that forwards to the address: a URL passed as an argument would show the token to every
+    user of the machine (in the process list)."""
+    launcher = home / f"ui-{access.port}.html"
+    launcher.unlink(missing_ok=True)
+    page = (
+        '<!doctype html><meta charset="utf-8"><title>contextd</title>'
+        f'<meta http-equiv="refresh" content="0;url={access.url}">'
+        f'<a href="{access.url}">Open contextd</a>\n'
+    )
+    with os.fdopen(open_private(launcher, os.O_WRONLY | os.O_CREAT | os.O_EXCL), "wb") as handle:
+        handle.write(page.encode())
+    webbrowser.open(launcher.as_uri())
+    return launcher
+
+
+def serve(
+    core: App,
+    *,
+    port: int,
+    write: bool,
+    open_browser: bool,
+    announce: Callable[[Access], None],
+) -> None:
+    """Serve the web view until interrupted (Ctrl-C)."""
+    sock = bind(port)
+    access = Access(sock.getsockname()[1], write=write)
+    config = uvicorn.Config(
+        build_app(core, access),
+        access_log=False,  # request lines carry the token on the first visit
+        log_level="warning",
+        server_header=False,
+        proxy_headers=False,
+        lifespan="off",
+    )
+    server = uvicorn.Server(config)
+    launcher = None
+    try:
+        announce(access)
+        if open_browser:
+            launcher = open_in_browser(access, core.settings.home)
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        if launcher is not None:
+            launcher.unlink(missing_ok=True)
