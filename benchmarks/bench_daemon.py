@@ -40,7 +40,12 @@ def timed(command: list[str], env: dict[str, str], stdin: bytes = b"") -> float:
 
 def daemon(exe: str, env: dict[str, str], action: str) -> dict[str, object]:
     done = subprocess.run(
-        [exe, "daemon", action, "--json"], env=env, capture_output=True, text=True, check=True
+        [exe, "daemon", action, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
     )
     return dict(json.loads(done.stdout))
 

@@ -39,7 +39,12 @@ def git(folder: Path, *args: str) -> None:
 def timed_search(env: dict[str, str], cwd: Path, query: str, expect: str) -> float:
     started = time.perf_counter()
     done = subprocess.run(
-        [EXE, "search", query, "--json"], env=env, cwd=cwd, capture_output=True, text=True
+        [EXE, "search", query, "--json"],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
     )
     elapsed = (time.perf_counter() - started) * 1000
     if done.returncode != 0 or (expect and expect not in done.stdout):

@@ -75,6 +75,7 @@ def serve(home: Path) -> tuple[subprocess.Popen[str], str, str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        encoding="utf-8",
     )
     assert process.stdout is not None
     announced = json.loads(process.stdout.readline())

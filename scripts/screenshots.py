@@ -127,6 +127,7 @@ def main() -> None:
             [sys.executable, "-m", "contextd", "--home", str(home), "ui", "--json", "--write"],
             stdout=subprocess.PIPE,
             text=True,
+            encoding="utf-8",
         )
         assert process.stdout is not None
         url = json.loads(process.stdout.readline())["url"]

@@ -19,6 +19,7 @@ def git(folder: Path, *args: str) -> str:
         ["git", "-C", str(folder), "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=True,
     )
     return done.stdout
@@ -109,6 +110,7 @@ def test_the_pre_commit_hook_refuses_a_secret_typed_into_a_record_file(
         ],
         capture_output=True,
         text=True,
+        encoding="utf-8",
         env={**_env(home)},
         check=False,
     )

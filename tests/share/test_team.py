@@ -30,7 +30,11 @@ KAFKA = [
 
 def git(folder: Path, *args: str) -> str:
     done = subprocess.run(
-        ["git", "-C", str(folder), *args], capture_output=True, text=True, check=True
+        ["git", "-C", str(folder), *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
     )
     return done.stdout
 
@@ -57,6 +61,7 @@ class Developer:
             [sys.executable, "-m", "contextd", *args],
             capture_output=True,
             text=True,
+            encoding="utf-8",
             cwd=cwd or self.repo,
             env=env,
             timeout=120,
@@ -187,7 +192,9 @@ def test_a_deleted_file_leaves_the_view_and_a_secret_is_refused(
         'created_at = "2026-11-30T10:00:00.000Z"\nupdated_at = "2026-11-30T10:00:00.000Z"\n'
         'verified_at = "2026-11-30T10:00:00.000Z"\n+++\n'
     )
-    leaked.write_text(text.replace("hunter2hunter2", "postgres://app:Sup3rS3cret@db/prod"))
+    leaked.write_text(
+        text.replace("hunter2hunter2", "postgres://app:Sup3rS3cret@db/prod"), encoding="utf-8"
+    )
     assert "staging database" not in json.dumps(a.json("memories"))
     problems = a.json("status")["shared"]["problems"]
     assert problems and "secret" in problems[0]["reason"].lower()
