@@ -198,3 +198,19 @@ def test_a_deleted_file_leaves_the_view_and_a_secret_is_refused(
     assert "staging database" not in json.dumps(a.json("memories"))
     problems = a.json("status")["shared"]["problems"]
     assert problems and "secret" in problems[0]["reason"].lower()
+
+
+def test_two_worktrees_of_one_clone_each_see_their_own_branch(
+    team: tuple[Developer, Developer], tmp_path: Path
+) -> None:
+    a, _ = team
+    other = tmp_path / "a-feature"
+    git(a.repo, "worktree", "add", "-q", "-b", "feature", str(other))
+    assert a.run("attach", "--no-import", cwd=other).returncode == 0  # the same project
+    nats = a.json(*NATS, cwd=other)["id"]
+    assert (other / ".contextd" / "records" / f"{nats}.md").is_file()
+    assert not (a.repo / ".contextd" / "records" / f"{nats}.md").exists()
+    assert a.titles() == set()  # main's worktree does not hold it
+    assert {h["title"] for h in a.json("search", "task queue", cwd=other)["results"]} == {NATS[1]}
+    assert a.json("memories")["records"] == []
+    assert len(a.json("memories", cwd=other)["records"]) == 1

@@ -128,7 +128,7 @@ class _Connection:
     def project(self) -> Project:
         for root in self.roots or ():
             try:
-                return self.app.projects.resolve(None, root)
+                return self.app.project(None, root)
             except ContextdError:
                 continue
         return self.app.current_project()
