@@ -126,6 +126,14 @@ class Agents:
             check=False,
         )
 
+    def with_loopback(self, command: list[str]) -> list[str]:
+        """`command` in its own network namespace with loopback up (for a stand-in server it
+        starts itself), or as it is where that cannot be had."""
+        ip = shutil.which("ip")
+        if not self.isolate or ip is None:
+            return command
+        return [*self.isolate, "sh", "-c", f'{ip} link set lo up && exec "$@"', "sh", *command]
+
 
 def loopback_only() -> list[str]:
     """`unshare` into a new network namespace (loopback only), where the system allows it."""

@@ -2,8 +2,15 @@
 for it, starts contextd's MCP server and reports it connected."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
+from tests.conftest import DECISION
 from tests.integration.conftest import Agents, Wired
+from tests.integration.fake_anthropic import ANSWER
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_claude_code_connects_to_contextd(agents: Agents, wired: Wired) -> None:
@@ -44,3 +51,36 @@ def test_codex_reads_the_server_and_what_it_must_forward(
     assert transport["args"] == ["mcp", "serve"]
     assert transport["env"] == {"CONTEXTD_HOME": wired.env["CONTEXTD_HOME"]}
     assert transport["env_vars"] == ["CONTEXTD_PROJECT"]
+
+
+def test_claude_code_hands_the_session_briefing_to_its_model(
+    agents: Agents, wired: Wired, tmp_path: Path
+) -> None:
+    """A real turn of Claude Code against a stand-in API on loopback: the SessionStart hook
+    setup wrote runs, and the briefing it prints is in what Claude Code sends its model."""
+    cli = [str(wired.executable), *DECISION]
+    recorded = subprocess.run(
+        cli, cwd=wired.project, env=wired.env, capture_output=True, timeout=60
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    log = tmp_path / "requests.jsonl"
+    claude = [str(agents.bin_dir / "claude"), "-p", "Where should the next worker read tasks from?"]
+    stand_in = [sys.executable, "-m", "tests.integration.fake_anthropic", str(log), "--", *claude]
+    env = wired.env | {"ANTHROPIC_API_KEY": "sk-ant-offline-test", "PYTHONPATH": str(REPO_ROOT)}
+
+    done = subprocess.run(
+        agents.with_loopback(stand_in),
+        cwd=wired.project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+
+    assert done.returncode == 0 and ANSWER in done.stdout, done.stdout + done.stderr
+    bodies = [json.loads(line)["body"] for line in log.read_text(encoding="utf-8").splitlines()]
+    turns = [b for b in bodies if "Where should the next worker read tasks from?" in b]
+    assert turns, bodies
+    assert "# contextd briefing: orbit" in turns[0]
+    assert "Use NATS for the task queue" in turns[0]
