@@ -118,7 +118,7 @@ class Chooser:
     def _from_cwd(self) -> Choice:
         cwd = self.app.settings.cwd
         try:
-            return Choice(self.app.projects.resolve(None, cwd), f"the server's folder {cwd}")
+            return Choice(self.app.project(None, cwd), f"the server's folder {cwd}")
         except ProjectNotResolvedError:
             raise ProjectNotResolvedError(
                 f"No contextd project is attached at {cwd}, where this server runs, and the "
@@ -135,10 +135,10 @@ class Chooser:
                     "project name, or run `contextd attach` there."
                 )
             return found
-        return self.app.projects.resolve(name, self.app.settings.cwd)
+        return self.app.project(name, self.app.settings.cwd)
 
     def _at(self, folder: Path) -> Project | None:
         try:
-            return self.app.projects.resolve(None, folder)
+            return self.app.project(None, folder)
         except ContextdError:
             return None
