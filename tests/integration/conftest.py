@@ -39,7 +39,12 @@ class Node:
 def _node_major(node: Path) -> int:
     try:
         done = subprocess.run(
-            [str(node), "--version"], capture_output=True, text=True, timeout=30, check=False
+            [str(node), "--version"],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=30,
+            check=False,
         )
     except OSError:
         return 0
@@ -79,7 +84,7 @@ def install(node: Node, folder: Path) -> Path | str:
     there already; or the reason they could not be installed."""
     stamp = folder / "installed.json"
     bin_dir = folder / "node_modules" / ".bin"
-    wanted = sorted(PACKAGES.values())
+    wanted = {"packages": sorted(PACKAGES.values()), "recipe": 2}  # recipe: how they were installed
     ready = all((bin_dir / name).exists() for name in PACKAGES)
     if ready and stamp.is_file() and json.loads(stamp.read_text(encoding="utf-8")) == wanted:
         return bin_dir
@@ -88,9 +93,10 @@ def install(node: Node, folder: Path) -> Path | str:
     command = [*node.npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund"]
     try:
         done = subprocess.run(
-            [*command, "--ignore-scripts", "--loglevel=error", *wanted],
+            [*command, "--loglevel=error", *wanted["packages"]],
             capture_output=True,
             text=True,
+            encoding="utf-8",
             timeout=INSTALL_TIMEOUT_S,
             env=env,
             check=False,
@@ -205,6 +211,7 @@ def wired(agents: Agents, tmp_path: Path, home: Path) -> Wired:
             env=env,
             capture_output=True,
             text=True,
+            encoding="utf-8",
             timeout=120,
             check=False,
         )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.conftest import DECISION
 from tests.integration.conftest import Agents, Wired
-from tests.integration.fake_anthropic import ANSWER
+from tests.integration.stand_in_api import ANSWER
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,29 +58,64 @@ def test_claude_code_hands_the_session_briefing_to_its_model(
 ) -> None:
     """A real turn of Claude Code against a stand-in API on loopback: the SessionStart hook
     setup wrote runs, and the briefing it prints is in what Claude Code sends its model."""
+    record(wired)
+    log = tmp_path / "requests.jsonl"
+    claude = [str(agents.bin_dir / "claude"), "-p", "Where should the next worker read tasks from?"]
+    env = wired.env | {"ANTHROPIC_API_KEY": "sk-ant-offline-test"}
+
+    turn = one_turn(agents, wired, "anthropic", claude, env, log)
+
+    assert "# contextd briefing: orbit" in turn
+    assert "Use NATS for the task queue" in turn
+
+
+def test_gemini_cli_hands_the_session_briefing_to_its_model(
+    agents: Agents, wired: Wired, tmp_path: Path
+) -> None:
+    """The same with Gemini CLI, its hooks on by default: SessionStart's briefing is in the
+    request it sends (the model is named, so no routing call precedes the turn)."""
+    record(wired)
+    settings = wired.home / ".gemini" / "settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    data["security"] = {"auth": {"selectedType": "gemini-api-key"}}  # an API key, no login
+    settings.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    log = tmp_path / "requests.jsonl"
+    prompt = ["-m", "gemini-2.5-flash", "-p", "Where should the next worker read tasks from?"]
+    gemini = [str(agents.bin_dir / "gemini"), *prompt]
+    env = wired.env | {"GEMINI_API_KEY": "offline-test"}
+
+    turn = one_turn(agents, wired, "gemini", gemini, env, log)
+
+    assert "# contextd briefing: orbit" in turn
+    assert "Use NATS for the task queue" in turn
+
+
+def record(wired: Wired) -> None:
     cli = [str(wired.executable), *DECISION]
     recorded = subprocess.run(
         cli, cwd=wired.project, env=wired.env, capture_output=True, timeout=60
     )
     assert recorded.returncode == 0, recorded.stderr
-    log = tmp_path / "requests.jsonl"
-    claude = [str(agents.bin_dir / "claude"), "-p", "Where should the next worker read tasks from?"]
-    stand_in = [sys.executable, "-m", "tests.integration.fake_anthropic", str(log), "--", *claude]
-    env = wired.env | {"ANTHROPIC_API_KEY": "sk-ant-offline-test", "PYTHONPATH": str(REPO_ROOT)}
 
+
+def one_turn(
+    agents: Agents, wired: Wired, flavour: str, command: list[str], env: dict[str, str], log: Path
+) -> str:
+    """Run one prompt of an agent against the stand-in API; the request carrying the prompt."""
+    module = "tests.integration.stand_in_api"
+    stand_in = [sys.executable, "-m", module, flavour, str(log), "--", *command]
     done = subprocess.run(
         agents.with_loopback(stand_in),
         cwd=wired.project,
-        env=env,
+        env=env | {"PYTHONPATH": str(REPO_ROOT)},
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=240,
         check=False,
     )
-
     assert done.returncode == 0 and ANSWER in done.stdout, done.stdout + done.stderr
     bodies = [json.loads(line)["body"] for line in log.read_text(encoding="utf-8").splitlines()]
     turns = [b for b in bodies if "Where should the next worker read tasks from?" in b]
     assert turns, bodies
-    assert "# contextd briefing: orbit" in turns[0]
-    assert "Use NATS for the task queue" in turns[0]
+    return turns[0]

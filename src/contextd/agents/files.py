@@ -14,7 +14,6 @@ import tomlkit
 import tomlkit.exceptions
 from msgspec import Struct
 
-from contextd.agents import jsonc
 from contextd.errors import ConfigError
 
 __all__ = ["Format", "Parsed", "backup", "parse", "render", "write_atomically"]
@@ -33,7 +32,7 @@ class Parsed(Struct, frozen=True):
     data: Any  # a dict for JSON, a tomlkit.TOMLDocument for TOML
     indent: str | int | None = 2  # None: all on one line
     final_newline: bool = True
-    commented: jsonc.Document | None = None  # JSON with comments: rendered through its model
+    commented: Any = None  # a jsonc.Document for JSON with comments: rendered through its model
 
 
 def parse(path: Path, text: str, fmt: Format) -> Parsed:
@@ -62,6 +61,8 @@ def parse(path: Path, text: str, fmt: Format) -> Parsed:
 
 def _parse_commented(path: Path, text: str, plain: json.JSONDecodeError) -> Parsed:
     """JSON with comments or trailing commas, as Gemini CLI and VS Code-style tools read it."""
+    from contextd.agents import jsonc  # json-five and its regex engine: only for such files
+
     indent = _indent_of(text)
     unit = indent if isinstance(indent, str) else " " * (indent or 2)
     try:
@@ -95,6 +96,8 @@ def render(parsed: Parsed, fmt: Format) -> str:
     if fmt is Format.TOML:
         return tomlkit.dumps(parsed.data)
     if parsed.commented is not None:
+        from contextd.agents import jsonc
+
         return jsonc.render(parsed.commented)
     text = json.dumps(parsed.data, indent=parsed.indent, ensure_ascii=False)
     return text + "\n" if parsed.final_newline else text

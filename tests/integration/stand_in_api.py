@@ -1,6 +1,7 @@
-"""A stand-in for the Anthropic Messages API on loopback, so Claude Code runs a real turn
-offline and with no account: `python -m tests.integration.fake_anthropic LOG -- COMMAND...`
-serves on 127.0.0.1, runs COMMAND with ANTHROPIC_BASE_URL pointing at it, appends each request
+"""Stand-ins for the Anthropic Messages API and the Gemini API on loopback, so Claude Code and
+Gemini CLI run a real turn offline and with no account:
+`python -m tests.integration.stand_in_api anthropic|gemini LOG -- COMMAND...` serves on
+127.0.0.1, runs COMMAND with the agent's base-URL variable pointing at it, appends each request
 it receives to LOG (JSON lines) and exits with COMMAND's code. Every turn answers one line."""
 
 import json
@@ -78,13 +79,50 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(raw)
 
 
+class _GeminiHandler(_Handler):
+    """generateContent answers JSON; streamGenerateContent (?alt=sse) one server-sent event."""
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8")
+        self._record(body)
+        if "countTokens" in self.path:
+            self._json({"totalTokens": 10})
+            return
+        answer = {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": [{"text": ANSWER}]},
+                    "finishReason": "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5},
+        }
+        if "alt=sse" not in self.path:
+            self._json(answer)
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(f"data: {json.dumps(answer)}\r\n\r\n".encode())
+        self.wfile.flush()
+
+
+_FLAVOURS: dict[str, tuple[type[_Handler], dict[str, str]]] = {
+    "anthropic": (_Handler, {"ANTHROPIC_BASE_URL": "{url}"}),
+    "gemini": (_GeminiHandler, {"GOOGLE_GEMINI_BASE_URL": "{url}"}),
+}
+
+
 def main(argv: list[str]) -> int:
-    log_path, separator, *command = argv
-    assert separator == "--" and command, "usage: fake_anthropic LOG -- COMMAND..."
-    _Handler.log_path = log_path
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    flavour, log_path, separator, *command = argv
+    assert separator == "--" and command, "usage: stand_in_api FLAVOUR LOG -- COMMAND..."
+    handler, variables = _FLAVOURS[flavour]
+    handler.log_path = log_path
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    env = os.environ | {"ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.server_port}"}
+    url = f"http://127.0.0.1:{server.server_port}"
+    env = os.environ | {name: value.format(url=url) for name, value in variables.items()}
     try:
         return subprocess.run(command, env=env, timeout=180, check=False).returncode
     finally:
