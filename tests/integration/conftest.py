@@ -84,10 +84,14 @@ def install(node: Node, folder: Path) -> Path | str:
     there already; or the reason they could not be installed."""
     stamp = folder / "installed.json"
     bin_dir = folder / "node_modules" / ".bin"
-    wanted = {"packages": sorted(PACKAGES.values()), "recipe": 2}  # recipe: how they were installed
+    wanted = {"packages": sorted(PACKAGES.values()), "recipe": 3}  # recipe: how they were installed
     ready = all((bin_dir / name).exists() for name in PACKAGES)
     if ready and stamp.is_file() and json.loads(stamp.read_text(encoding="utf-8")) == wanted:
         return bin_dir
+    # Another set, or one installed another way: start afresh (npm does not re-run the
+    # install scripts of packages it finds in place, and Claude Code's launcher needs its own).
+    shutil.rmtree(folder / "node_modules", ignore_errors=True)
+    stamp.unlink(missing_ok=True)
     folder.mkdir(parents=True, exist_ok=True)
     env = os.environ | {"PATH": f"{node.bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
     command = [*node.npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund"]
