@@ -63,7 +63,7 @@ def test_cursor_session_start_finds_the_project_in_workspace_roots(
     done = run_hook("session-start", payload, cwd=unrelated)
 
     text = context(done, "sessionStart")
-    assert text.startswith("# contextd briefing: orbit"), done.stdout
+    assert "# contextd briefing: orbit" in text, done.stdout
     assert seeded.migration_rule in text
 
 
@@ -95,7 +95,7 @@ def test_gemini_after_a_real_commit_names_it(seeded: Seeded, unrelated: Path) ->
 
     text = context(run_hook("post-bash", payload, cwd=unrelated), "AfterTool")
 
-    assert text.startswith('contextd: you committed "Add the index"')
+    assert 'you committed "Add the index"' in text
 
 
 def test_gemini_edit_prompt_and_start_reach_the_project(seeded: Seeded, unrelated: Path) -> None:
@@ -111,7 +111,7 @@ def test_gemini_edit_prompt_and_start_reach_the_project(seeded: Seeded, unrelate
 
     assert seeded.migration_rule in guard
     assert seeded.decision in recall and "<working-memory" in recall
-    assert start.startswith("# contextd briefing: orbit")
+    assert "# contextd briefing: orbit" in start
 
 
 def test_codex_apply_patch_is_guarded_for_each_file_it_names(
@@ -121,7 +121,7 @@ def test_codex_apply_patch_is_guarded_for_each_file_it_names(
 
     text = context(run_hook("post-edit", payload, cwd=unrelated), "PostToolUse")
 
-    assert text.startswith("contextd: 0042_index.sql is covered by")
+    assert "0042_index.sql is covered by" in text
     assert seeded.migration_rule in text
 
 
@@ -146,14 +146,14 @@ def test_claude_project_dir_finds_the_project_when_cwd_has_left_it(
     found = run_hook("session-start", claude_session_start(wandered), cwd=wandered, env=env)
     lost = run_hook("session-start", claude_session_start(wandered), cwd=wandered)
 
-    assert context(found, "SessionStart").startswith("# contextd briefing: orbit")
+    assert "# contextd briefing: orbit" in context(found, "SessionStart")
     assert lost.stdout == b""
 
 
 def test_the_payloads_cwd_wins_over_the_project_dir(seeded: Seeded, tmp_path: Path) -> None:
     env = hook_env(CURSOR_PROJECT_DIR=str(tmp_path))
     done = run_hook("session-start", session_start(seeded.repo), cwd=tmp_path, env=env)
-    assert done.context.startswith("# contextd briefing: orbit")
+    assert "# contextd briefing: orbit" in done.context
 
 
 @pytest.mark.parametrize(
