@@ -15,6 +15,7 @@ from msgspec import Struct, field
 from msgspec.structs import asdict, fields, replace
 
 from contextd import home_folder
+from contextd.agent_dirs import project_dirs
 from contextd.errors import ConfigError
 
 __all__ = [
@@ -144,6 +145,8 @@ class Settings(Struct, frozen=True):
     home: Path
     cwd: Path
     project: str | None = None
+    # The project folders the agent that started us names (CLAUDE_PROJECT_DIR and the like).
+    agent_dirs: tuple[str, ...] = ()
     search: SearchSettings = field(default_factory=SearchSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
@@ -224,6 +227,7 @@ def load_settings(
         home=resolved_home,
         cwd=(cwd or Path.cwd()).absolute(),
         project=project or os.environ.get("CONTEXTD_PROJECT") or None,
+        agent_dirs=project_dirs(os.environ),
     )
     path = resolved_home / CONFIG_FILE
     if not path.is_file():

@@ -52,7 +52,7 @@ def our_hooks(settings: dict[str, Any]) -> set[tuple[str, str | None, str]]:
 
 
 def test_setup_wires_every_agent_and_keeps_the_users_settings(
-    configured_home: Path, run: Cli
+    configured_home: Path, run: Cli, home: Path
 ) -> None:
     result = run("setup", "--agent", "all")
     assert result.exit_code == 0, result.output
@@ -84,6 +84,8 @@ def test_setup_wires_every_agent_and_keeps_the_users_settings(
     assert tomlkit.parse(codex)["mcp_servers"]["contextd"] == {  # type: ignore[index]
         "command": exe,
         "args": ["mcp", "serve"],
+        "env": {"CONTEXTD_HOME": str(home)},  # Codex passes its servers no CONTEXTD_* itself
+        "env_vars": ["CONTEXTD_PROJECT"],
     }
     assert tomlkit.parse(codex)["profiles"] == {"deep": {"model": "o3"}}
 
@@ -143,9 +145,9 @@ def test_each_changed_file_is_backed_up_with_its_original_bytes(
 
     report = run.json("setup", "--agent", "all")
 
-    backups = [Path(f["backup"]) for a in report["agents"] for f in a["files"]]
-    assert len(backups) == len(FILES)
-    for change in (f for a in report["agents"] for f in a["files"]):
+    existing = [f for a in report["agents"] for f in a["files"] if f["backup"]]
+    assert len(existing) == len(FILES)  # a file setup creates has nothing to back up
+    for change in existing:
         backup = Path(change["backup"])
         assert backup.parent == Path(change["path"]).parent
         assert backup.name.startswith(Path(change["path"]).name + ".contextd-backup-")
@@ -240,7 +242,7 @@ def test_dry_run_shows_the_change_and_writes_nothing(configured_home: Path, run:
 @pytest.mark.parametrize(
     ("relative", "text", "says"),
     [
-        (".claude/settings.json", '{"model": "opus",}\n', "not valid JSON"),
+        (".claude/settings.json", '{"model": "opus" "x"}\n', "not valid JSON"),
         (".codex/config.toml", "[mcp_servers\ncommand = 1\n", "not valid TOML"),
         (".cursor/mcp.json", '["not", "an", "object"]', "does not hold a JSON object"),
         (".gemini/settings.json", '{"mcpServers": ["x"]}', "'mcpServers' is not an object"),
@@ -248,19 +250,28 @@ def test_dry_run_shows_the_change_and_writes_nothing(configured_home: Path, run:
         (".codeium/windsurf/mcp_config.json", b"\xff\xfe{}", "not UTF-8"),
     ],
 )
-def test_a_file_that_cannot_be_parsed_is_refused_and_nothing_is_written(
+def test_a_file_that_cannot_be_parsed_stops_only_its_agent(
     configured_home: Path, run: Cli, relative: str, text: str | bytes, says: str
 ) -> None:
     path = configured_home / relative
     path.write_bytes(text if isinstance(text, bytes) else text.encode())
     before = snapshot(configured_home)
 
-    result = run("setup", "--agent", "all")
+    result = run("setup", "--agent", "all", "--json")
 
     assert result.exit_code == 5
     assert says in result.stderr and str(path) in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
-    assert snapshot(configured_home) == before  # not this file, and no other either
+    report = json.loads(result.stdout)
+    broken = {a["agent"] for a in report["agents"] if a["error"]}
+    assert len(broken) == 1 and result.stderr.startswith(f"{broken.pop()}: ")
+    after = snapshot(configured_home)
+    agent_folder = relative.split("/")[0]
+    untouched = {k: v for k, v in before.items() if k.split("/")[0] == agent_folder}
+    assert all(after[k] == v for k, v in untouched.items())  # the broken agent: as it was
+    written = [a for a in report["agents"] if not a["error"] and a["files"]]
+    assert len(written) == len(report["agents"]) - 1  # every other agent: set up
+    assert all(f["action"] == "added" for a in written for f in a["files"])
 
 
 def test_detection_finds_config_folders_and_binaries_on_path(

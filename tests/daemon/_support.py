@@ -85,7 +85,12 @@ class Daemons:
 
 
 def ask_hook(
-    home: Path, event: str, payload: bytes, folder: Path, project: str | None = None
+    home: Path,
+    event: str,
+    payload: bytes,
+    folder: Path,
+    project: str | None = None,
+    project_dirs: tuple[str, ...] = (),
 ) -> bytes | None:
     """A hook request as `contextd hook` sends it; the bytes the daemon says to print."""
     request = {
@@ -95,6 +100,7 @@ def ask_hook(
         "event": event,
         "project": project,
         "folder": str(folder),
+        "project_dirs": list(project_dirs),
     }
     reply = client.ask(str(home), request, payload, timeout=30)
     return reply[1] if reply is not None else None

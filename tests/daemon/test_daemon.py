@@ -19,6 +19,7 @@ from tests.hooks._support import (
     session_start,
     user_prompt,
 )
+from tests.hooks.agent_payloads import cursor_session_start
 
 QUEUE_PROMPT = "Why did we pick NATS for the task queue after the deploy issues?"
 
@@ -105,6 +106,14 @@ def test_the_daemon_lifecycle_and_the_hooks_it_answers(
     no_cwd = {k: v for k, v in session_start(loose).items() if k != "cwd"}
     from_folder = ask_hook(home, "session-start", json.dumps(no_cwd).encode(), repo)
     assert from_folder is not None and written["id"] in from_folder.decode("ascii")
+    # Cursor's payload names the project in workspace_roots; Claude Code's CLAUDE_PROJECT_DIR
+    # travels as project_dirs: the daemon reads both, as the in-process path does.
+    cursor = json.dumps(cursor_session_start([loose, repo])).encode()
+    from_roots = ask_hook(home, "session-start", cursor, loose)
+    assert from_roots is not None and written["id"] in json.loads(from_roots)["additional_context"]
+    wandered = json.dumps(session_start(loose, "sess-w")).encode()
+    from_dirs = ask_hook(home, "session-start", wandered, loose, project_dirs=(str(repo),))
+    assert from_dirs is not None and written["id"] in from_dirs.decode("ascii")
 
     # Bad requests get an error reply, and the daemon keeps serving.
     for raw in (b"not a frame at all", b"ctxd\x09" + bytes(8), b"ctxd\x01\xff\xff\xff\xff"):

@@ -28,6 +28,7 @@ HEAVY = {
 }
 CLIENT_MODULES = {
     "contextd",
+    "contextd.agent_dirs",
     "contextd.home_folder",
     "contextd.hooks",
     "contextd.hooks.entry",

@@ -1,8 +1,8 @@
 """The agents contextd can wire itself into: where their config lives and what goes in it.
 
 Hooks are written only where the agent runs command hooks with a JSON payload on stdin that can
-add context. Codex CLI (hooks behind an experimental feature flag), Windsurf (Cascade hooks add
-no context) and opencode (hooks are JS plugins) get the MCP server only.
+add context. Windsurf (Cascade hooks add no context), opencode (hooks are JS plugins) and
+Claude Desktop (no hooks) get the MCP server only.
 """
 
 import shutil
@@ -20,11 +20,18 @@ __all__ = ["AGENTS", "Agent", "Places", "Target", "agent_named", "detect"]
 
 
 class Places(Struct, frozen=True):
-    """Where to look: the user's home, their XDG config folder, and the PATH to search."""
+    """Where to look: the user's home, their XDG config folder, the PATH to search, and the
+    folder desktop applications keep their settings in (macOS: ~/Library/Application Support,
+    Windows: %APPDATA%, elsewhere the XDG config folder)."""
 
     home: Path
     config_home: Path
     search_path: str | None = None
+    app_data: Path | None = None
+
+    @property
+    def applications(self) -> Path:
+        return self.app_data or self.config_home
 
 
 class Target(Struct, frozen=True):
@@ -33,10 +40,16 @@ class Target(Struct, frozen=True):
     relative: str
     fmt: Format
     writers: tuple[Writer, ...]
-    in_config_home: bool = False  # under $XDG_CONFIG_HOME rather than ~
+    base: str = "home"  # under ~, "config" ($XDG_CONFIG_HOME), "applications" (Places)
 
     def path(self, places: Places) -> Path:
-        return (places.config_home if self.in_config_home else places.home) / self.relative
+        return _base(places, self.base) / self.relative
+
+
+def _base(places: Places, base: str) -> Path:
+    return {"config": places.config_home, "applications": places.applications}.get(
+        base, places.home
+    )
 
 
 class Agent(Struct, frozen=True):
@@ -46,11 +59,14 @@ class Agent(Struct, frozen=True):
     binaries: tuple[str, ...]
     targets: tuple[Target, ...]
     config_markers: tuple[str, ...] = ()  # the same, under $XDG_CONFIG_HOME
+    app_markers: tuple[str, ...] = ()  # the same, under the applications' settings folder
 
     def installed(self, places: Places) -> bool:
         if any((places.home / marker).exists() for marker in self.markers):
             return True
         if any((places.config_home / marker).exists() for marker in self.config_markers):
+            return True
+        if any((places.applications / marker).exists() for marker in self.app_markers):
             return True
         return any(shutil.which(b, path=places.search_path) for b in self.binaries)
 
@@ -75,6 +91,16 @@ _GEMINI_HOOKS = (
     HookSpec("AfterTool", "post-bash", "run_shell_command"),
     HookSpec("PreCompress", "pre-compact"),
     HookSpec("AfterAgent", "stop"),
+)
+# Codex CLI runs Claude Code's layout from ~/.codex/hooks.json (developers.openai.com/codex/
+# hooks): its shell tool is Bash, its file edits go through apply_patch.
+_CODEX_HOOKS = (
+    HookSpec("SessionStart", "session-start"),
+    HookSpec("UserPromptSubmit", "prompt"),
+    HookSpec("PostToolUse", "post-edit", "apply_patch"),
+    HookSpec("PostToolUse", "post-bash", "Bash"),
+    HookSpec("PreCompact", "pre-compact"),
+    HookSpec("Stop", "stop"),
 )
 # Cursor's beforeSubmitPrompt and afterFileEdit cannot add context; sessionStart can.
 _CURSOR_HOOKS = (HookSpec("sessionStart", "session-start"),)
@@ -120,7 +146,10 @@ AGENTS: tuple[Agent, ...] = (
         "Codex CLI",
         (".codex",),
         ("codex",),
-        (Target(".codex/config.toml", Format.TOML, (McpTomlWriter(),)),),
+        (
+            Target(".codex/config.toml", Format.TOML, (McpTomlWriter(),)),
+            Target(".codex/hooks.json", Format.JSON, (HookWriter(_CODEX_HOOKS, _claude_handler),)),
+        ),
     ),
     Agent(
         "cursor",
@@ -166,10 +195,25 @@ AGENTS: tuple[Agent, ...] = (
                 "opencode/opencode.json",
                 Format.JSON,
                 (McpJsonWriter(container="mcp", style="opencode"),),
-                in_config_home=True,
+                base="config",
             ),
         ),
         config_markers=("opencode",),
+    ),
+    Agent(
+        "claude-desktop",
+        "Claude Desktop",
+        (),
+        (),
+        (
+            Target(
+                "Claude/claude_desktop_config.json",
+                Format.JSON,
+                (McpJsonWriter(style="desktop"),),
+                base="applications",
+            ),
+        ),
+        app_markers=("Claude",),
     ),
 )
 

@@ -1,4 +1,5 @@
-"""Agent config files on disk: parse JSON or TOML, render them back, back up, replace atomically."""
+"""Agent config files on disk: parse JSON (with comments too) or TOML, render them back, back
+up, replace atomically."""
 
 import json
 import os
@@ -31,6 +32,7 @@ class Parsed(Struct, frozen=True):
     data: Any  # a dict for JSON, a tomlkit.TOMLDocument for TOML
     indent: str | int | None = 2  # None: all on one line
     final_newline: bool = True
+    commented: Any = None  # a jsonc.Document for JSON with comments: rendered through its model
 
 
 def parse(path: Path, text: str, fmt: Format) -> Parsed:
@@ -48,16 +50,35 @@ def parse(path: Path, text: str, fmt: Format) -> Parsed:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "contextd setup left it untouched, fix it and run setup again."
-        ) from None
+        return _parse_commented(path, text, exc)
     if not isinstance(data, dict):
         raise ConfigError(
             f"{path} does not hold a JSON object; contextd setup left it untouched, "
             "fix it and run setup again."
         )
     return Parsed(data, _indent_of(text), text.endswith("\n"))
+
+
+def _parse_commented(path: Path, text: str, plain: json.JSONDecodeError) -> Parsed:
+    """JSON with comments or trailing commas, as Gemini CLI and VS Code-style tools read it."""
+    from contextd.agents import jsonc  # json-five and its regex engine: only for such files
+
+    indent = _indent_of(text)
+    unit = indent if isinstance(indent, str) else " " * (indent or 2)
+    try:
+        document = jsonc.load(text, unit)
+    except ValueError:
+        raise ConfigError(
+            f"{path} is not valid JSON, even with comments (line {plain.lineno}, column "
+            f"{plain.colno}: {plain.msg}); contextd setup left it untouched, fix it and run "
+            "setup again."
+        ) from None
+    if not isinstance(document.data, dict):
+        raise ConfigError(
+            f"{path} does not hold a JSON object; contextd setup left it untouched, "
+            "fix it and run setup again."
+        )
+    return Parsed(document.data, indent, text.endswith("\n"), document)
 
 
 def _indent_of(text: str) -> str | int | None:
@@ -74,6 +95,10 @@ def _indent_of(text: str) -> str | int | None:
 def render(parsed: Parsed, fmt: Format) -> str:
     if fmt is Format.TOML:
         return tomlkit.dumps(parsed.data)
+    if parsed.commented is not None:
+        from contextd.agents import jsonc
+
+        return jsonc.render(parsed.commented)
     text = json.dumps(parsed.data, indent=parsed.indent, ensure_ascii=False)
     return text + "\n" if parsed.final_newline else text
 

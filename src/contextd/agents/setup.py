@@ -1,7 +1,8 @@
 """`contextd setup`: plan every file's change first, then back up and write the changed ones.
 
-Planning parses every file before anything is written, so a file that cannot be parsed stops
-the whole run with nothing touched.
+Each agent stands alone: its files are all planned before any of them is written, and a file
+that cannot be parsed (or written) stops that agent only, with a sentence in the report; the
+other agents are set up all the same.
 """
 
 import json
@@ -16,12 +17,12 @@ import tomlkit
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from contextd.agents.catalog import Agent, Places, Target, detect
+from contextd.agents.catalog import AGENTS, Agent, Places, Target, detect
 from contextd.agents.files import Format, Parsed, backup, parse, render, write_atomically
 from contextd.agents.writers import Launcher, ShapeError, Writer
-from contextd.errors import ConfigError, NotFoundError
+from contextd.errors import ConfigError, ContextdError, NotFoundError
 
-__all__ = ["Action", "FileChange", "SetupReport", "find_executable", "run_setup"]
+__all__ = ["Action", "AgentFailure", "FileChange", "SetupReport", "find_executable", "run_setup"]
 
 
 class Action(StrEnum):
@@ -45,12 +46,20 @@ class FileChange(Struct, frozen=True):
         return self.action is not Action.UNCHANGED
 
 
+class AgentFailure(Struct, frozen=True):
+    """An agent setup left alone, and the one sentence that says why."""
+
+    agent: str
+    message: str
+
+
 class SetupReport(Struct, frozen=True):
     executable: str
     agents: list[Agent]
     files: list[FileChange] = field(default_factory=list)
     dry_run: bool = False
     remove: bool = False
+    failures: list[AgentFailure] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -73,21 +82,27 @@ def run_setup(
     names: Sequence[str] = (),
     dry_run: bool = False,
     remove: bool = False,
+    launcher: Launcher | None = None,
 ) -> SetupReport:
+    """Wire (or with `remove`, unwire) the agents named, or those installed here, to start
+    `executable` (with `launcher`'s home and project where an agent needs them written)."""
     agents = detect(places, names)
     if not agents:
+        known = "|".join(agent.name for agent in AGENTS)
         raise NotFoundError(
             f"No supported agent was found in {places.home} or on PATH; name one with "
-            "--agent claude|codex|cursor|gemini|windsurf|opencode (or all)."
+            f"--agent {known} (or all)."
         )
-    launcher = Launcher(executable)
-    planned = [
-        _plan(agent.name, target, places, launcher, remove)
-        for agent in agents
-        for target in agent.targets
-    ]
-    written = planned if dry_run else [_write(change) for change in planned]
-    return SetupReport(executable, agents, written, dry_run, remove)
+    launcher = launcher or Launcher(executable)
+    files: list[FileChange] = []
+    failures: list[AgentFailure] = []
+    for agent in agents:
+        try:
+            planned = [_plan(agent.name, t, places, launcher, remove) for t in agent.targets]
+            files += planned if dry_run else [_write(change) for change in planned]
+        except ContextdError as exc:
+            failures.append(AgentFailure(agent.name, str(exc)))
+    return SetupReport(executable, agents, files, dry_run, remove, failures)
 
 
 def _plan(

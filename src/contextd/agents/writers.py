@@ -28,6 +28,9 @@ __all__ = [
 
 SERVER_NAME = "contextd"
 _SERVE = ["mcp", "serve"]
+# What Codex must forward to contextd's server from its own environment (it passes only HOME,
+# LOGNAME, PATH, SHELL, USER, LANG, LC_ALL, TERM, TMPDIR and TZ unless told).
+_FORWARDED = ("CONTEXTD_HOME", "CONTEXTD_PROJECT")
 
 
 class ShapeError(Exception):
@@ -39,9 +42,18 @@ class ShapeError(Exception):
 
 
 class Launcher(Struct, frozen=True):
-    """How an agent starts contextd: an absolute path when one is known, else `contextd`."""
+    """How an agent starts contextd: an absolute path when one is known, else `contextd`; and
+    the home and project to hand it where the agent does not pass its environment on."""
 
     executable: str
+    home: str = ""  # the store setup wired the agents to
+    home_chosen: bool = False  # by --home or $CONTEXTD_HOME (else the default, ~/.contextd)
+    project: str | None = None  # named by --project
+
+    def pinned(self, *, always: bool = False) -> dict[str, str]:
+        """CONTEXTD_HOME (when chosen, or `always`) and CONTEXTD_PROJECT (when named)."""
+        env = {"CONTEXTD_HOME": self.home} if self.home and (always or self.home_chosen) else {}
+        return env | ({"CONTEXTD_PROJECT": self.project} if always and self.project else {})
 
     def argv(self, *args: str) -> list[str]:
         return [self.executable, *args]
@@ -83,7 +95,9 @@ class McpJsonWriter(Struct, frozen=True):
     """`{container: {"contextd": entry}}`; the keys a user added to our entry are kept."""
 
     container: str = "mcpServers"
-    style: str = "stdio"  # "stdio": command + args; "claude": also type/env; "opencode": argv
+    # "stdio": command + args; "claude": also type/env; "opencode": argv; "desktop": also env
+    # with the home and project (Claude Desktop starts servers from / with a bare environment)
+    style: str = "stdio"
     what: str = "MCP server contextd"
 
     def install(self, data: MutableMapping[str, Any], launcher: Launcher) -> None:
@@ -99,6 +113,10 @@ class McpJsonWriter(Struct, frozen=True):
         entry = {"command": launcher.executable, "args": [*_SERVE, *_tail(old.get("args"), 0)]}
         if self.style == "claude":  # what `claude mcp add --scope user` writes
             return {"type": "stdio"} | entry | {"env": old.get("env", {})}
+        if self.style == "desktop":
+            env = old.get("env")
+            mine = dict(env) if isinstance(env, dict) else {}
+            return entry | {"env": mine | launcher.pinned(always=True)}
         return entry
 
     def strip(self, data: MutableMapping[str, Any]) -> None:
@@ -130,16 +148,34 @@ class McpTomlWriter(Struct, frozen=True):
         for key, value in (("command", launcher.executable), ("args", args)):
             if _plain(entry.get(key)) != value:  # untouched values keep their layout
                 entry[key] = value
+        self._pass_environment(entry, launcher)
 
     @staticmethod
-    def _table(servers: object, launcher: Launcher, *, blank_after: bool) -> Any:
+    def _pass_environment(entry: MutableMapping[str, Any], launcher: Launcher) -> None:
+        """Codex hands an MCP server only HOME, PATH, USER and a few more: name ours in
+        `env_vars` (forwarded from Codex's environment) or pin them in `env`."""
+        pinned = launcher.pinned()
+        env = _plain(entry.get("env"))
+        env = dict(env) if isinstance(env, dict) else {}
+        if pinned and env != env | pinned:
+            entry["env"] = _inline(env | pinned)
+        names = _plain(entry.get("env_vars"))
+        names = list(names) if isinstance(names, list) else []
+        wanted = names + [n for n in _FORWARDED if n not in names and n not in pinned]
+        if wanted != names:
+            entry["env_vars"] = wanted
+
+    @classmethod
+    def _table(cls, servers: object, launcher: Launcher, *, blank_after: bool) -> Any:
+        fresh: dict[str, Any] = {"command": launcher.executable, "args": [*_SERVE]}
+        cls._pass_environment(fresh, launcher)
         if isinstance(servers, InlineTable):  # mcp_servers = { ... } holds inline tables only
             inline = tomlkit.inline_table()
-            inline.update({"command": launcher.executable, "args": [*_SERVE]})
+            inline.update(fresh)
             return inline
         table = tomlkit.table()
-        table.add("command", launcher.executable)
-        table.add("args", [*_SERVE])
+        for key, value in fresh.items():
+            table.add(key, _inline(value) if isinstance(value, dict) else value)
         if blank_after:  # inserted among the user's tables: keep one blank line before the next
             table.add(tomlkit.nl())
         return table
@@ -151,6 +187,13 @@ class McpTomlWriter(Struct, frozen=True):
         del servers[SERVER_NAME]
         if not servers:
             del data["mcp_servers"]
+
+
+def _inline(values: dict[str, str]) -> Any:
+    """`{ KEY = "value" }` on the entry's own line, as Codex's documentation writes `env`."""
+    table = tomlkit.inline_table()
+    table.update(values)
+    return table
 
 
 def _plain(value: object) -> Any:

@@ -10,8 +10,11 @@ import click
 
 from contextd.agents.catalog import AGENTS, Places
 from contextd.agents.setup import Action, FileChange, SetupReport, find_executable, run_setup
-from contextd.cli._context import common_options
+from contextd.agents.writers import Launcher
+from contextd.cli._context import common_options, state
 from contextd.cli._output import emit, table
+from contextd.config import resolve_home
+from contextd.errors import ConfigError
 
 __all__ = ["COMMANDS"]
 
@@ -27,7 +30,20 @@ _COLOUR = {
 def _places() -> Places:
     home = Path.home()
     config_home = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
-    return Places(home, Path(config_home), os.environ.get("PATH"))
+    if sys.platform == "darwin":
+        app_data: Path | None = home / "Library" / "Application Support"
+    elif sys.platform == "win32":
+        app_data = Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming")
+    else:
+        app_data = None  # the XDG config folder (where Claude Desktop's Linux builds look)
+    return Places(home, Path(config_home), os.environ.get("PATH"), app_data)
+
+
+def _launcher(executable: str) -> Launcher:
+    """The store and project setup was run for: written where an agent needs them."""
+    chosen = state().home or os.environ.get("CONTEXTD_HOME")
+    home = str(resolve_home(state().home))
+    return Launcher(executable, home, bool(chosen), state().project)
 
 
 @click.command()
@@ -49,9 +65,10 @@ def _places() -> Places:
 def setup(agents: tuple[str, ...], dry_run: bool, remove: bool, git_hooks: bool) -> None:
     """Add contextd's MCP server and hooks to your agents' config files.
 
-    Detects Claude Code, Codex CLI, Cursor, Gemini CLI, Windsurf and opencode (config folder or
-    binary on PATH). Idempotent; every other setting is kept; each changed file is backed up
-    beside itself first.
+    Detects Claude Code, Codex CLI, Cursor, Gemini CLI, Windsurf, opencode and Claude Desktop
+    (config folder or binary on PATH). Idempotent; every other setting (and comment) is kept;
+    each changed file is backed up beside itself first. An agent whose file cannot be read is
+    left alone and reported; the others are still set up (exit code 5 then).
     """
     places = _places()
     executable = find_executable(sys.argv[0], places.search_path)
@@ -64,8 +81,15 @@ def setup(agents: tuple[str, ...], dry_run: bool, remove: bool, git_hooks: bool)
             lambda: click.echo(f"Pre-commit hook {hook.action}: {hook.path}"),
         )
         return
-    report = run_setup(places, executable, names=agents, dry_run=dry_run, remove=remove)
+    launcher = _launcher(executable)
+    report = run_setup(
+        places, executable, names=agents, dry_run=dry_run, remove=remove, launcher=launcher
+    )
     emit(_payload(report, places), lambda: _human(report, places))
+    for failure in report.failures:  # one sentence per agent left alone, and a failing exit
+        click.echo(f"{failure.agent}: {failure.message}", err=True)
+    if report.failures:
+        sys.exit(ConfigError.exit_code)
 
 
 def _payload(report: SetupReport, places: Places) -> dict[str, Any]:
@@ -77,6 +101,7 @@ def _payload(report: SetupReport, places: Places) -> dict[str, Any]:
         "agents": [
             {
                 "agent": agent.name,
+                "error": next((f.message for f in report.failures if f.agent == agent.name), None),
                 "files": [
                     {
                         "path": str(change.path),
@@ -103,12 +128,16 @@ def _human(report: SetupReport, places: Places) -> None:
         ]
         for change in report.files
     ]
+    rows += [
+        [failure.agent, click.style("failed", fg="red"), "", "left untouched (see below)"]
+        for failure in report.failures
+    ]
     table(rows, clip_column=None)
     if report.dry_run:
         for change in report.files:
             _diff(change, places)
         click.echo("Dry run: nothing was written.")
-    elif not report.changed:
+    elif not report.changed and not report.failures:
         click.echo("Nothing to change: every file is already as setup would leave it.")
     else:
         for change in report.files:

@@ -112,7 +112,9 @@ class Handlers:
         except ValueError as exc:
             raise Declined(f"the hook payload is not a JSON object ({exc})") from None
         folder = Path(request.folder)
-        text = handle(self._app, request.event, payload, request.project, folder)
+        text = handle(
+            self._app, request.event, payload, request.project, folder, request.project_dirs
+        )
         return agent_reply(request.event, text, payload).encode("ascii")
 
     def _project(self, name: str | None, folder: str) -> Project:

@@ -34,6 +34,8 @@ class HookAsk(Struct, frozen=True, tag="hook", tag_field="kind", forbid_unknown_
     event: Name
     project: Name | None
     folder: Path
+    # The project folders the agent named in the hook's environment (CLAUDE_PROJECT_DIR...).
+    project_dirs: tuple[Path, ...] = ()
 
 
 class SearchAsk(Struct, frozen=True, tag="search", tag_field="kind", forbid_unknown_fields=True):

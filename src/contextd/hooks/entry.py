@@ -2,7 +2,8 @@
 
 This module and what it imports first are the standard library only: the prompt hook runs on
 every prompt. It hands the agent's payload, untouched, to the daemon with a typed request
-(the event, the home, the project asked for by $CONTEXTD_PROJECT, this folder), and the
+(the event, the home, the project asked for by $CONTEXTD_PROJECT, this folder, the project
+folders the agent names in CLAUDE_PROJECT_DIR and the like), and the
 daemon answers with the bytes to print; when none answers it does the work in-process
 (without the embedding model: full-text recall). Any error is logged to $CONTEXTD_HOME/hook.log
 and the hook exits 0 with nothing on stdout, so the agent is never blocked.
@@ -13,6 +14,7 @@ import signal
 import sys
 import time
 
+from contextd.agent_dirs import project_dirs
 from contextd.home_folder import open_private, resolve_home
 from contextd.hooks.events import EVENTS
 from contextd.ipc import client
@@ -66,6 +68,7 @@ def _ask_daemon(home: str, event: str, raw: bytes) -> bytes | None:
         "event": event,
         "project": os.environ.get("CONTEXTD_PROJECT") or None,
         "folder": os.getcwd(),
+        "project_dirs": project_dirs(os.environ),
     }
     try:
         reply = client.ask(home, request, raw, client.HOOK_TIMEOUT_S)

@@ -1,23 +1,26 @@
 """What each hook event puts in front of the agent, computed over the core services.
 
-Each handler takes the hook's JSON payload (Claude Code's hook protocol: session_id, cwd,
-hook_event_name, and the event's own fields) and returns the text for the agent, or "" to
-stay silent. The same code runs in the daemon and, when no daemon answers, in the hook.
+Each handler takes the hook's event, read from the agent's JSON payload by its adapter
+(contextd.hooks.adapters), and returns the text for the agent, or "" to stay silent. The
+same code runs in the daemon and, when no daemon answers, in the hook.
 
 What only the rarer events need (the briefing, the quality scan, scope globs, git) is imported
 inside their handlers: without a daemon, every prompt pays for what this module imports.
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from msgspec.structs import replace
 
 from contextd.app import App
 from contextd.core.compaction import report_text
 from contextd.core.presentation import WRITES_OFF, fence, fence_overhead, one_line
 from contextd.core.search import SEPARATOR, estimate_tokens, passage
 from contextd.errors import NotFoundError, ProjectNotResolvedError
+from contextd.hooks.adapters import HookEvent, adapt
 from contextd.hooks.reply import is_command
 from contextd.models import ConstraintBody, Project, Record, SearchQuery
 from contextd.share.layout import shared_checkout
@@ -28,16 +31,22 @@ _GIT_COMMIT = re.compile(r"\bgit\b(?:\s+-[Cc]\s+\S+|\s+--?[\w-]+(?:=\S+)?)*\s+co
 
 
 def handle(
-    app: App, event: str, payload: dict[str, Any], project_name: str | None, folder: Path
+    app: App,
+    event: str,
+    payload: dict[str, Any],
+    project_name: str | None,
+    folder: Path,
+    project_dirs: Sequence[str] = (),
 ) -> str:
     """The agent-facing text for `event` ("" when there is nothing to say); the project is
-    `project_name` ($CONTEXTD_PROJECT of the hook), else the one attached at the payload's cwd,
-    else at `folder`, the one the hook runs in."""
-    cwd = Path(str(payload.get("cwd") or folder))
-    project = _project(app, cwd, project_name)
+    `project_name` ($CONTEXTD_PROJECT of the hook), else the first attached one among the
+    folders the payload names, the agent's project-folder variables `project_dirs`, and
+    `folder`, the one the hook runs in (contextd.hooks.adapters reads each agent's payload)."""
+    hook = adapt(payload, folder, project_dirs)
+    project = _project(app, hook.folders, project_name)
     if project is None:
         return ""  # outside a known project the hooks are silent
-    return _HANDLERS[event](app, project, session_key(payload.get("session_id")), cwd, payload)
+    return _HANDLERS[event](app, project, replace(hook, session_key=session_key(hook.session_key)))
 
 
 _PLAIN_KEY = re.compile(r"[0-9a-z][0-9a-z-]{0,39}")  # a UUID, "sess-1": no token looks so
@@ -55,26 +64,26 @@ def session_key(raw: object) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _project(app: App, cwd: Path, name: str | None) -> Project | None:
-    try:
-        return app.project(name, cwd)
-    except (ProjectNotResolvedError, NotFoundError):
-        return None
+def _project(app: App, folders: Sequence[Path], name: str | None) -> Project | None:
+    for cwd in folders if name is None else folders[:1]:
+        try:
+            return app.project(name, cwd)
+        except (ProjectNotResolvedError, NotFoundError):
+            continue
+    return None
 
 
-def _session_start(
-    app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]
-) -> str:
+def _session_start(app: App, project: Project, hook: HookEvent) -> str:
     from contextd.core.briefing import briefing_candidates, build_briefing
     from contextd.core.quality import scan_quality
 
     candidates = briefing_candidates(app.records, project)
     budget = app.settings.context.session_budget
     briefing = build_briefing(app.records, project, budget, candidates)
-    app.hook_state.note_shown(session_key, list(briefing.records), "briefing")
+    app.hook_state.note_shown(hook.session_key, list(briefing.records), "briefing")
     parts = [briefing.text]
-    if payload.get("source") == "compact":
-        report = app.hook_state.report(project, session_key)
+    if hook.source == "compact":
+        report = app.hook_state.report(project, hook.session_key)
         if report is not None:
             parts.append(report_text(report))
     if app.db.read_only:
@@ -97,10 +106,8 @@ def _session_start(
     return "\n\n".join(parts)
 
 
-def _prompt(
-    app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]
-) -> str:
-    prompt = str(payload.get("prompt") or "").strip()
+def _prompt(app: App, project: Project, hook: HookEvent) -> str:
+    prompt = hook.prompt.strip()
     settings = app.settings.hooks
     if is_command(prompt) or len(prompt) < settings.prompt_min_chars:
         return ""
@@ -113,8 +120,8 @@ def _prompt(
         # the best match; priority and recency, which the total adds, must not carry a hit
         best = max(h.terms.fts for h in hits)
         hits = [h for h in hits if h.terms.fts >= 0.5 * best]
-    already = app.hook_state.shown(session_key, "prompt") | app.hook_state.shown(
-        session_key, "briefing"
+    already = app.hook_state.shown(hook.session_key, "prompt") | app.hook_state.shown(
+        hook.session_key, "briefing"
     )
     caution = (
         "Recalled for this prompt; it may be off topic: use what applies, ignore the rest, "
@@ -136,7 +143,7 @@ def _prompt(
         used += cost
     if not blocks:
         return ""
-    app.hook_state.note_shown(session_key, chosen, "prompt")
+    app.hook_state.note_shown(hook.session_key, chosen, "prompt")
     body = SEPARATOR.join(blocks)
     return fence(body, tag=_PROMPT_FENCE, attributes=attributes, note=caution)
 
@@ -144,25 +151,18 @@ def _prompt(
 _PROMPT_FENCE = "working-memory"
 
 
-def _post_edit(
-    app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]
-) -> str:
+def _post_edit(app: App, project: Project, hook: HookEvent) -> str:
     from contextd.core.scope_guard import constraints_for_path
 
-    tool_input = payload.get("tool_input")
-    if not isinstance(tool_input, dict):
+    seen = app.hook_state.shown(hook.session_key, "constraint")
+    for path in hook.edited:  # Codex's apply_patch may write several files at once
+        found = constraints_for_path(app.records, project, path)
+        covering = [r for r in found if r.id not in seen]
+        if covering:
+            break
+    else:
         return ""
-    raw = tool_input.get("file_path") or tool_input.get("notebook_path")
-    if not raw:
-        return ""
-    path = Path(str(raw))
-    if not path.is_absolute():
-        path = cwd / path
-    seen = app.hook_state.shown(session_key, "constraint")
-    covering = [r for r in constraints_for_path(app.records, project, path) if r.id not in seen]
-    if not covering:
-        return ""
-    app.hook_state.note_shown(session_key, covering, "constraint")
+    app.hook_state.note_shown(hook.session_key, covering, "constraint")
     lines = [f"{one_line(path.name)} is covered by these constraints; keep them:"]
     for record in covering:
         body = record.body
@@ -172,19 +172,13 @@ def _post_edit(
     return fence("\n".join(lines), attributes={"project": project.slug})
 
 
-def _post_bash(
-    app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]
-) -> str:
-    tool_input = payload.get("tool_input")
-    command = str(tool_input.get("command") or "") if isinstance(tool_input, dict) else ""
+def _post_bash(app: App, project: Project, hook: HookEvent) -> str:
+    command = hook.command
     if not _GIT_COMMIT.search(command) or "--dry-run" in command:
         return ""
-    response = payload.get("tool_response")
-    if isinstance(response, dict) and (
-        response.get("interrupted") or "nothing to commit" in str(response.get("stdout", ""))
-    ):
-        return ""
-    subject = _last_commit_subject(cwd)
+    if hook.failed or "nothing to commit" in hook.output:
+        return ""  # no new commit: the last one is not this command's
+    subject = _last_commit_subject(hook.cwd)
     if subject is None:
         return ""
     return (
@@ -213,26 +207,24 @@ def _last_commit_subject(folder: Path) -> str | None:
     return subject if done.returncode == 0 and subject else None
 
 
-def _pre_compact(
-    app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]
-) -> str:
+def _pre_compact(app: App, project: Project, hook: HookEvent) -> str:
     from contextd.core.quality import scan_quality
 
     issues = scan_quality(app.records, project, app.settings.lifecycle.stale_days)
     # Only the two triggers agents send are kept; anything else a payload says is not stored.
-    trigger = "manual" if payload.get("trigger") == "manual" else "auto"
-    app.hook_state.snapshot(session_key, project, trigger, len(issues))
+    trigger = "manual" if hook.trigger == "manual" else "auto"
+    app.hook_state.snapshot(hook.session_key, project, trigger, len(issues))
     return ""
 
 
-def _stop(app: App, project: Project, session_key: str, cwd: Path, payload: dict[str, Any]) -> str:
+def _stop(app: App, project: Project, hook: HookEvent) -> str:
     # The safety net for agents that do not re-run session-start after compacting: compare
     # now, so get_compaction_report has the answer.
-    app.hook_state.report(project, session_key)
+    app.hook_state.report(project, hook.session_key)
     return ""
 
 
-_HANDLERS: dict[str, Callable[[App, Project, str, Path, dict[str, Any]], str]] = {
+_HANDLERS: dict[str, Callable[[App, Project, HookEvent], str]] = {
     "session-start": _session_start,
     "prompt": _prompt,
     "post-edit": _post_edit,

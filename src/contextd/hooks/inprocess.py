@@ -30,7 +30,7 @@ def answer_in_process(event: str, raw: bytes) -> str:
     # A home that cannot be written (a read-only mount) is still read: the hooks answer.
     writable = not settings.db_path.is_file() or can_write_store(settings)
     with open_app(light, busy_timeout_ms=_BUSY_TIMEOUT_MS, read_only=not writable) as app:
-        text = handle(app, event, payload, settings.project, settings.cwd)
+        text = handle(app, event, payload, settings.project, settings.cwd, settings.agent_dirs)
     if event == "session-start" and text and writable and settings.hooks.autostart_daemon:
         from contextlib import suppress
 

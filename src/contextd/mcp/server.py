@@ -7,18 +7,14 @@ import contextlib
 import functools
 import logging
 import threading
-import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar
-from urllib.parse import urlparse
-from urllib.request import url2pathname
 
 import anyio
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context, ListRoots, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult, ListRootsResult, ToolAnnotations
 from msgspec.structs import asdict
 from pydantic import Field
 
@@ -30,6 +26,7 @@ from contextd.core.quality import scan_quality
 from contextd.core.search import parse_date
 from contextd.core.views import detail_view, hit_view, record_view, similar_view
 from contextd.errors import ContextdError
+from contextd.mcp.project import NOWHERE, Chooser, Place, ProjectArg, project_line
 from contextd.mcp.render import fenced_lines, hits_text, record_text, reply, written_text
 from contextd.mcp.transport import REPLACEMENT
 from contextd.models import (
@@ -112,36 +109,48 @@ def _holds_replacement(value: object) -> bool:
 
 
 class _Connection:
-    """The one client this stdio server talks to: its name, its roots, and its session.
+    """The one client this stdio server talks to: its name, its project, and its session.
 
-    The project is the first of the client's roots that is an attached folder; without roots
-    (or none attached) the CLI's rules apply: --project, $CONTEXTD_PROJECT, the server's cwd.
+    Which project a call is about is contextd.mcp.project's to say; the session opens with
+    the first call that resolves one.
     """
 
     def __init__(self, app: App) -> None:
         self.app = app
         self.client_name: str | None = None
-        self.roots: list[Path] | None = None  # None: not asked yet (or asked again on change)
+        self.chooser = Chooser(app)
         self.session_id: str | None = None
         self._opening = threading.Lock()  # tool calls run in threads: open one session only
 
-    def project(self) -> Project:
-        for root in self.roots or ():
-            try:
-                return self.app.project(None, root)
-            except ContextdError:
-                continue
-        return self.app.current_project()
+    def wants_roots(
+        self, name: str | None, capabilities: Any
+    ) -> ListRootsResult | ListRoots | None:
+        """The client's roots, when the call needs them: known ones, or a request for them."""
+        if self.chooser.roots is not None:
+            return self.chooser.roots
+        try:
+            if self.chooser.fixed(name) is not None:
+                return None
+        except ContextdError:
+            return None  # the call itself reports the bad name
+        if capabilities is None or capabilities.roots is None:
+            return None
+        return ListRoots()
 
-    def open_session(self) -> None:
+    def place(self, name: str | None, roots: ListRootsResult | None) -> Place:
+        place = self.chooser.place(name, roots)
+        if place.choice is not None:
+            self.open_session(place.choice.project)
+        return place
+
+    def open_session(self, project: Project) -> None:
         with self._opening:
             if self.session_id is not None or self.client_name is None:
                 return
             try:
-                project = self.project()
                 self.session_id = self.app.sessions.start(project, self.client_name).id
             except ContextdError:
-                return  # no project here (tools will say so), or a name that is refused
+                return  # a client name that is refused: tools still answer
 
     def close(self) -> None:
         with self._opening:
@@ -152,33 +161,8 @@ class _Connection:
         if self.client_name is None:
             self.client_name = _client_name(ctx.params)
         if ctx.method == "notifications/roots/list_changed":
-            self.roots = None
-        elif ctx.method == "tools/call":
-            if self.roots is None:
-                self.roots = await _client_roots(ctx.session)
-            await anyio.to_thread.run_sync(self.open_session)
+            self.chooser.roots = None
         return await call_next(ctx)
-
-
-async def _client_roots(session: Any) -> list[Path]:
-    """The local folders the client works in, when it offers roots; [] otherwise."""
-    capabilities = session.client_capabilities
-    if capabilities is None or capabilities.roots is None or not session.can_send_request:
-        return []
-    try:
-        with warnings.catch_warnings():
-            # Deprecated in the 2026-07-28 protocol, still what today's clients send.
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            with anyio.fail_after(5):
-                listed = await session.list_roots()
-    except Exception:  # a client that cannot answer: resolve as if it offered none
-        log.warning("the client offers roots but listing them failed", exc_info=True)
-        return []
-    return [
-        Path(url2pathname(urlparse(str(root.uri)).path))
-        for root in listed.roots
-        if str(root.uri).startswith("file:")
-    ]
 
 
 def _client_name(params: object) -> str | None:
@@ -216,6 +200,18 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         "contextd", instructions=instructions, lifespan=lifespan, middleware=[connection.middleware]
     )
 
+    # Resolvers (filled by the SDK before a tool runs, never by the model): the client's roots
+    # are asked for within the call when nothing more explicit names the project.
+    def wants_roots(project: str | None, ctx: Context) -> ListRootsResult | ListRoots | None:
+        return connection.wants_roots(project, ctx.client_capabilities)
+
+    def where(
+        project: str | None, roots: Annotated[ListRootsResult | None, Resolve(wants_roots)]
+    ) -> Place:
+        return connection.place(project, roots)
+
+    Here = Annotated[Place, Resolve(where)]
+
     def tool(annotations: ToolAnnotations) -> Callable[[Callable[P, R]], Callable[P, R]]:
         def register(fn: Callable[P, R]) -> Callable[P, R]:
             if read_only and annotations is not READ:
@@ -246,6 +242,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         supersedes: list[str] | None = None,
         force: bool = False,
         is_global: bool = False,
+        here: Place = NOWHERE,
     ) -> CallToolResult:
         draft = RecordDraft(
             kind,
@@ -258,17 +255,19 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
             related_to=tuple(related or ()),
             is_global=is_global,
         )
-        project = None if is_global else connection.project()
+        project = None if is_global else here.project()
         record = app.records.create(draft, project, force=force, supersedes=supersedes or ())
         return written(record)
 
     @tool(READ)
     def get_project_summary(
         budget: Annotated[int, Field(ge=200, le=20000, description="Token budget.")] = 2000,
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
     ) -> CallToolResult:
         """The project's current truth in brief: constraints, decisions, conventions, pipelines
         and where work stopped. Call it at the start of every session."""
-        briefing = build_briefing(app.records, connection.project(), budget)
+        briefing = build_briefing(app.records, here.project(), budget)
         data = {"briefing": briefing.text, "included": briefing.included}
         data |= {"omitted": briefing.omitted, "tokens": briefing.tokens, "writable": not writes_off}
         return reply(data, f"{briefing.text}\n\n{WRITES_OFF}" if writes_off else briefing.text)
@@ -282,11 +281,13 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         before: Annotated[str | None, Field(description="2026-11-01, or 30d / 12h back")] = None,
         include_superseded: bool = False,
         budget: Annotated[int | None, Field(ge=50, le=50000)] = None,
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
     ) -> CallToolResult:
         """Relevant decisions, constraints and notes for a task, packed into a token budget,
         with linked records. Call it before changing code you did not write this session."""
         recall = app.search.recall(
-            connection.project(),
+            here.project(),
             SearchQuery(
                 text=query,
                 kinds=(Kind(kind),) if kind else (),
@@ -317,10 +318,12 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         limit: Annotated[int, Field(ge=1, le=200)] = 10,
         kind: Literal["memory", "decision", "constraint", "pipeline", "checkpoint"] | None = None,
         include_superseded: bool = False,
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
     ) -> CallToolResult:
         """Ranked search over the project's records and the global ones."""
         result = app.search.search(
-            connection.project(),
+            here.project(),
             SearchQuery(
                 text=query,
                 limit=limit,
@@ -352,6 +355,8 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         related_to: Related | None = None,
         supersedes: Supersedes | None = None,
         force: Force = False,
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
     ) -> CallToolResult:
         """Store a convention, gotcha, architecture fact or preference worth keeping."""
         return store(
@@ -365,6 +370,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
             supersedes=supersedes,
             force=force,
             is_global=is_global,
+            here=here,
         )
 
     @tool(WRITE)
@@ -380,6 +386,8 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         related_to: Related | None = None,
         supersedes: Supersedes | None = None,
         force: Force = False,
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
     ) -> CallToolResult:
         """Record a decision whenever you choose between alternatives, with its rationale, so
         a later session does not undo it."""
@@ -393,6 +401,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
             related=related_to,
             supersedes=supersedes,
             force=force,
+            here=here,
         )
 
     @tool(WRITE)
@@ -407,6 +416,8 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         related_to: Related | None = None,
         supersedes: Supersedes | None = None,
         force: Force = False,
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
     ) -> CallToolResult:
         """Record a rule that must hold (and where), with the reason behind it."""
         body = ConstraintBody(reason, Hardness(hardness), tuple(scope or ()), triggering_incident)
@@ -419,6 +430,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
             related=related_to,
             supersedes=supersedes,
             force=force,
+            here=here,
         )
 
     @tool(WRITE)
@@ -431,6 +443,8 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         related_to: Related | None = None,
         supersedes: Supersedes | None = None,
         force: Force = False,
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
     ) -> CallToolResult:
         """Record a multi-step workflow (build, release, migration...) as ordered steps."""
         return store(
@@ -442,6 +456,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
             related=related_to,
             supersedes=supersedes,
             force=force,
+            here=here,
         )
 
     @tool(WRITE)
@@ -451,10 +466,12 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         done: list[str] | None = None,
         next: list[str] | None = None,
         problem: str = "",
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
     ) -> CallToolResult:
         """Record where work stopped before you end: goal, what is done, what is next."""
         body = CheckpointBody(goal, tuple(done or ()), tuple(next or ()), problem)
-        return store(Kind.CHECKPOINT, summary, body)
+        return store(Kind.CHECKPOINT, summary, body, here=here)
 
     @tool(WRITE)
     def update_entry(
@@ -516,36 +533,47 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
     def learn(
         query: Annotated[str, Field(description="The question the record answered.")],
         id: Annotated[str, Field(description="The record that was the right answer.")],
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
     ) -> CallToolResult:
         """Mark a result as the right answer for a query, so similar later queries rank it
         higher. Call it when get_context found what you needed below the first result."""
         record = app.records.get(id)
-        app.search.learn(connection.project(), query, record)
+        app.search.learn(here.project(), query, record)
         data = {"learned": record.id, "query": query}
         return reply(data, f"Learned: {record.id} answers the query.")
 
     @tool(READ)
-    def session_info() -> CallToolResult:
-        """This connection's session: which agent, since when (and the project's last one)."""
+    def session_info(
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
+    ) -> CallToolResult:
+        """This connection's session: which agent, since when (and the project's last one),
+        and which project it works on and how that was decided."""
         current = app.sessions.get(connection.session_id) if connection.session_id else None
-        latest = current or app.sessions.latest(connection.project())
+        latest = current or app.sessions.latest(here.project())
+        chosen = project_line(here)
         data = {
             "session": None if latest is None else asdict(latest),
             "this_connection": current is not None,
-        }
+        } | chosen
+        where = f" Project {chosen['project']}, chosen by {chosen['project_from']}."
         if latest is None:
-            return reply(data, "No session recorded for this project yet.")
+            return reply(data, "No session recorded for this project yet." + where)
         state = "open" if latest.ended_at is None else f"ended {latest.ended_at}"
         whose = "this connection's" if current else "the project's last"
         agent = one_line(latest.agent)
         text = f"Session {latest.id} ({whose}): {agent}, since {latest.started_at}, {state}."
-        return reply(data, text)
+        return reply(data, text + where)
 
     @tool(WRITE)
     def end_session(
         summary: Annotated[str, Field(description="What this session did, in a line.")] = "",
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
     ) -> CallToolResult:
         """Close this session with a summary of what it did (also closed on disconnect)."""
+        here.project()  # a call that resolves the project opens the session it closes
         if connection.session_id is None:
             raise ContextdError(
                 "This connection has no open session (no project was resolved when it started)."
@@ -556,28 +584,36 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
     @tool(READ)
     def prune_stale(
         days: Annotated[int | None, Field(ge=0, description="Default from config.")] = None,
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
     ) -> CallToolResult:
         """List records not verified recently, to verify_entry or archive them."""
         limit = app.settings.lifecycle.stale_days if days is None else days
-        stale = app.records.stale(connection.project(), limit)
+        stale = app.records.stale(here.project(), limit)
         data = {"days": limit, "records": [record_view(r) for r in stale]}
         lines = [f"{r.id} {one_line(r.title)} (verified {r.verified_at[:10]})" for r in stale]
         head = f"{len(stale)} records not verified in {limit} days"
         return reply(data, fenced_lines(head + (":" if stale else "."), lines))
 
     @tool(READ)
-    def get_compaction_report() -> CallToolResult:
+    def get_compaction_report(
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
+    ) -> CallToolResult:
         """After your context was compacted: the records you had been given that are no
         longer in your context, and what this session recorded. Call it after a compaction."""
-        report = app.hook_state.report(connection.project())
+        report = app.hook_state.report(here.project())
         if report is None:
             return reply({"report": None}, "No compaction recorded for this project.")
         return reply({"report": report.as_dict()}, report_text(report))
 
     @tool(READ)
-    def verify_quality() -> CallToolResult:
+    def verify_quality(
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
+    ) -> CallToolResult:
         """Find thin rationale, missing tags, isolated and stale records, with fixes."""
-        issues = scan_quality(app.records, connection.project(), app.settings.lifecycle.stale_days)
+        issues = scan_quality(app.records, here.project(), app.settings.lifecycle.stale_days)
         found = [
             {"kind": i.kind, "id": i.record.id, "title": i.record.title}
             | {"detail": i.detail, "fix": i.fix}

@@ -1,0 +1,133 @@
+"""Stand-ins for the Anthropic Messages API and the Gemini API on loopback, so Claude Code and
+Gemini CLI run a real turn offline and with no account:
+`python -m tests.integration.stand_in_api anthropic|gemini LOG -- COMMAND...` serves on
+127.0.0.1, runs COMMAND with the agent's base-URL variable pointing at it, appends each request
+it receives to LOG (JSON lines) and exits with COMMAND's code. Every turn answers one line."""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+ANSWER = "Noted, from the stand-in model."
+
+
+class _Handler(BaseHTTPRequestHandler):
+    log_path = ""
+    lock = threading.Lock()
+
+    def log_message(self, *_args: Any) -> None:
+        pass  # stderr is the command's
+
+    def _record(self, body: str) -> None:
+        with self.lock, open(self.log_path, "a", encoding="utf-8") as log:
+            log.write(json.dumps({"method": self.command, "path": self.path, "body": body}) + "\n")
+
+    def do_GET(self) -> None:
+        self._record("")
+        self.send_response(404)
+        self.end_headers()
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8")
+        self._record(body)
+        if "count_tokens" in self.path:
+            self._json({"input_tokens": 10})
+            return
+        request = json.loads(body or "{}")
+        message = {
+            "id": "msg_stand_in",
+            "type": "message",
+            "role": "assistant",
+            "model": request.get("model", "claude"),
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 1},
+        }
+        if not request.get("stream"):
+            text = [{"type": "text", "text": ANSWER}]
+            self._json(message | {"content": text, "stop_reason": "end_turn"})
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        for kind, data in (
+            ("message_start", {"message": message}),
+            ("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+            ("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": ANSWER}}),
+            ("content_block_stop", {"index": 0}),
+            (
+                "message_delta",
+                {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}},
+            ),
+            ("message_stop", {}),
+        ):
+            event = json.dumps({"type": kind} | data)
+            self.wfile.write(f"event: {kind}\ndata: {event}\n\n".encode())
+            self.wfile.flush()
+
+    def _json(self, data: dict[str, Any]) -> None:
+        raw = json.dumps(data).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+
+class _GeminiHandler(_Handler):
+    """generateContent answers JSON; streamGenerateContent (?alt=sse) one server-sent event."""
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8")
+        self._record(body)
+        if "countTokens" in self.path:
+            self._json({"totalTokens": 10})
+            return
+        answer = {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": [{"text": ANSWER}]},
+                    "finishReason": "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5},
+        }
+        if "alt=sse" not in self.path:
+            self._json(answer)
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(f"data: {json.dumps(answer)}\r\n\r\n".encode())
+        self.wfile.flush()
+
+
+_FLAVOURS: dict[str, tuple[type[_Handler], dict[str, str]]] = {
+    "anthropic": (_Handler, {"ANTHROPIC_BASE_URL": "{url}"}),
+    "gemini": (_GeminiHandler, {"GOOGLE_GEMINI_BASE_URL": "{url}"}),
+}
+
+
+def main(argv: list[str]) -> int:
+    flavour, log_path, separator, *command = argv
+    assert separator == "--" and command, "usage: stand_in_api FLAVOUR LOG -- COMMAND..."
+    handler, variables = _FLAVOURS[flavour]
+    handler.log_path = log_path
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    env = os.environ | {name: value.format(url=url) for name, value in variables.items()}
+    try:
+        return subprocess.run(command, env=env, timeout=180, check=False).returncode
+    finally:
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
