@@ -47,6 +47,7 @@ class Importer:
     ) -> ImportReport:
         """Check every entry, then store the new ones with their links (unless one is refused
         or `report.dry_run`); `report` is filled in and returned."""
+        report.checked = len(entries)
         plan = self._sort_out(project, entries, report)
         if report.refused:
             return report

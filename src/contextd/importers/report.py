@@ -51,6 +51,7 @@ class ImportReport(Struct):
     folder: str
     project: str  # the slug of the project imported into
     dry_run: bool
+    checked: int = 0  # entries read from the source
     imported: list[Imported] = field(default_factory=list)
     already_stored: list[AlreadyStored] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
@@ -64,7 +65,7 @@ class ImportReport(Struct):
 
     @property
     def total(self) -> int:
-        return len(self.imported) + len(self.already_stored) + len(self.refused)
+        return self.checked
 
     @property
     def written(self) -> bool:
