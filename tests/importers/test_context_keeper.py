@@ -23,7 +23,7 @@ from tests.importers.conftest import CK_019, CK_07, stored
 def test_every_documented_field_of_a_decision_arrives(app: App, run: Cli) -> None:
     out = run.json("import", "context-keeper", str(CK_07))
     assert out["counts"] == {"entries": 7, "imported": 7, "already_stored": 0, "refused": 0}
-    assert out["written"] is True
+    assert out["written"] is True and "error" not in out
     records = stored(app)
     nats = records["Use NATS JetStream for the task queue"]
     assert nats.kind is Kind.DECISION and nats.origin is Origin.IMPORT
@@ -259,8 +259,10 @@ def test_refusals_are_counted_and_the_first_reason_named(app: App, run: Cli, ck_
         ("dec-002", "problem"),
         ("dec-003", "why_chosen"),
     ]
-    assert out["error"].startswith("Imported nothing: 2 of 7 context-keeper entries were refused")
-    assert "dec-002 in decisions.json: The decision's problem" in out["error"]
+    error = out["error"]
+    assert error["type"] == "ImportRefused" and error["field"] == "problem"
+    assert error["message"].startswith("Imported nothing: 2 of 7 context-keeper entries were")
+    assert "dec-002 in decisions.json: The decision's problem" in error["message"]
     assert stored(app) == {}
 
 
@@ -275,3 +277,13 @@ def test_it_imports_into_the_project_resolved_like_any_command(
     assert "contextd attach" in result.stderr
     out = run.json("import", "context-keeper", str(CK_07), "--project", "orbit")
     assert out["project"] == "orbit" and out["counts"]["imported"] == 7
+
+
+def test_an_empty_store_has_nothing_to_import(app: App, run: Cli, tmp_path: Path) -> None:
+    store = tmp_path / "fresh" / ".context"
+    store.mkdir(parents=True)
+    (store / "decisions.json").write_text("[]", encoding="utf-8")
+    result = run("import", "context-keeper", str(store.parent))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Nothing to import:")
+    assert stored(app) == {}

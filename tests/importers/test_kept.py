@@ -124,3 +124,14 @@ def test_a_note_holding_a_secret_imports_nothing(app: App, run: Cli, kept_copy: 
     assert "1 of 6 Kept notes were refused; the first, maya in maya.md" in result.stderr
     assert "AWS access key id" in result.stderr
     assert stored(app) == {}
+
+
+def test_a_note_superseded_by_a_note_outside_the_import_is_archived_saying_so(
+    app: App, run: Cli, kept_copy: Path
+) -> None:
+    (kept_copy / "queue-nats.md").unlink()
+    out = run.json("import", "kept", str(kept_copy))
+    assert any("queue-redis" in n and "queue-nats" in n for n in out["notes"])
+    redis = stored(app)[REDIS]
+    assert redis.status is Status.ARCHIVED and redis.superseded_by is None
+    assert redis.archived_reason == "Superseded in Kept by queue-nats, which was not imported."

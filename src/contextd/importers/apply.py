@@ -130,7 +130,7 @@ class Importer:
         successor = _linked(entry, entry.successor, plan, report) if entry.successor else None
         if successor == record.id:
             successor = None  # it restated its own successor: the two are one record now
-        status, superseded_by, reason = _lifecycle(entry, successor, report.source)
+        status, superseded_by, reason = _lifecycle(entry, successor, report.tool)
         related = (_linked(entry, link, plan, report) for link in entry.related)
         created = record.created_at if entry.draft.created_at else entry.verified_at
         verified = entry.verified_at or record.verified_at
@@ -176,7 +176,7 @@ def _state(record: Record) -> tuple[Status, str | None]:
 
 
 def _lifecycle(
-    entry: SourceEntry, successor: str | None, source: str
+    entry: SourceEntry, successor: str | None, tool: str
 ) -> tuple[Status, str | None, str | None]:
     """Status, superseded_by and archived_reason: a superseded entry whose successor did not
     come with it is archived, saying so."""
@@ -189,7 +189,7 @@ def _lifecycle(
         return (
             Status.ARCHIVED,
             None,
-            entry.archived_reason or f"Superseded in {source} by {named}, which was not imported.",
+            entry.archived_reason or f"Superseded in {tool} by {named}, which was not imported.",
         )
     return Status.ARCHIVED, successor, entry.archived_reason
 

@@ -10,6 +10,7 @@ from contextd.models import Kind, Status
 __all__ = ["AlreadyStored", "ImportReport", "Imported", "Refused", "Retired"]
 
 _WHAT = {"context-keeper": "context-keeper entries", "kept": "Kept notes"}
+_TOOL = {"context-keeper": "context-keeper", "kept": "Kept"}
 
 
 class Imported(Struct, frozen=True):
@@ -64,6 +65,11 @@ class ImportReport(Struct):
         return _WHAT.get(self.source, f"{self.source} entries")
 
     @property
+    def tool(self) -> str:
+        """The source tool's name, as its authors write it."""
+        return _TOOL.get(self.source, self.source)
+
+    @property
     def total(self) -> int:
         return self.checked
 
@@ -86,8 +92,9 @@ class ImportReport(Struct):
         )
 
     def view(self) -> dict[str, Any]:
-        """The report for scripts (`--json`)."""
-        return {
+        """The report for scripts (`--json`); a refused import also carries the error object
+        every command prints under --json."""
+        view: dict[str, Any] = {
             "source": self.source,
             "folder": self.folder,
             "project": self.project,
@@ -122,5 +129,12 @@ class ImportReport(Struct):
                 {"id": r.record_id, "superseded_by": r.successor_id} for r in self.retired
             ],
             "notes": list(self.notes),
-            "error": self.first_refusal(),
         }
+        refusal = self.first_refusal()
+        if refusal is not None:
+            view["error"] = {
+                "message": refusal,
+                "type": "ImportRefused",
+                "field": self.refused[0].field,
+            }
+        return view
