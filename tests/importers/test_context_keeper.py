@@ -214,6 +214,21 @@ def test_two_entries_saying_the_same_thing_become_one_record(
     assert len(stored(app)) == 7
 
 
+def test_a_near_identical_restatement_inside_the_import_becomes_one_record(
+    app: App, run: Cli, ck_copy: Path
+) -> None:
+    constraints = ck_copy / ".context" / "constraints.json"
+    entries = json.loads(constraints.read_text(encoding="utf-8"))
+    reworded = "Publish only to NATS subjects under tasks.*, always"
+    entries.insert(0, entries[0] | {"id": "con-000", "rule": reworded, "status": "deprecated"})
+    constraints.write_text(json.dumps(entries), encoding="utf-8")
+    out = run.json("import", "context-keeper", str(ck_copy))
+    kept = next(i["id"] for i in out["imported"] if i["source_id"] == "con-001")
+    assert out["already_stored"] == [
+        {"source_id": "con-000", "file": "constraints.json", "id": kept}
+    ]  # the current entry is the one kept, whatever the file order
+
+
 def test_a_link_to_an_entry_not_in_the_import_is_left_out_and_noted(
     app: App, run: Cli, ck_copy: Path
 ) -> None:

@@ -1,7 +1,10 @@
 """import context-keeper | kept: another tool's memory brought in as this project's records."""
 
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,6 +16,7 @@ from contextd.importers import Importer, ImportReport, SourceEntry, read_context
 __all__ = ["COMMANDS"]
 
 _REFUSED_EXIT = 2  # a refused entry is bad input, like a refused write
+_BAR_FROM = 50  # entries; each is embedded, so a big import takes a while
 
 dry_run_option = click.option(
     "--dry-run",
@@ -57,13 +61,25 @@ def _run(
     app = get_app()
     project = app.current_project()
     report = ImportReport(source, str(folder), project.slug, dry_run)
-    Importer(app.records, app.db).run(project, entries, report)
+    with _progress_bar(len(entries)) as progress:
+        Importer(app.records, app.db).run(project, entries, report, progress)
     shorts = app.records.short_ids(_ids(report))
     emit(report.view(), lambda: _print(report, shorts))
     refusal = report.first_refusal()
     if refusal is not None:
         click.echo(f"Error: {refusal}", err=True)
         click.get_current_context().exit(_REFUSED_EXIT)
+
+
+@contextmanager
+def _progress_bar(total: int) -> Iterator[Callable[[int, int], None] | None]:
+    """A bar on a terminal's stderr while a big import's entries are checked."""
+    if total < _BAR_FROM or not sys.stderr.isatty():
+        yield None
+        return
+    bar: Any = click.progressbar(length=total, label="checking", file=sys.stderr, show_pos=True)
+    with bar:
+        yield lambda done, _total: bar.update(done - bar.pos)
 
 
 def _ids(report: ImportReport) -> list[str]:
@@ -92,7 +108,7 @@ def _print(report: ImportReport, shorts: dict[str, str]) -> None:
             [
                 i.source_id,
                 shorts.get(i.record_id, "new"),
-                str(i.kind),
+                i.label,
                 "" if i.status == "active" else str(i.status),
                 clip(i.title.split("\n", 1)[0], 70),
             ]

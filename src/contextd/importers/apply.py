@@ -7,7 +7,7 @@ record in every link, so running an import again adds nothing and a successor im
 still finds the record it replaces.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from msgspec.structs import replace
 
@@ -17,6 +17,7 @@ from contextd.core.validation import MAX_FIELD_CHARS
 from contextd.errors import DuplicateError, InvalidInputError, ValidationError
 from contextd.importers.entry import SourceEntry, SourceStatus
 from contextd.importers.report import AlreadyStored, Imported, ImportReport, Refused, Retired
+from contextd.importers.twins import Twins
 from contextd.models import Project, Record, Status
 from contextd.storage.db import Database
 
@@ -44,11 +45,13 @@ class Importer:
         project: Project,
         entries: Sequence[SourceEntry],
         report: ImportReport,
+        progress: Callable[[int, int], None] | None = None,
     ) -> ImportReport:
         """Check every entry, then store the new ones with their links (unless one is refused
-        or `report.dry_run`); `report` is filled in and returned."""
+        or `report.dry_run`); `report` is filled in and returned. `progress(done, total)` is
+        told after each entry is checked (each is embedded: the slow part)."""
         report.checked = len(entries)
-        plan = self._sort_out(project, entries, report)
+        plan = self._sort_out(project, entries, report, progress)
         if report.refused:
             return report
         writes = [self._finished(entry, write, plan, report) for entry, write in plan.new]
@@ -60,17 +63,7 @@ class Importer:
                     self._records.supersede(change.record_id, change.successor_id)
         order = {entry.source_id: index for index, entry in enumerate(entries)}
         report.imported = sorted(
-            (
-                Imported(
-                    entry.source_id,
-                    entry.where,
-                    w.record.id,
-                    w.record.kind,
-                    w.record.status,
-                    w.record.title,
-                )
-                for (entry, _), w in zip(plan.new, writes, strict=True)
-            ),
+            (_imported(entry, w.record) for (entry, _), w in zip(plan.new, writes, strict=True)),
             key=lambda i: order[i.source_id],
         )
         report.already_stored.sort(key=lambda a: order[a.source_id])
@@ -78,13 +71,20 @@ class Importer:
         return report
 
     def _sort_out(
-        self, project: Project, entries: Sequence[SourceEntry], report: ImportReport
+        self,
+        project: Project,
+        entries: Sequence[SourceEntry],
+        report: ImportReport,
+        progress: Callable[[int, int], None] | None,
     ) -> _Plan:
         """Prepare every entry: new, already stored, or refused. Current entries go first, so
         of two entries restating each other the current one is kept."""
         plan = _Plan()
+        twins = Twins(self._records)
         ranked = sorted(entries, key=lambda e: e.status is not SourceStatus.ACTIVE)
-        for entry in ranked:
+        for done, entry in enumerate(ranked, 1):
+            if progress is not None:
+                progress(done, len(ranked))
             try:
                 write = self._records.prepare_create(entry.draft, project)
                 _check_reason(entry)
@@ -99,28 +99,19 @@ class Importer:
                 field = getattr(exc, "field", None)
                 report.refused.append(Refused(entry.source_id, entry.where, field, str(exc)))
                 continue
-            twin = self._twin(plan, write)
+            twin = twins.of(write)
             if twin is not None:
-                plan.ids[entry.source_id] = twin
-                report.already_stored.append(AlreadyStored(entry.source_id, entry.where, twin))
+                plan.ids[entry.source_id] = twin.record.id
+                report.already_stored.append(
+                    AlreadyStored(entry.source_id, entry.where, twin.record.id)
+                )
                 continue
+            twins.add(write)
             plan.ids[entry.source_id] = write.record.id
             plan.new.append((entry, write))
         order = {entry.source_id: index for index, entry in enumerate(entries)}
         report.refused.sort(key=lambda r: order[r.source_id])
         return plan
-
-    def _twin(self, plan: _Plan, write: PreparedWrite) -> str | None:
-        """A new record of this import that `write` restates (the guard only sees the store)."""
-        title = write.record.title.casefold()
-        for _, earlier in plan.new:
-            if earlier.record.kind is not write.record.kind:
-                continue
-            if earlier.record.title.casefold() == title or self._records.restate_each_other(
-                earlier, write
-            ):
-                return earlier.record.id
-        return None
 
     def _finished(
         self, entry: SourceEntry, write: PreparedWrite, plan: _Plan, report: ImportReport
@@ -169,6 +160,18 @@ class Importer:
             ):
                 retired.append(Retired(old_id, new_id))
         return retired
+
+
+def _imported(entry: SourceEntry, record: Record) -> Imported:
+    return Imported(
+        entry.source_id,
+        entry.where,
+        record.id,
+        record.kind,
+        record.status,
+        record.title,
+        record.category,
+    )
 
 
 def _state(record: Record) -> tuple[Status, str | None]:

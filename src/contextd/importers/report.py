@@ -20,6 +20,12 @@ class Imported(Struct, frozen=True):
     kind: Kind
     status: Status
     title: str
+    category: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The kind, or a memory's category."""
+        return self.category if self.kind is Kind.MEMORY and self.category else str(self.kind)
 
 
 class AlreadyStored(Struct, frozen=True):
@@ -112,6 +118,7 @@ class ImportReport(Struct):
                     "file": i.where,
                     "id": i.record_id,
                     "kind": str(i.kind),
+                    "category": i.category,
                     "status": str(i.status),
                     "title": i.title,
                 }
