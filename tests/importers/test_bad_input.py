@@ -59,6 +59,12 @@ CK_CASES: list[tuple[str, Break, str]] = [
     ("odd id", _edit_first(lambda e: e.update(id="dec 001; rm")), "is not a context-keeper id"),
     ("status", _edit_first(lambda e: e.update(status="zombie")), "status must be active"),
     ("date", _edit_first(lambda e: e.update(verified_at="last tuesday")), "verified_at is not"),
+    (
+        "before the calendar",
+        _edit_first(lambda e: e.update(created_at="0001-01-01T00:00:00+05:00")),
+        "created_at is not an ISO date",
+    ),
+    ("future", _edit_first(lambda e: e.update(updated_at="2999-01-01")), "lies in the future"),
     ("not UTF-8", _write(b'[{"id": "dec-001", "summary": "caf\xe9"}]'), "is not UTF-8 text"),
     ("huge", _huge, "is larger than 16 MB"),
     ("repeated id", _repeat_id, "Two entries are called dec-001"),

@@ -260,6 +260,20 @@ def test_an_entry_holding_a_secret_refuses_the_whole_import(
     assert stored(app) == {}
 
 
+def test_a_secret_in_the_reason_an_entry_was_retired_is_refused(
+    app: App, run: Cli, ck_copy: Path
+) -> None:
+    pipelines = ck_copy / ".context" / "pipelines.json"
+    entries = json.loads(pipelines.read_text(encoding="utf-8"))
+    entries[1]["deprecated_reason"] = "Use redis://:hunter2secret@cache.internal:6379 instead"
+    pipelines.write_text(json.dumps(entries), encoding="utf-8")
+    result = run("import", "context-keeper", str(ck_copy), "--json")
+    assert result.exit_code == 2 and "hunter2secret" not in result.output
+    refused = json.loads(result.stdout)["refused"]
+    assert [(r["source_id"], r["field"]) for r in refused] == [("pipe-002", "archived_reason")]
+    assert stored(app) == {}
+
+
 def test_refusals_are_counted_and_the_first_reason_named(app: App, run: Cli, ck_copy: Path) -> None:
     decisions = ck_copy / ".context" / "decisions.json"
     entries = json.loads(decisions.read_text(encoding="utf-8"))

@@ -12,9 +12,8 @@ from collections.abc import Callable, Sequence
 from msgspec.structs import replace
 
 from contextd.core.records import PreparedWrite, RecordService
-from contextd.core.secrets import find_secrets
-from contextd.core.validation import MAX_FIELD_CHARS
-from contextd.errors import DuplicateError, InvalidInputError, ValidationError
+from contextd.core.validation import checked_text
+from contextd.errors import DuplicateError, InvalidInputError
 from contextd.importers.entry import SourceEntry, SourceStatus
 from contextd.importers.report import AlreadyStored, Imported, ImportReport, Refused, Retired
 from contextd.importers.twins import Twins
@@ -87,7 +86,10 @@ class Importer:
                 progress(done, len(ranked))
             try:
                 write = self._records.prepare_create(entry.draft, project)
-                _check_reason(entry)
+                if entry.archived_reason:  # stored text too: the same size limit and scan
+                    checked_text(
+                        "archived_reason", entry.archived_reason, label="retirement reason"
+                    )
             except DuplicateError as exc:
                 plan.ids[entry.source_id] = exc.existing_id
                 plan.stored.add(entry.source_id)
@@ -205,21 +207,3 @@ def _linked(entry: SourceEntry, link: str, plan: _Plan, report: ImportReport) ->
             "that link was left out."
         )
     return found
-
-
-def _check_reason(entry: SourceEntry) -> None:
-    """The retirement reason is stored text too: the same secret scan and size limit."""
-    reason = entry.archived_reason or ""
-    if len(reason) > MAX_FIELD_CHARS:
-        raise ValidationError(
-            "archived_reason",
-            f"The reason it was retired is {len(reason)} characters; the limit is "
-            f"{MAX_FIELD_CHARS}.",
-        )
-    findings = find_secrets(reason)
-    if findings:
-        raise ValidationError(
-            "archived_reason",
-            f"The reason it was retired holds what looks like a {findings[0].kind}; contextd "
-            "never stores secrets: remove it.",
-        )

@@ -1,11 +1,12 @@
 """What every importer reads a source into: one entry per record, in the source's own terms
 (its ids, its links, its lifecycle), before any of it is checked or stored."""
 
+from datetime import UTC, datetime
 from enum import StrEnum
 
 from msgspec import Struct
 
-from contextd.clock import parse_instant, to_iso
+from contextd.clock import CLOCK_SKEW, parse_instant, to_iso
 from contextd.errors import InvalidInputError
 from contextd.models import RecordDraft
 
@@ -40,14 +41,20 @@ def source_instant(value: str | None, where: str, field: str) -> str | None:
 
     Raises:
         InvalidInputError: it is not an ISO date or time (the value is not echoed: a hand-edited
-            file may hold anything there).
+            file may hold anything there), or it lies in the future.
     """
     if value is None or not value.strip():
         return None
     try:
-        return to_iso(parse_instant(value.strip()))
-    except ValueError:
+        moment = parse_instant(value.strip()).astimezone(UTC)
+    except (ValueError, OverflowError):
         raise InvalidInputError(
             f"{where}: {field} is not an ISO date or time (like 2026-09-14); fix it in the "
             "source, then run the import again."
         ) from None
+    if moment > datetime.now(UTC) + CLOCK_SKEW:
+        raise InvalidInputError(
+            f"{where}: {field} lies in the future; check the clock that wrote it, fix the date "
+            "in the source, then run the import again."
+        )
+    return to_iso(moment)
