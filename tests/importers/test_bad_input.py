@@ -57,6 +57,11 @@ CK_CASES: list[tuple[str, Break, str]] = [
     ("tags a number", _edit_first(lambda e: e.update(tags=7)), "Expected `array | null`"),
     ("no id", _edit_first(lambda e: e.pop("id")), "missing required field `id`"),
     ("odd id", _edit_first(lambda e: e.update(id="dec 001; rm")), "is not a context-keeper id"),
+    (
+        "secret id",
+        _edit_first(lambda e: e.update(id="ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")),
+        "has an entry whose id is not a context-keeper id",
+    ),
     ("status", _edit_first(lambda e: e.update(status="zombie")), "status must be active"),
     ("date", _edit_first(lambda e: e.update(verified_at="last tuesday")), "verified_at is not"),
     (

@@ -234,10 +234,12 @@ def test_a_link_to_an_entry_not_in_the_import_is_left_out_and_noted(
 ) -> None:
     constraints = ck_copy / ".context" / "constraints.json"
     entries = json.loads(constraints.read_text(encoding="utf-8"))
-    entries[1]["related_to"] = ["dec-002", "dec-042"]
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    entries[1]["related_to"] = ["dec-002", "dec-042", token]
     constraints.write_text(json.dumps(entries), encoding="utf-8")
     out = run.json("import", "context-keeper", str(ck_copy))
     assert any("con-002" in n and "dec-042" in n for n in out["notes"])
+    assert token not in json.dumps(out)
     mocks = stored(app)["Prefer integration tests against a real NATS server over mocks"]
     assert len(mocks.related_to) == 1
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from msgspec.structs import replace
 
 from contextd.core.records import PreparedWrite, RecordService
+from contextd.core.secrets import find_secrets
 from contextd.core.validation import checked_text
 from contextd.errors import DuplicateError, InvalidInputError
 from contextd.importers.entry import SourceEntry, SourceStatus
@@ -190,7 +191,7 @@ def _lifecycle(
     if entry.status is SourceStatus.SUPERSEDED and successor is not None:
         return Status.SUPERSEDED, successor, None
     if entry.status is SourceStatus.SUPERSEDED:
-        named = entry.successor or "an entry it does not name"
+        named = _shown(entry.successor) if entry.successor else "an entry it does not name"
         return (
             Status.ARCHIVED,
             None,
@@ -203,7 +204,14 @@ def _linked(entry: SourceEntry, link: str, plan: _Plan, report: ImportReport) ->
     found = plan.ids.get(link)
     if found is None:
         report.notes.append(
-            f"{entry.source_id} ({entry.where}) links to {link}, which is not in the import; "
-            "that link was left out."
+            f"{entry.source_id} ({entry.where}) links to {_shown(link)}, which is not in the "
+            "import; that link was left out."
         )
     return found
+
+
+def _shown(link: str) -> str:
+    """A link the source names, fit to be printed or stored: short, and never a secret."""
+    if find_secrets(link):
+        return "something that looks like a secret"
+    return link if len(link) <= 64 else link[:63] + "…"

@@ -10,6 +10,7 @@ from typing import TypeVar
 import msgspec
 from msgspec import Struct
 
+from contextd.core.secrets import find_secrets
 from contextd.errors import InvalidInputError
 from contextd.importers.entry import SourceEntry, SourceStatus, source_instant
 from contextd.importers.files import MAX_ENTRIES, read_bounded, source_folder
@@ -303,7 +304,7 @@ def _text(value: str | None) -> str:
 
 def _label(raw: _Entry, name: str) -> str:
     """How messages name an entry: its file and id."""
-    if not _ID.match(raw.id):
+    if not _ID.match(raw.id) or find_secrets(raw.id):
         raise InvalidInputError(
             f"{name} has an entry whose id is not a context-keeper id (like dec-001); fix it, "
             "then run the import again."
