@@ -49,6 +49,7 @@ COMMAND_MODULES = {
     "share": "share",
     "log": "share",
     "bundle": "bundles",
+    "import": "imports",
     "remote": "remote",
     "config": "admin",
     "refresh": "admin",

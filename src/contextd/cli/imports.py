@@ -1,0 +1,132 @@
+"""import context-keeper | kept: another tool's memory brought in as this project's records."""
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from contextd.cli._context import common_options, get_app
+from contextd.cli._output import emit, table
+from contextd.cli._text import clip
+from contextd.importers import Importer, ImportReport, SourceEntry, read_context_keeper, read_kept
+
+__all__ = ["COMMANDS"]
+
+_REFUSED_EXIT = 2  # a refused entry is bad input, like a refused write
+_BAR_FROM = 50  # entries; each is embedded, so a big import takes a while
+
+dry_run_option = click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Check every entry and report what would be imported; write nothing.",
+)
+
+
+@click.group(name="import")
+@common_options
+def import_group() -> None:
+    """Bring in the memory another tool kept, as records of the current project (origin
+    `import`). Every entry passes the usual checks: secrets and duplicates are refused, and a
+    record already stored counts as such, so running an import again adds nothing. All or
+    nothing: when one entry is refused, nothing is written."""
+
+
+@import_group.command(name="context-keeper")
+@click.argument("folder", type=click.Path(path_type=Path))
+@dry_run_option
+@common_options
+def context_keeper(folder: Path, dry_run: bool) -> None:
+    """Import context-keeper's decisions, constraints and pipelines from FOLDER (a project
+    holding .context/, or the .context folder itself)."""
+    _run("context-keeper", folder, read_context_keeper, dry_run)
+
+
+@import_group.command(name="kept")
+@click.argument("folder", type=click.Path(path_type=Path))
+@dry_run_option
+@common_options
+def kept(folder: Path, dry_run: bool) -> None:
+    """Import the Markdown notes of one Kept project from FOLDER (<root>/<family>/<project>,
+    or a root or family folder holding a single project)."""
+    _run("kept", folder, read_kept, dry_run)
+
+
+def _run(
+    source: str, folder: Path, read: Callable[[Path], list[SourceEntry]], dry_run: bool
+) -> None:
+    entries = read(folder)  # bad input is reported before the store is opened
+    app = get_app()
+    project = app.current_project()
+    report = ImportReport(source, str(folder), project.slug, dry_run)
+    with _progress_bar(len(entries)) as progress:
+        Importer(app.records, app.db).run(project, entries, report, progress)
+    shorts = app.records.short_ids(_ids(report))
+    emit(report.view(), lambda: _print(report, shorts))
+    refusal = report.first_refusal()
+    if refusal is not None:
+        click.echo(f"Error: {refusal}", err=True)
+        click.get_current_context().exit(_REFUSED_EXIT)
+
+
+@contextmanager
+def _progress_bar(total: int) -> Iterator[Callable[[int, int], None] | None]:
+    """A bar on a terminal's stderr while a big import's entries are checked."""
+    if total < _BAR_FROM or not sys.stderr.isatty():
+        yield None
+        return
+    bar: Any = click.progressbar(length=total, label="checking", file=sys.stderr, show_pos=True)
+    with bar:
+        yield lambda done, _total: bar.update(done - bar.pos)
+
+
+def _ids(report: ImportReport) -> list[str]:
+    """The ids a person reads in the report: those stored (a dry run stores no new one)."""
+    new = {i.record_id for i in report.imported}
+    stored = [a.record_id for a in report.already_stored if a.record_id not in new]
+    retired = [i for r in report.retired for i in (r.record_id, r.successor_id)]
+    return ([] if report.dry_run else list(new)) + stored + retired
+
+
+def _print(report: ImportReport, shorts: dict[str, str]) -> None:
+    if not report.total:
+        click.echo(f"Nothing to import: {report.folder} holds no {report.what}.")
+        return
+    if report.refused:
+        click.echo(f"Checked {report.total} {report.what} from {report.folder}.")
+        return
+    verb = "Would import" if report.dry_run else "Imported"
+    stored = f"; {len(report.already_stored)} already stored" if report.already_stored else ""
+    click.echo(
+        f"{verb} {len(report.imported)} of {report.total} {report.what} from "
+        f"{report.folder} into {report.project}{stored}."
+    )
+    table(
+        [
+            [
+                i.source_id,
+                shorts.get(i.record_id, "new"),
+                i.label,
+                "" if i.status == "active" else str(i.status),
+                clip(i.title.split("\n", 1)[0], 70),
+            ]
+            for i in report.imported
+        ],
+        clip_column=4,
+    )
+    for stored_entry in report.already_stored:
+        record = shorts.get(stored_entry.record_id, "a record of this import")
+        click.echo(f"Already stored: {stored_entry.source_id} as {record}.")
+    for change in report.retired:
+        verb = "Would mark" if report.dry_run else "Marked"
+        old, new = (shorts.get(i, "new") for i in (change.record_id, change.successor_id))
+        click.echo(f"{verb} {old} superseded by {new} (the source replaced it since).")
+    for note in report.notes:
+        click.echo(click.style(f"Note: {note}", fg="yellow"))
+    if report.dry_run:
+        click.echo("Dry run: nothing was written.")
+
+
+COMMANDS = [import_group]

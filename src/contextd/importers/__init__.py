@@ -1,0 +1,17 @@
+"""Importing the memory other tools kept (context-keeper's `.context/` JSON, Kept's Markdown
+notes) as records of a project, through the same checks as every write."""
+
+from contextd.importers.apply import Importer
+from contextd.importers.context_keeper import read_context_keeper
+from contextd.importers.entry import SourceEntry, SourceStatus
+from contextd.importers.kept import read_kept
+from contextd.importers.report import ImportReport
+
+__all__ = [
+    "ImportReport",
+    "Importer",
+    "SourceEntry",
+    "SourceStatus",
+    "read_context_keeper",
+    "read_kept",
+]

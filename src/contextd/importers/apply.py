@@ -1,0 +1,217 @@
+"""Storing a source's entries through the record service: each one checked like any other write
+(its kind's rules, secrets, duplicates), its links and supersession resolved to record ids, and
+all of them written in one transaction — or none when one is refused.
+
+An entry that restates a stored record (of any status) is "already stored" and stands for that
+record in every link, so running an import again adds nothing and a successor imported later
+still finds the record it replaces.
+"""
+
+from collections.abc import Callable, Sequence
+
+from msgspec.structs import replace
+
+from contextd.core.records import PreparedWrite, RecordService
+from contextd.core.secrets import find_secrets
+from contextd.core.validation import checked_text
+from contextd.errors import DuplicateError, InvalidInputError
+from contextd.importers.entry import SourceEntry, SourceStatus
+from contextd.importers.report import AlreadyStored, Imported, ImportReport, Refused, Retired
+from contextd.importers.twins import Twins
+from contextd.models import Project, Record, Status
+from contextd.storage.db import Database
+
+__all__ = ["Importer"]
+
+
+class _Plan:
+    """The entries sorted out: new records (not stored yet), and every source id's record."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, str] = {}  # source id -> the record standing for it
+        self.new: list[tuple[SourceEntry, PreparedWrite]] = []
+        self.stored: set[str] = set()  # source ids already in the store before this import
+
+
+class Importer:
+    """Imports source entries into a project as `import` records (see the module)."""
+
+    def __init__(self, records: RecordService, db: Database) -> None:
+        self._records = records
+        self._db = db
+
+    def run(
+        self,
+        project: Project,
+        entries: Sequence[SourceEntry],
+        report: ImportReport,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ImportReport:
+        """Check every entry, then store the new ones with their links (unless one is refused
+        or `report.dry_run`); `report` is filled in and returned. `progress(done, total)` is
+        told after each entry is checked (each is embedded: the slow part)."""
+        report.checked = len(entries)
+        plan = self._sort_out(project, entries, report, progress)
+        if report.refused:
+            return report
+        writes = [self._finished(entry, write, plan, report) for entry, write in plan.new]
+        retired = self._retired(entries, plan, writes)
+        if not report.dry_run and (writes or retired):
+            with self._db.transaction():
+                self._records.write_all(writes)
+                for change in retired:
+                    self._records.supersede(change.record_id, change.successor_id)
+        order = {entry.source_id: index for index, entry in enumerate(entries)}
+        report.imported = sorted(
+            (_imported(entry, w.record) for (entry, _), w in zip(plan.new, writes, strict=True)),
+            key=lambda i: order[i.source_id],
+        )
+        report.already_stored.sort(key=lambda a: order[a.source_id])
+        report.retired = retired
+        return report
+
+    def _sort_out(
+        self,
+        project: Project,
+        entries: Sequence[SourceEntry],
+        report: ImportReport,
+        progress: Callable[[int, int], None] | None,
+    ) -> _Plan:
+        """Prepare every entry: new, already stored, or refused. Current entries go first, so
+        of two entries restating each other the current one is kept."""
+        plan = _Plan()
+        twins = Twins(self._records)
+        ranked = sorted(entries, key=lambda e: e.status is not SourceStatus.ACTIVE)
+        for done, entry in enumerate(ranked, 1):
+            if progress is not None:
+                progress(done, len(ranked))
+            try:
+                write = self._records.prepare_create(entry.draft, project)
+                if entry.archived_reason:  # stored text too: the same size limit and scan
+                    checked_text(
+                        "archived_reason", entry.archived_reason, label="retirement reason"
+                    )
+            except DuplicateError as exc:
+                plan.ids[entry.source_id] = exc.existing_id
+                plan.stored.add(entry.source_id)
+                report.already_stored.append(
+                    AlreadyStored(entry.source_id, entry.where, exc.existing_id)
+                )
+                continue
+            except InvalidInputError as exc:
+                field = getattr(exc, "field", None)
+                report.refused.append(Refused(entry.source_id, entry.where, field, str(exc)))
+                continue
+            twin = twins.of(write)
+            if twin is not None:
+                plan.ids[entry.source_id] = twin.record.id
+                report.already_stored.append(
+                    AlreadyStored(entry.source_id, entry.where, twin.record.id)
+                )
+                continue
+            twins.add(write)
+            plan.ids[entry.source_id] = write.record.id
+            plan.new.append((entry, write))
+        order = {entry.source_id: index for index, entry in enumerate(entries)}
+        report.refused.sort(key=lambda r: order[r.source_id])
+        return plan
+
+    def _finished(
+        self, entry: SourceEntry, write: PreparedWrite, plan: _Plan, report: ImportReport
+    ) -> PreparedWrite:
+        """The record with its source's lifecycle, links and dates."""
+        record = write.record
+        successor = _linked(entry, entry.successor, plan, report) if entry.successor else None
+        if successor == record.id:
+            successor = None  # it restated its own successor: the two are one record now
+        status, superseded_by, reason = _lifecycle(entry, successor, report.tool)
+        related = (_linked(entry, link, plan, report) for link in entry.related)
+        created = record.created_at if entry.draft.created_at else entry.verified_at
+        verified = entry.verified_at or record.verified_at
+        finished = replace(
+            record,
+            status=status,
+            superseded_by=superseded_by,
+            archived_reason=reason,
+            related_to=tuple(dict.fromkeys(r for r in related if r and r != record.id)),
+            created_at=created or record.created_at,
+            verified_at=verified,
+            updated_at=entry.updated_at or verified,
+        )
+        return replace(write, record=finished)
+
+    def _retired(
+        self, entries: Sequence[SourceEntry], plan: _Plan, writes: list[PreparedWrite]
+    ) -> list[Retired]:
+        """Stored records the source has replaced since they were stored: superseded by their
+        successor when both are in this project's reach and the successor is current."""
+        statuses = {w.record.id: (w.record.status, w.record.project_id) for w in writes}
+        retired = []
+        for entry in entries:
+            if entry.source_id not in plan.stored or entry.status is SourceStatus.ACTIVE:
+                continue
+            old_id = plan.ids[entry.source_id]
+            new_id = plan.ids.get(entry.successor or "")
+            if new_id is None or new_id == old_id:
+                continue
+            old = self._records.get(old_id)
+            status, owner = statuses.get(new_id) or _state(self._records.get(new_id))
+            if (
+                old.status is Status.ACTIVE
+                and status is Status.ACTIVE
+                and owner in (old.project_id, None)
+            ):
+                retired.append(Retired(old_id, new_id))
+        return retired
+
+
+def _imported(entry: SourceEntry, record: Record) -> Imported:
+    return Imported(
+        entry.source_id,
+        entry.where,
+        record.id,
+        record.kind,
+        record.status,
+        record.title,
+        record.category,
+    )
+
+
+def _state(record: Record) -> tuple[Status, str | None]:
+    return record.status, record.project_id
+
+
+def _lifecycle(
+    entry: SourceEntry, successor: str | None, tool: str
+) -> tuple[Status, str | None, str | None]:
+    """Status, superseded_by and archived_reason: a superseded entry whose successor did not
+    come with it is archived, saying so."""
+    if entry.status is SourceStatus.ACTIVE:
+        return Status.ACTIVE, None, None
+    if entry.status is SourceStatus.SUPERSEDED and successor is not None:
+        return Status.SUPERSEDED, successor, None
+    if entry.status is SourceStatus.SUPERSEDED:
+        named = _shown(entry.successor) if entry.successor else "an entry it does not name"
+        return (
+            Status.ARCHIVED,
+            None,
+            entry.archived_reason or f"Superseded in {tool} by {named}, which was not imported.",
+        )
+    return Status.ARCHIVED, successor, entry.archived_reason
+
+
+def _linked(entry: SourceEntry, link: str, plan: _Plan, report: ImportReport) -> str | None:
+    found = plan.ids.get(link)
+    if found is None:
+        report.notes.append(
+            f"{entry.source_id} ({entry.where}) links to {_shown(link)}, which is not in the "
+            "import; that link was left out."
+        )
+    return found
+
+
+def _shown(link: str) -> str:
+    """A link the source names, fit to be printed or stored: short, and never a secret."""
+    if find_secrets(link):
+        return "something that looks like a secret"
+    return link if len(link) <= 64 else link[:63] + "…"
