@@ -22,9 +22,13 @@ def test_claude_code_connects_to_contextd(agents: Agents, wired: Wired) -> None:
 
 
 def test_gemini_cli_connects_to_contextd(agents: Agents, wired: Wired) -> None:
-    done = agents.run("gemini", "mcp", "list", cwd=wired.project, env=wired.env)
-
-    said = done.stdout + done.stderr  # it lists on stderr
+    # `gemini mcp list` gives each server a fixed 5 s to start and answer a ping, which a
+    # machine running this suite on both cores can exceed: a second look is allowed.
+    for _ in range(3):
+        done = agents.run("gemini", "mcp", "list", cwd=wired.project, env=wired.env)
+        said = done.stdout + done.stderr  # it lists on stderr
+        if "Disconnected" not in said:
+            break
     line = next((ln for ln in said.splitlines() if "contextd:" in ln), "")
     assert f"{wired.executable} mcp serve" in line, said
     assert line.endswith("- Connected"), said
