@@ -155,7 +155,7 @@ def open_app(
     `busy_timeout_ms` shortens how long a write waits for another writer (hooks must not
     block an agent for the default 15 s). `read_only` opens an existing store without
     writing a byte of the home; every write then fails with StoreError."""
-    choice = select_provider(settings.embeddings)
+    choice = select_provider(settings.embeddings, settings.home)
     if read_only:
         db = Database.open_read_only(settings.db_path)
     elif busy_timeout_ms is None:

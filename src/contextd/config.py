@@ -45,6 +45,8 @@ class EmbeddingSettings(Struct, frozen=True):
     api_key_env: str = ""
     dimensions: int = 384
     timeout_s: float = 30.0
+    precision: str = "fp32"  # local model: fp32, or int8 (faster, vectors a little different)
+    threads: int = 1  # local model: onnxruntime threads per call
 
 
 class SearchSettings(Struct, frozen=True):
@@ -163,6 +165,7 @@ _SECTIONS: dict[str, type[Any]] = {
 
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
+    ("embeddings", "precision"): ("fp32", "int8"),
     ("search", "fusion"): ("zscore", "relative", "saturating", "weighted", "rrf"),
     ("vectors", "backend"): ("sqlite", "qdrant"),
 }
@@ -171,6 +174,7 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
 _POSITIVE = {
     ("embeddings", "dimensions"),
     ("embeddings", "timeout_s"),
+    ("embeddings", "threads"),
     ("vectors", "timeout_s"),
     ("search", "recency_half_life_days"),
     ("search", "candidate_pool"),

@@ -1,6 +1,8 @@
-"""The numpy forward pass of all-MiniLM-L6-v2 against vectors from sentence-transformers."""
+"""all-MiniLM-L6-v2 on onnxruntime against vectors from sentence-transformers and from the
+numpy forward pass that embedded existing stores (and still runs when onnxruntime cannot)."""
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +30,18 @@ def reference() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def model() -> LocalMiniLM:
-    """The packaged model, loaded once for the module."""
+    """The packaged model as the provider runs it by default, loaded once for the module."""
     loaded = LocalMiniLM()
     loaded.embed_query("warm up")
     return loaded
+
+
+@pytest.fixture(scope="module")
+def stored() -> dict[str, Any]:
+    """Texts and the vectors today's stores hold for them (the numpy forward pass)."""
+    data: dict[str, Any] = json.loads(REFERENCE.read_text(encoding="utf-8"))["contextd_numpy"]
+    assert len(data["texts"]) == len(data["vectors"]) == 18
+    return data
 
 
 @pytest.fixture(scope="module")
@@ -126,3 +136,102 @@ def test_a_repeated_query_is_answered_from_the_cache_unchanged(model: LocalMiniL
     again = model.embed_query("where do auth tokens get validated")
     assert again == first[:-1]
     assert again == model.embed_documents(["where do auth tokens get validated"])[0]
+
+
+def test_the_default_runtime_is_onnxruntime(model: LocalMiniLM) -> None:
+    assert model.runtime == "onnxruntime"
+    assert model.id == "local:all-MiniLM-L6-v2"  # the id stored vectors carry: still current
+
+
+def test_a_single_query_is_tokenized_without_padding(model: LocalMiniLM) -> None:
+    tokenizer = model._load()[0]
+    assert tokenizer.padding is None
+    assert len(tokenizer.encode("task queue").ids) == 4  # [CLS] task queue [SEP]
+
+
+def test_onnxruntime_gives_the_vectors_stores_already_hold(
+    model: LocalMiniLM, stored: dict[str, Any]
+) -> None:
+    """One at a time and batched (padding, several batches side by side): cosine >= 0.9999
+    against the numpy forward pass's output, so no stored vector needs re-embedding."""
+    alone = [model.embed_query(text) for text in stored["texts"]]
+    together = model.embed_documents(stored["texts"] * 2)
+    for index, (text, theirs) in enumerate(zip(stored["texts"], stored["vectors"], strict=True)):
+        assert _cosine(alone[index], theirs) >= 0.9999, text
+        assert _cosine(together[index], theirs) >= 0.9999, text
+        assert _cosine(together[index + len(alone)], theirs) >= 0.9999, text
+
+
+def test_the_numpy_fallback_gives_the_same_vectors(stored: dict[str, Any]) -> None:
+    fallback = LocalMiniLM(runtime="numpy")
+    assert fallback.runtime == "numpy"
+    assert fallback.id == "local:all-MiniLM-L6-v2"
+    for text, theirs in zip(stored["texts"], stored["vectors"], strict=True):
+        assert _cosine(fallback.embed_query(text), theirs) >= 0.9999, text
+
+
+def test_without_onnxruntime_fp32_falls_back_to_numpy(
+    monkeypatch: pytest.MonkeyPatch, stored: dict[str, Any]
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` now fails
+    provider = LocalMiniLM()
+    assert provider.runtime == "numpy"
+    assert _cosine(provider.embed_query(stored["texts"][2]), stored["vectors"][2]) >= 0.9999
+
+
+def test_without_onnxruntime_int8_is_unavailable_with_the_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Numpy would give fp32 vectors under the int8 id: refused instead, in one sentence."""
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    provider = LocalMiniLM(precision="int8")
+    with pytest.raises(ProviderUnavailableError, match="set embeddings.precision to fp32"):
+        provider.embed_query("anything")
+
+
+def test_the_graph_is_cached_in_private_files_and_reused(tmp_path: Path) -> None:
+    cache = tmp_path / "models"
+    first = LocalMiniLM(cache_dir=cache)
+    vector = first.embed_query("where do auth tokens get validated")
+    assert cache.stat().st_mode & 0o777 == 0o700
+    files = sorted(p.name for p in cache.iterdir())
+    assert files == ["all-MiniLM-L6-v2.fp32.json", "all-MiniLM-L6-v2.fp32.onnx"]
+    for path in cache.iterdir():
+        assert path.stat().st_mode & 0o777 == 0o600
+    # The weights stay in the package: the graph references them instead of copying them.
+    assert (cache / "all-MiniLM-L6-v2.fp32.onnx").stat().st_size < 100_000
+    built = (cache / "all-MiniLM-L6-v2.fp32.onnx").stat().st_mtime_ns
+    again = LocalMiniLM(cache_dir=cache)
+    assert again.embed_query("where do auth tokens get validated") == vector
+    assert (cache / "all-MiniLM-L6-v2.fp32.onnx").stat().st_mtime_ns == built
+
+
+@pytest.fixture(scope="module")
+def int8(tmp_path_factory: pytest.TempPathFactory) -> LocalMiniLM:
+    quantized = LocalMiniLM(precision="int8", cache_dir=tmp_path_factory.mktemp("models"))
+    quantized.embed_query("warm up")
+    return quantized
+
+
+def test_int8_vectors_carry_their_own_id_and_stay_close_to_fp32(
+    int8: LocalMiniLM, stored: dict[str, Any]
+) -> None:
+    assert int8.id == "local:all-MiniLM-L6-v2:int8"  # never mixed with fp32 vectors
+    assert int8.runtime == "onnxruntime"
+    cosines = []
+    for text, theirs in zip(stored["texts"], stored["vectors"], strict=True):
+        vector = int8.embed_query(text)
+        assert len(vector) == 384 and abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+        cosines.append(_cosine(vector, theirs))
+    assert min(cosines) >= 0.95 and float(np.mean(cosines)) >= 0.98
+
+
+def test_int8_keeps_related_sentences_closer(int8: LocalMiniLM) -> None:
+    queue, broker, weather = int8.embed_documents(
+        [
+            "Workers pull jobs from the task queue",
+            "The message broker delivers jobs to workers",
+            "It will rain in Lisbon tomorrow afternoon",
+        ]
+    )
+    assert _cosine(queue, broker) > _cosine(queue, weather) + 0.1
