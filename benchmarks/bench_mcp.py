@@ -1,4 +1,5 @@
-"""MCP server timings: spawn -> initialize, tools/list, get_context, over a real stdio client.
+"""MCP server timings: spawn -> initialize, tools/list, get_context, over a real stdio client;
+the sum up to the first answer, and the server's peak resident memory.
 
 Run: .venv/bin/python benchmarks/bench_mcp.py HOME PROJECT [--rounds N]
 (HOME: a store, e.g. one built by bench_retrieval.py; PROJECT: a project in it.)
@@ -6,6 +7,7 @@ Run: .venv/bin/python benchmarks/bench_mcp.py HOME PROJECT [--rounds N]
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import time
@@ -46,6 +48,11 @@ def main() -> None:
         strict=True,
     ):
         print(f"{name:<18} median {statistics.median(values) * 1000:7.1f} ms")
+    first = [ready + listed + answered for ready, listed, answered, _ in runs]
+    print(f"{'to first answer':<18} median {statistics.median(first) * 1000:7.1f} ms")
+    # The servers have exited and been waited for: the largest one's peak.
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"{'server peak RSS':<18} {peak:11.0f} MiB")
 
 
 if __name__ == "__main__":

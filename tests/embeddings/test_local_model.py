@@ -235,3 +235,14 @@ def test_int8_keeps_related_sentences_closer(int8: LocalMiniLM) -> None:
         ]
     )
     assert _cosine(queue, broker) > _cosine(queue, weather) + 0.1
+
+
+def test_a_warmed_model_gives_the_vectors_of_one_loaded_by_a_query(
+    model: LocalMiniLM, stored: dict[str, Any]
+) -> None:
+    """A resident process warms the model (weights repacked for speed); a one-shot process
+    loads it on its first query (weights used from the file). The vectors are the same."""
+    warmed = LocalMiniLM()
+    warmed.warm()
+    for text in stored["texts"][:6]:
+        assert _cosine(warmed.embed_query(text), model.embed_query(text)) >= 0.99999

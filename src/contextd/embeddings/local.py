@@ -86,6 +86,10 @@ class LocalMiniLM:
         """Which runtime computes the vectors ("onnxruntime" or "numpy"), loading it if needed."""
         return "numpy" if type(self._load()[1]).__name__ == "NumpyBert" else "onnxruntime"
 
+    def warm(self) -> None:
+        """Load now, for many calls to come: weights repacked for speed (see OnnxBert)."""
+        self._load(many=True)
+
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return [row.tolist() for row in self._encode(texts)]
 
@@ -105,7 +109,9 @@ class LocalMiniLM:
     def _encode(self, texts: list[str]) -> Any:
         import numpy as np
 
-        tokenizer, runtime = self._load()
+        # The first call decides how the model loads: a process that starts with many texts
+        # (an ingest, a refresh) will likely embed more; one that starts with one may not.
+        tokenizer, runtime = self._load(many=len(texts) > _BATCH)
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         encodings = tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
@@ -122,7 +128,7 @@ class LocalMiniLM:
             out[chunk] = rows
         return out
 
-    def _load(self) -> tuple[Any, _Runtime]:
+    def _load(self, *, many: bool = False) -> tuple[Any, _Runtime]:
         with self._lock:
             if self._loaded is None:
                 folder = self._model_dir or find_model_dir()
@@ -136,16 +142,16 @@ class LocalMiniLM:
                 tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
                 tokenizer.enable_truncation(max_length=MAX_TOKENS)
                 tokenizer.no_padding()  # a single query runs at its own length
-                self._loaded = (tokenizer, self._runtime(folder))
+                self._loaded = (tokenizer, self._runtime(folder, many))
             return self._loaded
 
-    def _runtime(self, folder: Path) -> _Runtime:
+    def _runtime(self, folder: Path, many: bool) -> _Runtime:
         if self._runtime_name == "numpy" and self.precision == "fp32":
             from contextd.embeddings.minilm_numpy import NumpyBert
 
             return NumpyBert(folder)
         try:
-            return self._onnx(folder)
+            return self._onnx(folder, many)
         except (ImportError, OSError, RuntimeError, ValueError) as exc:
             if self.precision != "fp32":
                 raise ProviderUnavailableError(
@@ -157,7 +163,7 @@ class LocalMiniLM:
 
             return NumpyBert(folder)
 
-    def _onnx(self, folder: Path) -> _Runtime:
+    def _onnx(self, folder: Path, many: bool) -> _Runtime:
         from contextd.embeddings.graph_cache import load_graph
         from contextd.embeddings.minilm_graph import BUILDER, build_graph
         from contextd.embeddings.minilm_onnx import OnnxBert
@@ -170,7 +176,7 @@ class LocalMiniLM:
             self.precision,
             lambda: build_graph(folder, self.precision),
         )
-        return OnnxBert(graph, folder, self._threads)
+        return OnnxBert(graph, folder, threads=self._threads, prepack=many)
 
 
 def _padded(np: Any, token_ids: list[list[int]]) -> tuple[Any, Any]:

@@ -17,9 +17,17 @@ class OnnxBert:
 
     `threads` is onnxruntime's intra-op thread count for one call. With one, several calls may
     run side by side (the session is thread-safe and releases the GIL while it computes).
+
+    `prepack` lets onnxruntime repack the linear weights for its kernels when the session
+    loads: measured in CPU time, +55 ms to load and a private copy of the 42 MB of weights,
+    for -2.9 ms per query (5.2 instead of 8.1) and -10% per note in batches. Worth it from
+    about twenty calls on (a resident process, an ingest); without it the weights are used
+    straight from the memory-mapped file, which processes share.
     """
 
-    def __init__(self, graph: bytes, folder: Path, threads: int = 1) -> None:
+    def __init__(
+        self, graph: bytes, folder: Path, *, threads: int = 1, prepack: bool = True
+    ) -> None:
         import onnxruntime
 
         options = onnxruntime.SessionOptions()
@@ -31,6 +39,8 @@ class OnnxBert:
         options.add_session_config_entry(
             "session.model_external_initializers_file_folder_path", str(folder)
         )
+        if not prepack:
+            options.add_session_config_entry("session.disable_prepacking", "1")
         self.concurrent = threads == 1
         try:
             self._session = onnxruntime.InferenceSession(
