@@ -182,6 +182,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--ingest", type=int, default=1000, help="records embedded for real")
     parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument("--precision", default="", help="embeddings.precision (fp32, int8)")
     args = parser.parse_args()
     rng = random.Random(42)
     header = ("records", "ingest/s", "recall p50", "p95", "cold search", "via daemon")
@@ -189,6 +190,9 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as scratch:
             home = Path(scratch)
+            if args.precision:
+                config = f'[embeddings]\nprecision = "{args.precision}"\n'
+                (home / "config.toml").write_text(config, encoding="utf-8")
             rate, provider = build(home, size, args.ingest, rng)
             p50, p95 = warm_recall(home, args.rounds)
             cold = cold_search(home, 7)
