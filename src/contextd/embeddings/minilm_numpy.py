@@ -18,6 +18,7 @@ __all__ = ["NumpyBert"]
 class NumpyBert:
     """forward(ids, mask) -> unit vectors, for int64 token ids and mask of shape (batch, width)."""
 
+    name = "numpy"
     # Batches may run side by side on two cores only when BLAS itself runs one thread.
     concurrent = contextd.SINGLE_BLAS_THREAD
 

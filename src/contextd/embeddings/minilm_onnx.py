@@ -25,6 +25,8 @@ class OnnxBert:
     straight from the memory-mapped file, which processes share.
     """
 
+    name = "onnxruntime"
+
     def __init__(
         self, graph: bytes, folder: Path, *, threads: int = 1, prepack: bool = True
     ) -> None:

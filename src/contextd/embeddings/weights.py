@@ -40,20 +40,21 @@ def read_header(path: Path) -> WeightsHeader:
         if not 2 <= size <= 100_000_000:
             raise ValueError(f"{path} is not a safetensors file")
         raw = handle.read(size)
-    entries = json.loads(raw)
-    if not isinstance(entries, dict):
-        raise ValueError(f"{path} is not a safetensors file")
     start = 8 + size
-    tensors = {
-        name: Tensor(
-            spec["dtype"],
-            tuple(spec["shape"]),
-            start + spec["data_offsets"][0],
-            spec["data_offsets"][1] - spec["data_offsets"][0],
-        )
-        for name, spec in entries.items()
-        if name != "__metadata__"
-    }
+    try:
+        entries = json.loads(raw)
+        tensors = {
+            name: Tensor(
+                str(spec["dtype"]),
+                tuple(int(n) for n in spec["shape"]),
+                start + int(spec["data_offsets"][0]),
+                int(spec["data_offsets"][1]) - int(spec["data_offsets"][0]),
+            )
+            for name, spec in entries.items()
+            if name != "__metadata__"
+        }
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        raise ValueError(f"{path} is not a safetensors file") from exc
     return WeightsHeader(raw, tensors)
 
 
