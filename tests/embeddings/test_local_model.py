@@ -2,6 +2,7 @@
 numpy forward pass that embedded existing stores (and still runs when onnxruntime cannot)."""
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -260,3 +261,31 @@ def test_a_damaged_weights_file_is_one_sentence_naming_the_reinstall(tmp_path: P
     with pytest.raises(ProviderUnavailableError, match="cannot be read.*--force-reinstall"):
         provider.embed_query("anything")
     assert not (tmp_path / "models").exists()  # nothing cached for a model that failed
+
+
+def test_the_graph_is_built_in_a_child_so_onnx_never_loads_here(tmp_path: Path) -> None:
+    """A daemon or MCP server that builds the graph on first use keeps neither `onnx` nor
+    the quantizer's working memory (about 500 MB at its peak for int8)."""
+    script = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from contextd.embeddings.local import LocalMiniLM\n"
+        f"model = LocalMiniLM(cache_dir=Path({str(tmp_path)!r}))\n"
+        "vector = model.embed_query('task queue')\n"
+        "print(json.dumps({'onnx': 'onnx' in sys.modules, 'width': len(vector)}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert json.loads(done.stdout) == {"onnx": False, "width": 384}
+    assert (tmp_path / "all-MiniLM-L6-v2.fp32.onnx").is_file()
+
+
+def test_the_child_builds_the_graph_the_process_would(tmp_path: Path) -> None:
+    from contextd.embeddings.minilm_graph import build_graph, build_in_child
+
+    folder = find_model_dir()
+    assert folder is not None
+    assert build_in_child(folder, "fp32") == build_graph(folder, "fp32")
+    with pytest.raises(RuntimeError, match="building the fp32 graph failed"):
+        build_in_child(tmp_path, "fp32")  # no model there

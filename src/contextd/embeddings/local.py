@@ -163,7 +163,7 @@ class LocalMiniLM:
 
     def _onnx(self, folder: Path, many: bool) -> _Runtime:
         from contextd.embeddings.graph_cache import load_graph
-        from contextd.embeddings.minilm_graph import BUILDER, build_graph
+        from contextd.embeddings.minilm_graph import BUILDER, build_in_child
         from contextd.embeddings.minilm_onnx import OnnxBert
 
         graph = load_graph(
@@ -172,7 +172,7 @@ class LocalMiniLM:
             folder / "model.safetensors",
             BUILDER,
             self.precision,
-            lambda: build_graph(folder, self.precision),
+            lambda: build_in_child(folder, self.precision),
         )
         return OnnxBert(graph, folder, threads=self._threads, prepack=many)
 

@@ -282,3 +282,44 @@ def _point_at_weights(model: "ModelProto", header: WeightsHeader) -> "ModelProto
         if found is not None and found.dtype == "F32" and tuple(tensor.dims) == found.shape:
             tensor.CopyFrom(_external(tensor.name, header))
     return model
+
+
+def build_in_child(folder: Path, precision: str) -> bytes:
+    """build_graph in a child process, so that `onnx` (~50 MB once imported) and the
+    quantizer's working memory (~500 MB at its peak for int8) never stay in a long-lived
+    process such as the daemon or the MCP server. Where no child can be started, here.
+
+    Raises:
+        RuntimeError: the child failed (its last line of stderr says why).
+    """
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", __name__, str(folder), precision]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=600, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return build_graph(folder, precision)
+    if done.returncode != 0 or not done.stdout:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RuntimeError(f"building the {precision} graph failed: {(lines or ['?'])[-1]}")
+    return done.stdout
+
+
+def _main(argv: list[str]) -> int:
+    """`python -m contextd.embeddings.minilm_graph FOLDER PRECISION`: the graph on stdout."""
+    import sys
+
+    try:
+        graph = build_graph(Path(argv[0]), argv[1])
+    except (ImportError, OSError, ValueError, KeyError) as exc:
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    sys.stdout.buffer.write(graph)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(_main(sys.argv[1:]))
