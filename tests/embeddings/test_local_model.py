@@ -289,7 +289,12 @@ def test_the_graph_is_built_in_a_child_so_onnx_never_loads_here(tmp_path: Path) 
         "print(json.dumps({'onnx': 'onnx' in sys.modules, 'width': len(vector)}))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=300
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
+        timeout=300,
     )
     assert json.loads(done.stdout) == {"onnx": False, "width": 384}
     assert (tmp_path / "all-MiniLM-L6-v2.fp32.onnx").is_file()
