@@ -308,3 +308,15 @@ def test_the_child_builds_the_graph_the_process_would(tmp_path: Path) -> None:
     assert build_in_child(folder, "fp32") == build_graph(folder, "fp32")
     with pytest.raises(RuntimeError, match="building the fp32 graph failed"):
         build_in_child(tmp_path, "fp32")  # no model there
+
+
+def test_warming_a_model_that_already_answers_moves_it_to_onnxruntime() -> None:
+    """warm() has the numpy pass answer first, then hands over to onnxruntime: a query asked
+    before, during or after gets the same vector."""
+    provider = LocalMiniLM()
+    before = provider.embed_documents(["why did we move the task queue off redis"])[0]
+    assert provider.runtime == "numpy"
+    provider.warm()
+    assert provider.runtime == "onnxruntime"
+    after = provider.embed_documents(["why did we move the task queue off redis"])[0]
+    assert _cosine(before, after) >= 0.99999
