@@ -28,7 +28,7 @@ class ProviderChoice(Struct, frozen=True):
 
 def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> ProviderChoice:
     """The provider config asks for; `local` without its model package falls back to hashing.
-    The local model keeps the graphs it builds in `home`/models (None: built in memory).
+    The local model keeps the graphs it builds in `home`/models (None: not cached).
 
     Raises:
         ConfigError: an unknown provider name or a non-positive width.
