@@ -1,4 +1,5 @@
-"""MCP server timings: spawn -> initialize, tools/list, get_context, over a real stdio client.
+"""MCP server timings: spawn -> initialize, tools/list, get_context, over a real stdio client;
+the sum up to the first answer, the server's CPU time and its peak resident memory.
 
 Run: .venv/bin/python benchmarks/bench_mcp.py HOME PROJECT [--rounds N]
 (HOME: a store, e.g. one built by bench_retrieval.py; PROJECT: a project in it.)
@@ -6,6 +7,7 @@ Run: .venv/bin/python benchmarks/bench_mcp.py HOME PROJECT [--rounds N]
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import time
@@ -39,13 +41,26 @@ def main() -> None:
     parser.add_argument("project")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    runs = [anyio.run(once, args.home, args.project) for _ in range(args.rounds)]
+    runs, cpu = [], []
+    for _ in range(args.rounds):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        runs.append(anyio.run(once, args.home, args.project))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     for name, values in zip(
         ("spawn+initialize", "tools/list", "first get_context", "warm get_context"),
         zip(*runs, strict=True),
         strict=True,
     ):
         print(f"{name:<18} median {statistics.median(values) * 1000:7.1f} ms")
+    first = [ready + listed + answered for ready, listed, answered, _ in runs]
+    print(f"{'to first answer':<18} median {statistics.median(first) * 1000:7.1f} ms")
+    # CPU time of the whole server process (start, two answers, exit): steadier than wall
+    # time on a shared machine.
+    print(f"{'server CPU':<18} median {statistics.median(cpu) * 1000:7.1f} ms")
+    # The servers have exited and been waited for: the largest one's peak.
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"{'server peak RSS':<18} {peak:11.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -207,7 +207,7 @@ def open_app(
     `busy_timeout_ms` shortens how long a write waits for another writer (hooks must not
     block an agent for the default 15 s). `read_only` opens an existing store without
     writing a byte of the home; every write then fails with StoreError."""
-    choice = select_provider(settings.embeddings)
+    choice = select_provider(settings.embeddings, settings.home)
     if not read_only:
         _make_home_private(settings.home)
     if read_only:

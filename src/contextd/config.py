@@ -51,6 +51,8 @@ class EmbeddingSettings(Struct, frozen=True):
     api_key_env: str = ""
     dimensions: int = 384
     timeout_s: float = 30.0
+    precision: str = "fp32"  # local model: fp32, or int8 (faster, vectors a little different)
+    threads: int = 1  # local model: onnxruntime threads per call
 
 
 class SearchSettings(Struct, frozen=True):
@@ -181,6 +183,7 @@ _SECTIONS: dict[str, type[Any]] = {
 
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
+    ("embeddings", "precision"): ("fp32", "int8"),
     ("search", "fusion"): ("zscore", "relative", "saturating", "weighted", "rrf"),
     ("vectors", "backend"): ("sqlite", "qdrant"),
 }
@@ -193,6 +196,7 @@ _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _POSITIVE = {
     ("embeddings", "dimensions"),
     ("embeddings", "timeout_s"),
+    ("embeddings", "threads"),
     ("vectors", "timeout_s"),
     ("search", "recency_half_life_days"),
     ("search", "candidate_pool"),

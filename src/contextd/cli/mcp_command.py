@@ -30,9 +30,14 @@ def serve(read_only: bool) -> None:
 
     # stdout is the protocol: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    app = get_app()
+    app = get_app()  # opening the store takes a few ms; the model and vectors load below
+    server = build_server(app, read_only=read_only)
+    # Started once the server is built: loading the model while the SDK was still importing
+    # (~0.7 s of Python, the floor of `initialize`) only slowed that import, both needing the
+    # GIL. It now overlaps the handshake and the client's own start, and is mostly done (or
+    # waited for) by the first tool call.
     threading.Thread(target=_warm, args=(app,), name="contextd-warm", daemon=True).start()
-    run_stdio(build_server(app, read_only=read_only))
+    run_stdio(server)
 
 
 def _warm(app: App) -> None:

@@ -62,6 +62,7 @@ class IndexService:
         """Load the model and the vector matrix now, so the first query does not wait."""
         if self._indexer is None or self._index is None:
             return
+        self._indexer.provider.warm()
         self._indexer.provider.embed_query("warm up")
         self._index.vectors_of([])
 

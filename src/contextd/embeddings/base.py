@@ -22,6 +22,11 @@ class EmbeddingProvider(Protocol):
 
     def embed_query(self, text: str) -> list[float]: ...
 
+    def warm(self) -> None:
+        """Get ready for many calls (a resident process): load now, favouring each call's
+        speed over the load's."""
+        ...
+
 
 def text_hash(text: str) -> str:
     """The key that decides whether a record's text must be embedded again."""

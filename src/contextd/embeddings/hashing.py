@@ -26,6 +26,9 @@ class HashingEmbedder:
     def embed_query(self, text: str) -> list[float]:
         return self._embed(text)
 
+    def warm(self) -> None:
+        """Nothing to load."""
+
     def _embed(self, text: str) -> list[float]:
         counts: dict[int, float] = {}
         words = [w.lower() for w in _WORD.findall(text)]

@@ -39,6 +39,9 @@ class OpenAICompatible:
     def embed_query(self, text: str) -> list[float]:
         return self._request([text])[0]
 
+    def warm(self) -> None:
+        """Nothing to load: the endpoint holds the model."""
+
     def _request(self, texts: list[str]) -> list[list[float]]:
         import httpx  # Deferred: only this provider needs an HTTP client.
 
