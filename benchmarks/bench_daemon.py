@@ -6,8 +6,8 @@ Run: .venv/bin/python benchmarks/bench_daemon.py [--size 10000] [--rounds 30]
          [--against /path/to/other/.venv/bin/contextd]
 
 Each install starts its own daemon on the same store in turn (two rounds each, alternating,
-so drift on a shared machine falls on both); every hook and search is a new process, as an
-agent and a person run them.
+so drift on a shared machine falls on both); every hook, search and `add` is a new process, as
+an agent and a person run them. Writes are timed with the daemon and then without it.
 """
 
 import argparse
@@ -64,9 +64,18 @@ def one_round(exe: str, env: dict[str, str], rounds: int, cwd: str) -> dict[str,
             timed([exe, "search", f"{QUERIES[i % len(QUERIES)]} {i}"], env) for i in range(rounds)
         ]
         rss = float(str(daemon(exe, env, "status")["rss_mb"]))
+        writes = [timed([exe, *note(i, "warm")], env) for i in range(rounds)]
     finally:
         daemon(exe, env, "stop")
-    return {"hook": hook, "search": search, "rss": [rss]}
+    alone = [timed([exe, *note(i, "cold")], env) for i in range(max(3, rounds // 3))]
+    return {"hook": hook, "search": search, "rss": [rss], "write": writes, "write alone": alone}
+
+
+def note(i: int, label: str) -> list[str]:
+    """A CLI write no other round repeats (a restatement would be refused)."""
+    words = " ".join(QUERIES[(i * 7 + k) % len(QUERIES)].split()[0] for k in range(4))
+    text = f"Bench {label} note {i} {os.getpid()}: {words}"
+    return ["add", text, "--category", "gotcha", "--force"]  # alike on purpose: no refusal
 
 
 def main() -> None:
@@ -79,7 +88,8 @@ def main() -> None:
     compileall.compile_dir(Path(contextd.__file__).parent, quiet=1)
     installs = {"this": EXE} | ({"other": args.against} if args.against else {})
     results: dict[str, dict[str, list[float]]] = {
-        name: {"hook": [], "search": [], "rss": []} for name in installs
+        name: {"hook": [], "search": [], "rss": [], "write": [], "write alone": []}
+        for name in installs
     }
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder) / "home"
@@ -97,6 +107,11 @@ def main() -> None:
             f"{name:5s} prompt hook p50 {statistics.median(got['hook']):6.1f} ms  "
             f"search p50 {statistics.median(got['search']):6.1f} ms  "
             f"daemon RSS {max(got['rss']):6.1f} MB  ({exe})"
+        )
+        print(
+            f"      add p50 with the daemon {statistics.median(got['write']):6.1f} ms "
+            f"({1000 / statistics.median(got['write']):4.1f}/s), without "
+            f"{statistics.median(got['write alone']):6.1f} ms"
         )
 
 

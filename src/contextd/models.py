@@ -32,7 +32,9 @@ __all__ = [
     "SearchHit",
     "SearchQuery",
     "SearchResult",
+    "Similar",
     "Status",
+    "Stored",
     "body_from_dict",
     "body_to_dict",
 ]
@@ -66,11 +68,11 @@ class Hardness(StrEnum):
     ADVISORY = "advisory"
 
 
-class MemoryBody(Struct, frozen=True):
+class MemoryBody(Struct, frozen=True, tag="memory", tag_field="kind"):
     """A free memory keeps its text in the record title; it has no extra fields."""
 
 
-class DecisionBody(Struct, frozen=True):
+class DecisionBody(Struct, frozen=True, tag="decision", tag_field="kind"):
     """A choice between alternatives and why it was made."""
 
     problem: str
@@ -80,7 +82,7 @@ class DecisionBody(Struct, frozen=True):
     tradeoffs: str = ""
 
 
-class ConstraintBody(Struct, frozen=True):
+class ConstraintBody(Struct, frozen=True, tag="constraint", tag_field="kind"):
     """A rule that must hold, why, how hard, and which files it covers."""
 
     reason: str
@@ -89,14 +91,14 @@ class ConstraintBody(Struct, frozen=True):
     triggering_incident: str = ""
 
 
-class PipelineBody(Struct, frozen=True):
+class PipelineBody(Struct, frozen=True, tag="pipeline", tag_field="kind"):
     """A workflow: what it is for and its steps in order."""
 
     purpose: str
     steps: tuple[str, ...]
 
 
-class CheckpointBody(Struct, frozen=True):
+class CheckpointBody(Struct, frozen=True, tag="checkpoint", tag_field="kind"):
     """Where a piece of work stands: its goal, what is done, what comes next."""
 
     goal: str = ""
@@ -105,6 +107,7 @@ class CheckpointBody(Struct, frozen=True):
     problem: str = ""
 
 
+# Tagged by kind, so a record crosses the daemon's socket whole (msgspec decodes the union).
 Body = MemoryBody | DecisionBody | ConstraintBody | PipelineBody | CheckpointBody
 
 BODY_TYPES: dict[Kind, type[Body]] = {
@@ -287,6 +290,23 @@ class SearchHit(Struct, frozen=True):
     linked_from: str | None = None  # set when the hit came in through another hit's related_to
     via: str | None = None  # set when a superseded record's match was credited to this one
     similarity: float = 0.0  # the best raw cosine behind the hit (0 without vectors)
+
+
+class Similar(Struct, frozen=True):
+    """A stored record close to a new one: a restatement, or a contradiction?"""
+
+    record: Record
+    similarity: float
+    replaces: str | None = None  # why the new record seems to replace this one, if it does
+
+
+class Stored(Struct, frozen=True):
+    """A new record as stored, with the stored records it resembles and the short ids of all
+    of them, as a writer reports it (in this process or through the daemon)."""
+
+    record: Record
+    similar: list[Similar]
+    shorts: dict[str, str]
 
 
 class SearchResult(Struct, frozen=True):

@@ -28,7 +28,7 @@ from tests.hooks._support import hook_env
 CLIENT = (
     "import atexit, os, sys\n"
     "out = os.environ['CONTEXTD_TEST_MODULES']\n"
-    "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+    "atexit.register(lambda: open(out, 'w', encoding='utf-8').write('\\n'.join(sorted(sys.modules))))\n"
     "sys.argv[0] = 'contextd'\n"
     "from contextd.__main__ import main\n"
     "main()\n"
@@ -290,3 +290,40 @@ def test_the_daemon_answers_typed_requests_and_nothing_else(
     assert run.json("memories")["records"] == []
     found = client.ask(str(home), {"kind": "search", **base, "query": {"text": "task queue"}})
     assert found is not None and found[0]["answer"]["hits"] == []
+
+
+def test_writes_are_stored_by_the_daemon_with_the_same_rules_and_output(
+    daemons: Daemons, repo: Path, run: Cli, home: Path
+) -> None:
+    cold = contextd(repo, *BILLING)
+    assert cold.code == 0 and b"Recorded decision" in cold.stdout
+    daemons.start()
+    decide = [
+        "decide",
+        "Keep worker heartbeats at five seconds",
+        "--problem",
+        "Stalled workers held their tasks for minutes before anyone noticed them",
+        "--why",
+        "Five seconds notices a dead worker quickly without flooding the broker with pings",
+    ]
+    warm = contextd(repo, *decide, "--json")
+    assert warm.code == 0, warm.stderr
+    assert "numpy" not in warm.modules  # no model, no vectors: the daemon embedded it
+    stored = json.loads(warm.stdout)
+    assert stored["title"] == decide[1] and stored["project_id"] is not None
+    assert stored["id"] in {r["id"] for r in run.json("memories")["records"]}
+    text = contextd(
+        repo, "add", "Deploys happen from the release branch only", "--category", "convention"
+    )
+    assert text.code == 0 and text.stdout.startswith(b"Recorded memory ")
+    # A refusal is reported by the command itself, exactly as without a daemon.
+    for refused in (
+        ["decide", "Too thin", "--problem", "short", "--why", "short"],
+        list(BILLING),  # a restatement of a stored record
+        ["add", "Outside any project this has nowhere to go", "--category", "gotcha"],
+    ):
+        where = repo if refused[0] != "add" else repo.parent
+        after = contextd(where, *refused)
+        assert after.code in (2, 3, 4), after.stderr
+        assert after.stderr.startswith(b"Error: "), after.stderr
+    assert "write was refused" in (home / "daemon.log").read_text(encoding="utf-8")

@@ -2,17 +2,18 @@
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from contextd.cli._context import state
 from contextd.cli._text import clip, kind_cell, state_cell, table_lines
 from contextd.clock import age
-from contextd.core.duplicates import Similar
-from contextd.core.records import RecordDetail
 from contextd.core.views import NOT_CURRENT, record_view, similar_view
-from contextd.models import Kind, Record, Status, body_to_dict
+from contextd.models import Kind, Record, Similar, Status, body_to_dict
+
+if TYPE_CHECKING:  # a write that the daemon stored never loads the reader
+    from contextd.core.records import RecordDetail
 
 __all__ = ["KIND_HEADINGS", "emit", "record_block", "record_row", "report_write", "table", "warn"]
 
@@ -116,7 +117,7 @@ def table(rows: Sequence[list[str]], clip_column: int | None = 3) -> None:
         click.echo(line)
 
 
-def record_block(detail: RecordDetail, short_ids: dict[str, str]) -> None:
+def record_block(detail: "RecordDetail", short_ids: dict[str, str]) -> None:
     """A record in full, for `show` and after a write."""
     record = detail.record
     short = short_ids.get(record.id, record.id)

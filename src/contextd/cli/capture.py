@@ -5,6 +5,7 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, get_app, option_bundle
+from contextd.cli._daemon import stored_by_daemon
 from contextd.cli._output import report_write
 from contextd.models import (
     CheckpointBody,
@@ -89,8 +90,6 @@ def _store(
     force: bool,
     supersedes: tuple[str, ...],
 ) -> None:
-    app = get_app()
-    project = None if is_global else app.current_project()
     draft = RecordDraft(
         kind=kind,
         title=title,
@@ -104,10 +103,12 @@ def _store(
         is_global=is_global,
         private=private,
     )
-    record = app.records.create(draft, project, force=force, supersedes=supersedes)
-    similar = app.records.similar(record)
-    shorts = app.records.short_ids([record.id, *(s.record.id for s in similar)])
-    report_write("Recorded", record, similar, shorts)
+    stored = stored_by_daemon(draft, force=force, supersedes=supersedes)
+    if stored is None:
+        app = get_app()
+        project = None if is_global else app.current_project()
+        stored = app.records.record(draft, project, force=force, supersedes=supersedes)
+    report_write("Recorded", stored.record, stored.similar, stored.shorts)
 
 
 @click.command()

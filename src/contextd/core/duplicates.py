@@ -7,26 +7,19 @@ back as new.
 import math
 from collections.abc import Set as AbstractSet
 
-from msgspec import Struct
 from msgspec.structs import replace
 
 from contextd.config import RefreshSettings
 from contextd.core.replacement import replacement_reason
 from contextd.errors import DuplicateError
-from contextd.models import Record, Status
+from contextd.models import Record, Similar, Status
 from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as rows
 from contextd.storage.db import Database
 
-__all__ = ["DuplicateGuard", "Similar"]
+__all__ = ["DuplicateGuard"]
 
 _NEIGHBOURS = 10
-
-
-class Similar(Struct, frozen=True):
-    record: Record
-    similarity: float
-    replaces: str | None = None  # why the new record seems to replace this one, if it does
 
 
 class DuplicateGuard:

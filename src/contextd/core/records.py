@@ -10,7 +10,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from contextd.clock import now, to_iso
-from contextd.core.duplicates import DuplicateGuard, Similar
+from contextd.core.duplicates import DuplicateGuard
 from contextd.core.prefixes import match_prefix
 from contextd.core.validation import checked_text, validate_draft
 from contextd.errors import (
@@ -27,7 +27,9 @@ from contextd.models import (
     Record,
     RecordDraft,
     RecordEdit,
+    Similar,
     Status,
+    Stored,
     body_from_dict,
     body_to_dict,
 )
@@ -69,8 +71,14 @@ class RecordFiles(Protocol):
     inside the store's transaction: a failed file write stores nothing."""
 
     def written(
-        self, conn: sqlite3.Connection, records: Sequence[Record], private: frozenset[str]
-    ) -> None: ...
+        self,
+        conn: sqlite3.Connection,
+        records: Sequence[Record],
+        private: frozenset[str],
+        checkout: str | None,
+    ) -> None:
+        """`checkout`: the work tree the write was asked from, when the caller knows it."""
+        ...
 
     def removed(self, conn: sqlite3.Connection, record: Record) -> None: ...
 
@@ -113,6 +121,20 @@ class RecordService:
         replaced = [self._resolve_id(reference).id for reference in supersedes]
         return self._store([draft], project, force=force, replaced=replaced)[0]
 
+    def record(
+        self,
+        draft: RecordDraft,
+        project: Project | None,
+        *,
+        force: bool = False,
+        supersedes: Sequence[str] = (),
+    ) -> Stored:
+        """`create`, with what a writer reports back: the records it resembles, short ids."""
+        record = self.create(draft, project, force=force, supersedes=supersedes)
+        similar = self.similar(record)
+        shorts = self.short_ids([record.id, *(s.record.id for s in similar)])
+        return Stored(record, similar, shorts)
+
     def create_many(
         self,
         drafts: Sequence[RecordDraft],
@@ -149,7 +171,7 @@ class RecordService:
             progress=progress,
         )
         with self._db.transaction():
-            records = self.write_all(prepared)
+            records = self.write_all(prepared, project.checkout if project else None)
             for old in replaced:
                 self.supersede(old, records[0].id)
         return records
@@ -286,7 +308,9 @@ class RecordService:
             return False
         return self._guard.restate_each_other(first.vectors[0].vector, second.vectors[0].vector)
 
-    def write_all(self, prepared: Sequence[PreparedWrite]) -> list[Record]:
+    def write_all(
+        self, prepared: Sequence[PreparedWrite], checkout: str | None = None
+    ) -> list[Record]:
         """Store prepared changes in one transaction: all of them, or none when a record
         changed since it was prepared.
 
@@ -315,7 +339,7 @@ class RecordService:
                     vector_rows.delete_embedding(conn, record.id)
                 written.append(record)
             private = frozenset(p.record.id for p in prepared if p.private)
-            self._changed(conn, written, private)
+            self._changed(conn, written, private, checkout)
         return written
 
     def supersede(self, old_reference: str, new_reference: str) -> tuple[Record, Record]:
@@ -442,9 +466,10 @@ class RecordService:
         conn: sqlite3.Connection,
         records: Sequence[Record],
         private: frozenset[str] = frozenset(),
+        checkout: str | None = None,
     ) -> None:
         if self._files is not None:
-            self._files.written(conn, records, private)
+            self._files.written(conn, records, private, checkout)
 
     def _embed(
         self, records: Sequence[Record], progress: Callable[[int], None] | None = None

@@ -2,10 +2,9 @@
 
 from typing import TYPE_CHECKING, Any
 
-from contextd.models import Project, Record, SearchHit, Status, body_to_dict
+from contextd.models import Project, Record, SearchHit, Similar, Status, body_to_dict
 
 if TYPE_CHECKING:  # types only: the MCP server imports this before its first tool call
-    from contextd.core.duplicates import Similar
     from contextd.core.records import RecordDetail
 
 __all__ = [
@@ -94,7 +93,7 @@ def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
     return view
 
 
-def similar_view(similar: "Similar") -> dict[str, Any]:
+def similar_view(similar: Similar) -> dict[str, Any]:
     record = similar.record
     view: dict[str, Any] = {
         "id": record.id,

@@ -23,13 +23,14 @@ from contextd.daemon.protocol import (
     Request,
     SearchAsk,
     Stop,
+    WriteAsk,
     decode_request,
 )
 from contextd.errors import ContextdError
 from contextd.hooks.events import EVENTS
 from contextd.hooks.handlers import handle
 from contextd.hooks.reply import agent_reply, parse_payload
-from contextd.models import Project
+from contextd.models import Project, Stored
 
 __all__ = ["Declined", "Handlers"]
 
@@ -78,6 +79,8 @@ class Handlers:
         self._check(request)
         if isinstance(request, HookAsk):
             return {}, self._hook(request, body)
+        if isinstance(request, WriteAsk):
+            return {"stored": self._write(request)}, b""
         project = self._project(request.project, request.folder)
         app = self._app
         if isinstance(request, SearchAsk):
@@ -88,7 +91,21 @@ class Handlers:
         packed = recall_answer(app.search, project, request.query, request.budget, request.explain)
         return {"answer": packed}, b""
 
-    def _check(self, request: HookAsk | SearchAsk | RecallAsk) -> None:
+    def _write(self, request: WriteAsk) -> Stored:
+        """Store the draft as the CLI would; a refusal is the client's to report, so it is
+        declined (nothing was stored) and the client runs the write itself."""
+        draft = request.draft
+        try:
+            project = None
+            if not draft.is_global:
+                project = self._project(request.project, request.folder)
+            return self._app.records.record(
+                draft, project, force=request.force, supersedes=request.supersedes
+            )
+        except ContextdError as exc:
+            raise Declined(f"the write was refused: {type(exc).__name__}") from None
+
+    def _check(self, request: HookAsk | SearchAsk | RecallAsk | WriteAsk) -> None:
         if request.stamp != self._stamp:
             raise Declined(
                 "this daemon runs other contextd code than its client; restart it "

@@ -10,9 +10,18 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta, Struct
 
-from contextd.models import SearchQuery
+from contextd.models import RecordDraft, SearchQuery
 
-__all__ = ["HookAsk", "Ping", "RecallAsk", "Request", "SearchAsk", "Stop", "decode_request"]
+__all__ = [
+    "HookAsk",
+    "Ping",
+    "RecallAsk",
+    "Request",
+    "SearchAsk",
+    "Stop",
+    "WriteAsk",
+    "decode_request",
+]
 
 Path = Annotated[str, Meta(min_length=1, max_length=4096)]
 Name = Annotated[str, Meta(max_length=1024)]
@@ -63,7 +72,20 @@ class RecallAsk(Struct, frozen=True, tag="recall", tag_field="kind", forbid_unkn
     json: bool = False
 
 
-Request = Ping | Stop | HookAsk | SearchAsk | RecallAsk
+class WriteAsk(Struct, frozen=True, tag="write", tag_field="kind", forbid_unknown_fields=True):
+    """A CLI write (`add`, `decide`, `constrain`, `pipeline`, `checkpoint`): the draft, stored
+    by the daemon's warm model under the same rules, reported back for the client to print."""
+
+    home: Path
+    stamp: Name
+    project: Name | None
+    folder: Path
+    draft: RecordDraft
+    force: bool = False
+    supersedes: tuple[Name, ...] = ()
+
+
+Request = Ping | Stop | HookAsk | SearchAsk | RecallAsk | WriteAsk
 _DECODER = msgspec.json.Decoder(Request)
 
 

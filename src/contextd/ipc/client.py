@@ -10,25 +10,38 @@ from collections.abc import Mapping
 
 from contextd.ipc import frames, rendezvous
 
-__all__ = ["COMMAND_TIMEOUT_S", "HOOK_TIMEOUT_S", "ask", "code_stamp"]
+__all__ = ["COMMAND_TIMEOUT_S", "HOOK_TIMEOUT_S", "Unanswered", "ask", "code_stamp"]
 
 HOOK_TIMEOUT_S = 1.0  # a daemon that takes longer is busy or wedged: answer in-process
 COMMAND_TIMEOUT_S = 5.0  # a reload of a large matrix after many writes can take a second or two
 
 
+class Unanswered(Exception):
+    """A request that changes something reached the daemon, but no answer came back: whether
+    it was carried out is unknown, so it must not simply be done again."""
+
+
 def ask(
-    home: str, request: Mapping[str, object], body: bytes = b"", timeout: float = COMMAND_TIMEOUT_S
+    home: str,
+    request: Mapping[str, object],
+    body: bytes = b"",
+    timeout: float = COMMAND_TIMEOUT_S,
+    *,
+    repeatable: bool = True,
 ) -> tuple[dict[str, object], bytes] | None:
     """The daemon's answer to `request` (its head, decoded, and its body); None when no daemon
-    gave one.
+    gave one. A request that is not `repeatable` (a write) raises Unanswered instead of
+    returning None once it was sent.
 
     Raises:
         rendezvous.Unsafe: the socket, its folder or the process behind it is not this user's.
+        Unanswered: a write was sent and no answer came.
     """
     path = rendezvous.find(home)
     if path is None:
         return None
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    sent = False
     try:
         conn.settimeout(timeout)
         try:
@@ -37,9 +50,12 @@ def ask(
             return None  # a socket left by a daemon that died
         rendezvous.check_peer(conn, "daemon")
         conn.sendall(frames.encode(json.dumps(request).encode("ascii"), body))
+        sent = True
         head, answer = frames.read(conn)
         decoded = json.loads(head)
     except (OSError, ValueError, frames.BadFrame):
+        if not repeatable and sent:
+            raise Unanswered() from None
         return None
     finally:
         conn.close()

@@ -40,7 +40,11 @@ class RepositoryFiles:
         return str(record.kind) in self._shared
 
     def written(
-        self, conn: sqlite3.Connection, records: Sequence[Record], private: frozenset[str]
+        self,
+        conn: sqlite3.Connection,
+        records: Sequence[Record],
+        private: frozenset[str],
+        checkout: str | None,
     ) -> None:
         for record in records:
             if record.project_id is None:
@@ -51,9 +55,9 @@ class RepositoryFiles:
                 continue
             if sharing == rows.PRIVATE or (sharing == rows.LOCAL and not self.shareable(record)):
                 continue
-            checkout = self.checkout_for(conn, record.project_id)
-            if checkout is not None:
-                write(conn, checkout, record)
+            target = self.checkout_for(conn, record.project_id, checkout)
+            if target is not None:
+                write(conn, target, record)
 
     def removed(self, conn: sqlite3.Connection, record: Record) -> None:
         if record.project_id is None:
@@ -65,9 +69,16 @@ class RepositoryFiles:
         path.unlink(missing_ok=True)
         rows.drop_files(conn, checkout, [path.name])
 
-    def checkout_for(self, conn: sqlite3.Connection, project_id: str) -> str | None:
-        """The shared checkout a write lands in: the project's attached folder holding this
-        command, else its only shared checkout; None when there is no such one."""
+    def checkout_for(
+        self, conn: sqlite3.Connection, project_id: str, asked_from: str | None = None
+    ) -> str | None:
+        """The shared checkout a write lands in: the one it was asked from, else the
+        project's attached folder holding this command, else its only shared checkout; None
+        when there is no such one."""
+        if asked_from is not None and shared_checkout(asked_from):
+            owner = project_rows.project_for_path(conn, Path(asked_from))
+            if owner is not None and owner == (asked_from, project_id):
+                return asked_from
         here = project_rows.project_for_path(conn, self._cwd)
         if here is not None and here[1] == project_id:
             return here[0] if shared_checkout(here[0]) else None
