@@ -52,13 +52,22 @@ class EmbeddingSettings(Struct, frozen=True):
 class SearchSettings(Struct, frozen=True):
     """Weights of the ranking terms; the sum is multiplied by the status factor."""
 
-    fusion: str = (
-        "zscore"  # or "relative", "saturating", "weighted", "rrf"; chosen on the eval sets
-    )
-    zscore_spread: float = 4.0  # standard deviations above the pool's mean that make a full match
+    ranking: str = "hybrid"  # or "fts" / "semantic": one arm alone (for comparing them)
+    # How the arms' raw scores become terms: "adaptive" weighs each arm per query by how
+    # decisive it is (contextd.retrieval.adaptive); the others are fixed weightings.
+    fusion: str = "adaptive"  # or "zscore", "relative", "saturating", "weighted", "rrf"
+    # adaptive: the coverage (idf-weighted share of the query's words in the best full-text
+    # match) at which both arms are trusted alike, and how sharply trust turns around it
+    coverage_midpoint: float = 0.1
+    coverage_steepness: float = 24.0
+    coverage_exponent: float = 2.0  # the full-text term grows as coverage to this power
+    bm25_exponent: float = 3.0  # a candidate's bm25 relative to the best, to this power
+    semantic_share: float = 0.3  # the semantic arm's weight when full text is decisive
+    semantic_spread: float = 6.0  # standard deviations above the pool's mean: a full match
+    zscore_spread: float = 4.0  # zscore: the same, for both arms
     rrf_k: float = 60.0
     bm25_half: float = 10.0
-    fts_weight: float = 0.5
+    fts_weight: float = 1.0
     semantic_weight: float = 1.0
     semantic_floor: float = 0.15
     priority_weight: float = 0.35
@@ -165,7 +174,8 @@ _SECTIONS: dict[str, type[Any]] = {
 
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
-    ("search", "fusion"): ("zscore", "relative", "saturating", "weighted", "rrf"),
+    ("search", "ranking"): ("hybrid", "fts", "semantic"),
+    ("search", "fusion"): ("adaptive", "zscore", "relative", "saturating", "weighted", "rrf"),
     ("vectors", "backend"): ("sqlite", "qdrant"),
 }
 
@@ -178,6 +188,7 @@ _POSITIVE = {
     ("search", "candidate_pool"),
     ("search", "rrf_k"),
     ("search", "zscore_spread"),
+    ("search", "semantic_spread"),
     ("context", "max_context_tokens"),
     ("context", "max_memories"),
     ("context", "session_budget"),

@@ -9,6 +9,7 @@ from msgspec.structs import replace
 from contextd.clock import now
 from contextd.config import SearchSettings
 from contextd.models import Record, ScoreTerms, SearchHit, SearchQuery, SearchResult, Status
+from contextd.retrieval.adaptive import adaptive_terms
 from contextd.retrieval.fusion import (
     dot,
     mmr,
@@ -20,7 +21,7 @@ from contextd.retrieval.fusion import (
 from contextd.retrieval.scoring import score_record
 from contextd.storage import records as rows
 from contextd.storage.db import Database, translate_errors
-from contextd.storage.fts import fts_candidates
+from contextd.storage.fts import LexicalMatches, lexical_matches
 
 if TYPE_CHECKING:  # full-text recall (the hook without its daemon) never loads the vector half
     from contextd.retrieval.semantic import SemanticSearch
@@ -68,16 +69,20 @@ class Retriever:
         )
         pool = max(self._weights.candidate_pool, query.limit)
         conn = self._db.connection()
+        arms = self._weights.ranking
         with translate_errors(self._db.path):
-            lexical = dict(fts_candidates(conn, query.text, scope, pool))
+            found = lexical_matches(conn, query.text, scope, pool)
+        if arms == "semantic":
+            found = LexicalMatches([], 0.0)
+        lexical = dict(found.hits)
         meaning = (
             None
-            if self._semantic is None
+            if self._semantic is None or arms == "fts"
             else self._semantic.meaning(query.text, project_id, pool, list(lexical))
         )
         cosines = meaning.cosines if meaning else {}
         learned = meaning.learned if meaning else {}
-        fts, sem = self._fuse(lexical, cosines)
+        fts, sem = self._fuse(lexical, found.coverage, cosines)
         heads = rows.heads_in_scope(conn, self._rankable(lexical, sem, learned), scope)
         ranked = self._rank(heads, lexical, fts, sem, learned, project_id)
         ranked = self._forward_superseded(ranked, wanted)
@@ -86,7 +91,9 @@ class Retriever:
         hits = self._materialise(ranked[: query.limit], cosines)
         if query.expand_related:
             hits += self._linked(hits, wanted)
-        return SearchResult(tuple(hits), meaning.degraded if meaning else _VECTORS_OFF)
+        if meaning is not None:
+            return SearchResult(tuple(hits), meaning.degraded)
+        return SearchResult(tuple(hits), None if arms == "fts" else _VECTORS_OFF)
 
     def learn(self, query: str, record: Record, project_id: str | None) -> None:
         """Store a (query, record) pair; without vectors it is kept but cannot match yet."""
@@ -98,10 +105,12 @@ class Retriever:
             feedback.add_feedback(conn, project_id, record.id, query, provider, vector, now())
 
     def _fuse(
-        self, lexical: dict[str, float], cosines: dict[str, float]
+        self, lexical: dict[str, float], coverage: float, cosines: dict[str, float]
     ) -> tuple[dict[str, float], dict[str, float]]:
         """Each arm's raw scores as 0..1 terms, by the configured fusion."""
         weights = self._weights
+        if weights.fusion == "adaptive":
+            return adaptive_terms(lexical, coverage, cosines, weights)
         meaning = {rid: semantic_relevance(c, weights.semantic_floor) for rid, c in cosines.items()}
         if weights.fusion == "zscore":
             spread = scale_by_spread(cosines, weights.zscore_spread)
