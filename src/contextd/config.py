@@ -89,6 +89,7 @@ class ContextSettings(Struct, frozen=True):
     """How much recall and the briefings may put in front of an agent (tokens, records)."""
 
     max_context_tokens: int = 6000
+    max_entry_tokens: int = 1000  # a longer passage is cut, with a pointer to the whole record
     max_memories: int = 40
     session_budget: int = 2000  # the session-start briefing
     export_budget: int = 2000  # the briefing `contextd export` writes into agent files
@@ -190,6 +191,7 @@ _POSITIVE = {
     ("search", "zscore_spread"),
     ("search", "semantic_spread"),
     ("context", "max_context_tokens"),
+    ("context", "max_entry_tokens"),
     ("context", "max_memories"),
     ("context", "session_budget"),
     ("hooks", "prompt_max_results"),

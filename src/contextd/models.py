@@ -229,7 +229,8 @@ class RecordEdit(Struct, frozen=True):
 
 
 class SearchQuery(Struct, frozen=True):
-    """What to look for and which records may answer; dates are ISO instants (created_at)."""
+    """What to look for and which records may answer; dates are ISO instants, compared with
+    each record's created time, or its last verified time when `dates_by` is "verified"."""
 
     text: str
     kinds: tuple[Kind, ...] = ()
@@ -237,6 +238,7 @@ class SearchQuery(Struct, frozen=True):
     category: str | None = None
     since: str | None = None
     before: str | None = None
+    dates_by: str = "created"
     limit: int = 10
     include_superseded: bool = False
     include_archived: bool = False

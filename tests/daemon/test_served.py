@@ -86,6 +86,7 @@ ANSWERED = [
     ("search", "--kind=decision", "task", "--tag", "queue", "--limit=3", "--explain"),
     ("--home", "../home", "search", "queue", "--since", "30d", "--mmr", "--include-superseded"),
     ("search", "--", "--task queue"),
+    ("recall", "task queue", "--since", "30d", "--by", "verified"),
 ]
 REFUSED = [
     ("search", "task queue", "--since", "the other day"),  # refused by contextd: exit 2
@@ -93,6 +94,7 @@ REFUSED = [
     ("search", "task queue", "--json", "--since", "soon"),  # the error as JSON
     ("recall", "task queue", "--budget", "10"),  # under the least budget
     ("search", "task queue", "--kind", "decisions"),  # no such kind
+    ("search", "task queue", "--by", "updated"),  # no such time
     ("search", "--help"),
 ]
 VARIANTS = ANSWERED + REFUSED

@@ -101,6 +101,7 @@ def _query(text: str, limit: int, options: dict[str, Any]) -> SearchQuery:
         category=options["category"],
         since=parse_date(options["since"], "--since"),
         before=parse_date(options["before"], "--before"),
+        dates_by=options["dates_by"] or "created",
         limit=limit,
         include_superseded=options["include_superseded"],
         include_archived=options["include_archived"],

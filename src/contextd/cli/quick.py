@@ -68,6 +68,7 @@ def _request(parsed: search_args.Parsed) -> dict[str, object] | None:
         "category": values["category"],
         "since": since,
         "before": before,
+        "dates_by": values["dates_by"] or "created",
         "limit": values.get("limit") or 10,
         "include_superseded": values["include_superseded"],
         "include_archived": values["include_archived"],

@@ -71,6 +71,12 @@ QUERY_OPTIONS = (
     Option("--since", "since", "Created on or after (2026-11-01, 30d, 12h).", metavar="WHEN"),
     Option("--before", "before", "Created before (2026-11-01, 30d, 12h).", metavar="WHEN"),
     Option(
+        "--by",
+        "dates_by",
+        "Count --since/--before from the created (default) or the last verified time.",
+        choices=("created", "verified"),
+    ),
+    Option(
         "--include-superseded",
         "include_superseded",
         "Also replaced records (labelled NOT CURRENT).",

@@ -21,9 +21,18 @@ from contextd.models import (
 )
 from contextd.retrieval.search import Retriever
 
-__all__ = ["Recall", "SearchService", "estimate_tokens", "parse_date", "passage"]
+__all__ = [
+    "DATES_BY",
+    "Recall",
+    "SearchService",
+    "cut_passage",
+    "estimate_tokens",
+    "parse_date",
+    "passage",
+]
 
 SEPARATOR = "\n\n"
+DATES_BY = ("created", "verified")  # which time of a record since/before compare with
 
 
 class Recall(Struct, frozen=True):
@@ -47,6 +56,10 @@ class SearchService:
         """Ranked hits for `query`; superseded and archived records only when asked for."""
         if not 1 <= query.limit <= MAX_SEARCH_LIMIT:
             raise InvalidInputError(f"The limit must be from 1 to {MAX_SEARCH_LIMIT}.")
+        if query.dates_by not in DATES_BY:
+            raise InvalidInputError(
+                f"Dates count from one of {', '.join(DATES_BY)}, not {query.dates_by!r}."
+            )
         return self._retriever.search(query, project.id)
 
     def learn(self, project: Project, query: str, record: Record) -> None:
@@ -66,7 +79,7 @@ class SearchService:
         blocks: list[str] = []
         length = 0  # characters of the text so far, separators included
         for hit in result.hits:
-            block = passage(hit)
+            block = passage(hit, self._context.max_entry_tokens)
             grown = length + (len(SEPARATOR) if blocks else 0) + len(block)
             if _tokens_for(grown) > limit:
                 continue  # skip it, and keep packing smaller ones
@@ -95,8 +108,9 @@ def _tokens_for(characters: int) -> int:
     return max(1, math.ceil(characters / 4))
 
 
-def passage(hit: SearchHit) -> str:
-    """One hit as the text an agent reads: header line, then the fields that say why."""
+def passage(hit: SearchHit, max_tokens: int | None = None) -> str:
+    """One hit as the text an agent reads: header line, then the fields that say why; cut
+    to `max_tokens` with a pointer to the whole record when longer."""
     record = hit.record
     label = record.category if record.kind is Kind.MEMORY and record.category else str(record.kind)
     flags = []
@@ -116,7 +130,24 @@ def passage(hit: SearchHit) -> str:
             lines.append(f"{name}: " + "; ".join(str(v) for v in value))
         elif value:
             lines.append(f"{name}: {value}")
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    return text if max_tokens is None else cut_passage(text, record.id, max_tokens)
+
+
+def cut_passage(text: str, record_id: str, max_tokens: int) -> str:
+    """`text` whole when it fits `max_tokens`, else its start (at a word break) and a line
+    naming how to read the rest."""
+    if estimate_tokens(text) <= max_tokens:
+        return text
+    note = (
+        f"\n[cut at {max_tokens} tokens: get_entry {record_id} "
+        f"(contextd show {record_id}) has the whole record]"
+    )
+    room = max(max_tokens * 4 - len(note) - 2, 0)
+    head = text[:room]
+    if " " in head[room // 2 :] or "\n" in head[room // 2 :]:
+        head = head[: max(head.rfind(" "), head.rfind("\n"))]
+    return head.rstrip() + " …" + note
 
 
 def parse_date(text: str | None, option: str) -> str | None:

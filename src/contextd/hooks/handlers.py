@@ -97,7 +97,7 @@ def _prompt(
     for hit in hits:
         if hit.record.id in already or hit.linked_from or len(chosen) >= wanted:
             continue
-        block = passage(hit)
+        block = passage(hit, app.settings.context.max_entry_tokens)
         cost = estimate_tokens(SEPARATOR + block)
         if used + cost > settings.prompt_budget:
             continue

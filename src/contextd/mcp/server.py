@@ -253,6 +253,10 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         tags: Tags | None = None,
         since: Annotated[str | None, Field(description="2026-11-01, or 30d / 12h back")] = None,
         before: Annotated[str | None, Field(description="2026-11-01, or 30d / 12h back")] = None,
+        dates_by: Annotated[
+            Literal["created", "verified"],
+            Field(description="Which time of a record since/before count from."),
+        ] = "created",
         include_superseded: bool = False,
         budget: Annotated[int | None, Field(ge=50, le=50000)] = None,
     ) -> CallToolResult:
@@ -266,6 +270,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
                 tags=tuple(tags or ()),
                 since=parse_date(since, "since"),
                 before=parse_date(before, "before"),
+                dates_by=dates_by,
                 include_superseded=include_superseded,
             ),
             budget,

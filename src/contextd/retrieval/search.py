@@ -274,4 +274,5 @@ def _scope(query: SearchQuery, project_id: str | None) -> rows.RecordFilter:
         category=query.category,
         since=query.since,
         before=query.before,
+        dates_by=query.dates_by,
     )

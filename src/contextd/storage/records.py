@@ -47,6 +47,7 @@ class RecordFilter(Struct, frozen=True):
     category: str | None = None
     since: str | None = None
     before: str | None = None
+    dates_by: str = "created"  # or "verified": which time since/before compare with
     every_project: bool = False  # maintenance only: ignore the project scope
 
     def where(self, alias: str = "records") -> tuple[str, list[object]]:
@@ -65,11 +66,12 @@ class RecordFilter(Struct, frozen=True):
         if self.category:
             clauses.append(f"{alias}.category = ?")
             params.append(self.category)
+        moment = "verified_at" if self.dates_by == "verified" else "created_at"
         if self.since:
-            clauses.append(f"{alias}.created_at >= ?")
+            clauses.append(f"{alias}.{moment} >= ?")
             params.append(self.since)
         if self.before:
-            clauses.append(f"{alias}.created_at < ?")
+            clauses.append(f"{alias}.{moment} < ?")
             params.append(self.before)
         for tag in self.tags:
             clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
