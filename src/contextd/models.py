@@ -239,6 +239,7 @@ class SearchQuery(Struct, frozen=True):
     since: str | None = None
     before: str | None = None
     dates_by: str = "created"
+    path: str | None = None  # a file: records whose scope or text names it come first
     limit: int = 10
     include_superseded: bool = False
     include_archived: bool = False

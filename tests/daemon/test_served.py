@@ -87,6 +87,7 @@ ANSWERED = [
     ("--home", "../home", "search", "queue", "--since", "30d", "--mmr", "--include-superseded"),
     ("search", "--", "--task queue"),
     ("recall", "task queue", "--since", "30d", "--by", "verified"),
+    ("search", "task queue", "--path", "src/queue/worker.py", "--json"),
 ]
 REFUSED = [
     ("search", "task queue", "--since", "the other day"),  # refused by contextd: exit 2

@@ -318,3 +318,32 @@ def test_records_written_over_mcp_belong_to_the_connection_session(repo: Path, r
     shown = run.json("session", "show")
     assert shown["session"]["id"] == seen["session"] and shown["session"]["agent"] == "test-agent"
     assert [r["id"] for r in shown["memories"]] == [seen["record"]]
+
+
+def test_get_context_puts_records_about_a_file_first_and_counts_dates_as_asked(
+    repo: Path, run: Cli
+) -> None:
+    decided = run.json(*DECISION)
+    named = run.json(
+        "add", "src/queue/worker.py acks a task after its effects commit", "--category", "gotcha"
+    )
+
+    async def body(client: Client) -> None:
+        scoped = payload(
+            await client.call_tool(
+                "get_context", {"query": "task queue", "path": "src/queue/worker.py"}
+            )
+        )
+        assert scoped["results"][0]["id"] == named["id"]
+        recent = payload(
+            await client.call_tool(
+                "get_context", {"query": "task queue", "since": "1d", "dates_by": "verified"}
+            )
+        )
+        assert {r["id"] for r in recent["results"]} >= {decided["id"], named["id"]}
+        outside = await client.call_tool(
+            "get_context", {"query": "task queue", "path": "/nowhere/else.py"}
+        )
+        assert outside.is_error and "not inside a folder" in outside.content[0].text
+
+    serve(repo, body)

@@ -83,6 +83,12 @@ QUERY_OPTIONS = (
         kind="flag",
     ),
     Option("--include-archived", "include_archived", "Also archived records.", kind="flag"),
+    Option(
+        "--path",
+        "path",
+        "Records about this file first: a constraint whose scope covers it, text naming it.",
+        metavar="FILE",
+    ),
     Option("--mmr", "diversify", "Prefer diverse results over near-duplicates.", kind="flag"),
     Option("--explain", "explain", "Show each scoring term per hit.", kind="flag"),
 )

@@ -1,12 +1,14 @@
 """Search and recall over a project's records and the global ones."""
 
 import math
+from pathlib import Path
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from contextd.clock import parse_when, to_iso
 from contextd.config import ContextSettings
+from contextd.core.scope_guard import relative_to_project
 from contextd.errors import InvalidInputError
 from contextd.limits import MAX_SEARCH_LIMIT
 from contextd.models import (
@@ -60,6 +62,8 @@ class SearchService:
             raise InvalidInputError(
                 f"Dates count from one of {', '.join(DATES_BY)}, not {query.dates_by!r}."
             )
+        if query.path:
+            query = replace(query, path=project_path(project, query.path))
         return self._retriever.search(query, project.id)
 
     def learn(self, project: Project, query: str, record: Record) -> None:
@@ -97,6 +101,21 @@ class SearchService:
             omitted,
             result.degraded,
         )
+
+
+def project_path(project: Project, given: str) -> str:
+    """A file named for a search as a path inside the project: an absolute one made relative
+    to the project's folder holding it, a relative one taken as relative to the project."""
+    path = Path(given)
+    if not path.is_absolute():
+        return path.as_posix()
+    inside = relative_to_project(project, path)
+    if inside is None:
+        raise InvalidInputError(
+            f"{given} is not inside a folder of project {project.name}; "
+            "give a path in the project (relative to its root, or absolute)."
+        )
+    return inside
 
 
 def estimate_tokens(text: str) -> int:

@@ -257,6 +257,13 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
             Literal["created", "verified"],
             Field(description="Which time of a record since/before count from."),
         ] = "created",
+        path: Annotated[
+            str | None,
+            Field(
+                description="A file you are about to change (relative to the project root): "
+                "records whose scope covers it or whose text names it come first."
+            ),
+        ] = None,
         include_superseded: bool = False,
         budget: Annotated[int | None, Field(ge=50, le=50000)] = None,
     ) -> CallToolResult:
@@ -271,6 +278,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
                 since=parse_date(since, "since"),
                 before=parse_date(before, "before"),
                 dates_by=dates_by,
+                path=path,
                 include_superseded=include_superseded,
             ),
             budget,

@@ -18,6 +18,7 @@ from contextd.retrieval.fusion import (
     scale_by_spread,
     semantic_relevance,
 )
+from contextd.retrieval.path_scope import records_naming
 from contextd.retrieval.scoring import score_record
 from contextd.storage import records as rows
 from contextd.storage.db import Database, translate_errors
@@ -83,11 +84,15 @@ class Retriever:
         cosines = meaning.cosines if meaning else {}
         learned = meaning.learned if meaning else {}
         fts, sem = self._fuse(lexical, found.coverage, cosines)
-        heads = rows.heads_in_scope(conn, self._rankable(lexical, sem, learned), scope)
-        ranked = self._rank(heads, lexical, fts, sem, learned, project_id)
+        named = records_naming(conn, query.path, scope) if query.path else set()
+        rankable = self._rankable(lexical, sem, learned) + sorted(named - lexical.keys())
+        heads = rows.heads_in_scope(conn, rankable, scope)
+        ranked = self._rank(heads, lexical, fts, sem, learned, project_id, named)
         ranked = self._forward_superseded(ranked, wanted)
         if query.diversify and meaning and meaning.vector is not None:
             ranked = self._diversify(ranked, query.limit)
+        if named:  # records about the file asked for come first, each group by its score
+            ranked.sort(key=lambda c: c.head.id not in named and c.via not in named)
         hits = self._materialise(ranked[: query.limit], cosines)
         if query.expand_related:
             hits += self._linked(hits, wanted)
@@ -152,6 +157,7 @@ class Retriever:
         sem: dict[str, float],
         learned: dict[str, float],
         project_id: str | None,
+        named: set[str],
     ) -> list[_Candidate]:
         moment = datetime.now(UTC)
         ranked = []
@@ -166,7 +172,7 @@ class Retriever:
                 feedback=learned.get(rid, 0.0),
             )
             # A full-text match is kept even when it scores under the pool's mean.
-            if rid in lexical or terms.semantic > 0 or terms.feedback > 0:
+            if rid in lexical or rid in named or terms.semantic > 0 or terms.feedback > 0:
                 ranked.append(_Candidate(head, terms.total, terms))
         return _best_first(ranked)
 

@@ -18,6 +18,7 @@ __all__ = [
     "get_record",
     "insert_record",
     "list_records",
+    "naming",
     "record_from_row",
     "RecordHead",
     "heads_in_scope",
@@ -254,6 +255,24 @@ def _by_ids(
         f"ON records.id = wanted.value WHERE {where}"
     )
     return conn.execute(sql, (json.dumps(list(ids)), *params)).fetchall()
+
+
+def naming(
+    conn: sqlite3.Connection, needles: Sequence[str], scope: RecordFilter
+) -> list[tuple[str, bool, list[str]]]:
+    """Records in `scope` whose text holds one of `needles`, and constraints with a scope:
+    (id, whether the text holds a needle, the constraint's scope globs)."""
+    where, params = scope.where()
+    text = "records.title || char(10) || records.body_text || char(10) || records.retrieval_hints"
+    held = " OR ".join(f"instr({text}, ?) > 0" for _ in needles) or "0"
+    scoped = "records.kind = 'constraint' AND json_array_length(records.body, '$.scope') > 0"
+    sql = (
+        f"SELECT records.id, ({held}) AS named, "
+        f"CASE WHEN {scoped} THEN json_extract(records.body, '$.scope') END "
+        f"FROM records WHERE {where} AND (({held}) OR ({scoped}))"
+    )
+    rows = conn.execute(sql, (*needles, *params, *needles)).fetchall()
+    return [(str(r[0]), bool(r[1]), json.loads(r[2]) if r[2] else []) for r in rows]
 
 
 def tombstone_of(conn: sqlite3.Connection, record_id: str) -> str | None:
