@@ -178,9 +178,14 @@ def stale(days: int | None) -> None:
 @click.command()
 @common_options
 def quality() -> None:
-    """Find thin rationale, missing tags, isolated and stale records, with the fix for each."""
+    """Find duplicates, thin rationale, missing tags, isolated and stale records, with the fix
+    for each."""
     app = get_app()
-    issues = scan_quality(app.records, app.current_project(), app.settings.lifecycle.stale_days)
+    project = app.current_project()
+    duplicates = app.consolidation.survey(project).merges
+    issues = scan_quality(
+        app.records, project, app.settings.lifecycle.stale_days, duplicates=duplicates
+    )
     counts: dict[str, int] = {}
     for issue in issues:
         counts[issue.kind] = counts.get(issue.kind, 0) + 1

@@ -49,7 +49,7 @@ COMMAND_MODULES = {
     "bundle": "bundles",
     "remote": "remote",
     "config": "admin",
-    "refresh": "admin",
+    "refresh": "refresh",
     "eval": "evaluate",
     "setup": "setup",
     "hook": "hooks",

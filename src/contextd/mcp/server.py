@@ -559,8 +559,13 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
 
     @tool(READ)
     def verify_quality() -> CallToolResult:
-        """Find thin rationale, missing tags, isolated and stale records, with fixes."""
-        issues = scan_quality(app.records, connection.project(), app.settings.lifecycle.stale_days)
+        """Find duplicates, thin rationale, missing tags, isolated and stale records, with
+        fixes."""
+        project = connection.project()
+        duplicates = app.consolidation.survey(project).merges
+        issues = scan_quality(
+            app.records, project, app.settings.lifecycle.stale_days, duplicates=duplicates
+        )
         found = [
             {"kind": i.kind, "id": i.record.id, "title": i.record.title}
             | {"detail": i.detail, "fix": i.fix}

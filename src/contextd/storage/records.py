@@ -15,6 +15,7 @@ __all__ = [
     "chain_end",
     "count_by_kind",
     "delete_record",
+    "forward_links",
     "get_record",
     "insert_record",
     "list_records",
@@ -338,6 +339,26 @@ def chain_end(
         current = _head(row)
         following = current.superseded_by
     return None
+
+
+def forward_links(conn: sqlite3.Connection, old_id: str, new_id: str) -> int:
+    """Point every link to `old_id` at `new_id` instead: related ids (a record never links to
+    itself), supersede links and learned answers. Returns how many records changed."""
+    linked = conn.execute(
+        "SELECT id, related_to FROM records WHERE EXISTS "
+        "(SELECT 1 FROM json_each(records.related_to) WHERE value = ?)",
+        (old_id,),
+    ).fetchall()
+    for other_id, related in linked:
+        moved = [new_id if item == old_id else item for item in json.loads(related)]
+        kept = [item for item in dict.fromkeys(moved) if item != other_id]
+        conn.execute("UPDATE records SET related_to = ? WHERE id = ?", (json.dumps(kept), other_id))
+    successors = conn.execute(
+        "UPDATE records SET superseded_by = ? WHERE superseded_by = ? AND id != ?",
+        (new_id, old_id, new_id),
+    ).rowcount
+    conn.execute("UPDATE feedback SET record_id = ? WHERE record_id = ?", (new_id, old_id))
+    return len(linked) + successors
 
 
 def delete_record(conn: sqlite3.Connection, record: Record, deleted_at: str) -> None:
