@@ -22,6 +22,7 @@ from contextd.storage.db import Database, store_writable
 
 if TYPE_CHECKING:
     from contextd.agents.agent_files import AgentFileService
+    from contextd.core.code_staleness import CodeStaleness
     from contextd.core.compaction import HookState
     from contextd.core.consolidation import Consolidation
     from contextd.core.index import IndexService
@@ -83,6 +84,12 @@ class App(Struct, dict=True):
         from contextd.core.index import IndexService
 
         return IndexService(self.db, self.indexer, self.vector_index, self.provider_note)
+
+    @cached_property
+    def code_staleness(self) -> "CodeStaleness":
+        from contextd.core.code_staleness import CodeStaleness
+
+        return CodeStaleness(self.db)
 
     @cached_property
     def consolidation(self) -> "Consolidation":

@@ -78,6 +78,7 @@ class SearchSettings(Struct, frozen=True):
     feedback_weight: float = 0.6
     feedback_similarity: float = 0.8  # a learned answer helps queries at least this alike
     superseded_penalty: float = 0.35
+    code_stale_factor: float = 0.6  # a record whose named code changed since it was verified
     successor_factor: float = 1.0
     chain_bonus: float = 0.3
     candidate_pool: int = 50
@@ -132,9 +133,11 @@ class VectorSettings(Struct, frozen=True):
 
 
 class LifecycleSettings(Struct, frozen=True):
-    """When an active record counts as stale (not verified for this many days)."""
+    """When an active record counts as stale: not verified for this many days, or (when
+    `code_staleness` is on) the code it names changed in git since it was verified."""
 
     stale_days: int = 90
+    code_staleness: bool = True  # read new commits at session start and mark records
 
 
 class Settings(Struct, frozen=True):

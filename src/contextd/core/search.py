@@ -137,6 +137,8 @@ def passage(hit: SearchHit, max_tokens: int | None = None) -> str:
         flags.append(f"NOT CURRENT, superseded by {record.superseded_by}")
     elif record.status is Status.ARCHIVED:
         flags.append("archived")
+    if hit.code_change is not None:
+        flags.append(f"STALE: {hit.code_change.describe()}; verify or update it")
     if hit.linked_from:
         flags.append(f"linked from {hit.linked_from}")
     if record.is_global:

@@ -4,10 +4,11 @@ from typing import Any
 
 from contextd.core.duplicates import Similar
 from contextd.core.records import RecordDetail
-from contextd.models import Project, Record, SearchHit, Status, body_to_dict
+from contextd.models import CodeChange, Project, Record, SearchHit, Status, body_to_dict
 
 __all__ = [
     "NOT_CURRENT",
+    "code_change_view",
     "detail_view",
     "hit_view",
     "project_view",
@@ -56,6 +57,16 @@ def detail_view(detail: RecordDetail) -> dict[str, Any]:
     return view
 
 
+def code_change_view(change: CodeChange) -> dict[str, Any]:
+    return {
+        "commit": change.commit,
+        "committed_at": change.committed_at,
+        "subject": change.subject,
+        "path": change.path,
+        "change": change.change,
+    }
+
+
 def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
     record = hit.record
     view: dict[str, Any] = {
@@ -74,6 +85,8 @@ def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
         view["label"] = NOT_CURRENT
     if hit.linked_from:
         view["linked_from"] = hit.linked_from
+    if hit.code_change is not None:
+        view["stale"] = code_change_view(hit.code_change)
     if explain:
         terms = hit.terms
         view["explain"] = {

@@ -22,7 +22,7 @@ from msgspec.structs import asdict
 from pydantic import Field
 
 from contextd.app import App
-from contextd.core.briefing import build_briefing
+from contextd.core.briefing import briefing_candidates, build_briefing
 from contextd.core.compaction import report_text
 from contextd.core.quality import scan_quality
 from contextd.core.search import parse_date
@@ -241,7 +241,10 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
     ) -> CallToolResult:
         """The project's current truth in brief: constraints, decisions, conventions, pipelines
         and where work stopped. Call it at the start of every session."""
-        briefing = build_briefing(app.records, connection.project(), budget)
+        project = connection.project()
+        candidates = briefing_candidates(app.records, project)
+        changed = app.code_staleness.changes([r.id for r in candidates])
+        briefing = build_briefing(app.records, project, budget, candidates, code_changes=changed)
         data = {"briefing": briefing.text, "included": briefing.included}
         data |= {"omitted": briefing.omitted, "tokens": briefing.tokens}
         return reply(data, briefing.text)

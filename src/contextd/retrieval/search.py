@@ -20,6 +20,7 @@ from contextd.retrieval.fusion import (
 )
 from contextd.retrieval.path_scope import records_naming
 from contextd.retrieval.scoring import score_record
+from contextd.storage import code_changes
 from contextd.storage import records as rows
 from contextd.storage.db import Database, translate_errors
 from contextd.storage.fts import LexicalMatches, lexical_matches
@@ -160,6 +161,7 @@ class Retriever:
         named: set[str],
     ) -> list[_Candidate]:
         moment = datetime.now(UTC)
+        changed = code_changes.current_changes(self._db.connection(), list(heads))
         ranked = []
         for rid, head in heads.items():
             terms = score_record(
@@ -171,6 +173,11 @@ class Retriever:
                 moment=moment,
                 feedback=learned.get(rid, 0.0),
             )
+            if rid in changed:  # the code it names changed since it was verified
+                terms = replace(
+                    terms,
+                    status_multiplier=terms.status_multiplier * self._weights.code_stale_factor,
+                )
             # A full-text match is kept even when it scores under the pool's mean.
             if rid in lexical or rid in named or terms.semantic > 0 or terms.feedback > 0:
                 ranked.append(_Candidate(head, terms.total, terms))
@@ -227,11 +234,12 @@ class Retriever:
 
     def _materialise(self, ranked: list[_Candidate], cosines: dict[str, float]) -> list[SearchHit]:
         """Full records for the few candidates that are returned."""
+        conn = self._db.connection()
+        ids = [c.head.id for c in ranked]
         records = rows.records_in_scope(
-            self._db.connection(),
-            [c.head.id for c in ranked],
-            rows.RecordFilter(None, statuses=(), every_project=True),
+            conn, ids, rows.RecordFilter(None, statuses=(), every_project=True)
         )
+        changed = code_changes.current_changes(conn, ids)
         return [
             SearchHit(
                 records[c.head.id],
@@ -239,6 +247,7 @@ class Retriever:
                 c.terms,
                 via=c.via,
                 similarity=max(cosines.get(c.head.id, 0.0), cosines.get(c.via or "", 0.0)),
+                code_change=changed.get(c.head.id),
             )
             for c in ranked
             if c.head.id in records
