@@ -138,6 +138,7 @@ class LifecycleSettings(Struct, frozen=True):
 
     stale_days: int = 90
     code_staleness: bool = True  # read new commits at session start and mark records
+    code_first_commits: int = 1000  # the first check at session start reads at most these
 
 
 class Settings(Struct, frozen=True):

@@ -15,7 +15,6 @@ __all__ = [
     "files_naming",
     "git_state",
     "head",
-    "is_ancestor",
     "normalise_remote",
     "remote_url",
     "work_tree_root",
@@ -61,12 +60,17 @@ def _git(folder: Path, *args: str, timeout: float = _TIMEOUT_S) -> str | None:
 
 
 def head(root: Path) -> str | None:
-    """The commit checked out, or None (no git, no commits yet)."""
+    """The commit checked out, or None (no git, no commits yet). A plain checkout's HEAD is
+    read from its files (no process to start: session start asks this every time)."""
+    try:
+        pointer = (root / ".git" / "HEAD").read_text(encoding="utf-8").strip()
+        if pointer.startswith("ref: refs/heads/"):
+            sha = (root / ".git" / pointer[5:]).read_text(encoding="utf-8").strip()
+            if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", sha):
+                return sha
+    except (OSError, UnicodeDecodeError):
+        pass  # a worktree, a packed or detached HEAD: ask git
     return _git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-
-
-def is_ancestor(root: Path, older: str, newer: str) -> bool:
-    return _git(root, "merge-base", "--is-ancestor", older, newer) is not None
 
 
 def _range(after: str | None, since: int | None) -> list[str]:
@@ -74,11 +78,13 @@ def _range(after: str | None, since: int | None) -> list[str]:
     return spec + ([f"--since=@{since}"] if since is not None and not after else [])
 
 
-def commits(root: Path, *, after: str | None = None, since: int | None = None) -> list[Commit]:
+def commits(
+    root: Path, *, after: str | None = None, since: int | None = None, limit: int | None = None
+) -> list[Commit] | None:
     """Commits of HEAD's history, oldest first, with the files each changed (renames
-    detected): those after commit `after`, else those since `since` (epoch seconds), else
-    all. Merge commits are left out (their changes arrive with the merged commits). None
-    when git fails."""
+    detected): those not reachable from commit `after`, else those since `since` (epoch
+    seconds), else all. Merge commits are left out (their changes arrive with the merged
+    commits); at most the `limit` newest. None when git fails (e.g. `after` is gone)."""
     out = _git(
         root,
         "log",
@@ -88,11 +94,12 @@ def commits(root: Path, *, after: str | None = None, since: int | None = None) -
         "--name-status",
         "-z",
         "--format=%x1e%H%x1f%ct%x1f%s",
+        *([f"--max-count={limit}"] if limit else []),
         *_range(after, since),
         timeout=_HISTORY_TIMEOUT_S,
     )
     if out is None:
-        return []
+        return None
     return [c for c in (_commit(block) for block in out.split("\x1e")) if c is not None]
 
 

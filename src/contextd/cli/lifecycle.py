@@ -193,9 +193,7 @@ def _stale_code() -> None:
             click.echo(f"{project.name} has no git work tree attached here; nothing to compare.")
             return
         if not found:
-            click.echo(
-                f"No record names code changed since it was verified ({check.anchored} name code)."
-            )
+            click.echo("No record names code that changed since it was verified.")
             return
         for record, change in found:
             click.echo(f"{shorts[record.id]}  {record.title[:70]}")
@@ -207,7 +205,7 @@ def _stale_code() -> None:
                     fg="bright_black",
                 )
             )
-        click.echo(f"\n{len(found)} of {check.anchored} records that name code are stale.")
+        click.echo(f"\n{len(found)} records name code that changed since they were verified.")
 
     emit(
         {

@@ -10,6 +10,7 @@ such change; `verify` re-stamps the record, which clears
 the mark (the change is then older than the verification).
 """
 
+import functools
 import re
 import time
 from collections import defaultdict
@@ -29,12 +30,13 @@ from contextd.storage.db import Database
 __all__ = ["CheckReport", "CodeStaleness"]
 
 _MAX_SYMBOL_FILES = 500  # files whose history is read for named symbols
+_READ_ALL_FILES = 200  # up to this many changed files, every diff is read (no search first)
 
 
 class CheckReport(Struct, frozen=True):
     repository: str | None  # the work tree read; None when the project has no git folder
     commits: int  # commits read this time
-    anchored: int  # records that name code
+    anchored: int | None  # records that name code (None: not counted, nothing new to read)
     marked: int  # records newly marked stale
     seconds: float
     full: bool  # whether history was read from the start of the window, not incrementally
@@ -44,28 +46,37 @@ class CodeStaleness:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def check(self, project: Project, *, full: bool = False) -> CheckReport:
-        """Read the project's new commits and mark the records whose code they changed."""
+    def check(
+        self, project: Project, *, full: bool = False, first_limit: int | None = None
+    ) -> CheckReport:
+        """Read the project's new commits and mark the records whose code they changed.
+
+        The first check (or `full`) reads history since the oldest verification of a record
+        that names code, at most the `first_limit` newest commits when given."""
         started = time.perf_counter()
         root = _repository(project)
-        records = self._anchored(project)
         if root is None:
-            return CheckReport(None, 0, len(records), 0, 0.0, full)
+            return CheckReport(None, 0, None, 0, 0.0, full)
         head = gitinfo.head(root)
-        conn = self._db.connection()
-        last = marks.last_check(conn, project.id)
-        incremental = (
-            not full
-            and last is not None
-            and (last[0] == head or (head is not None and gitinfo.is_ancestor(root, last[0], head)))
-        )
-        if head is None or (incremental and last is not None and last[0] == head):
-            return CheckReport(str(root), 0, len(records), 0, time.perf_counter() - started, False)
-        after = last[0] if incremental and last else None
-        renames = dict(last[1]) if incremental and last else {}
-        since = _oldest_verification(records) if after is None else None
-        commits = gitinfo.commits(root, after=after, since=since) if records else []
-        commits = _inside(commits, _offset(project, root))
+        last = marks.last_check(self._db.connection(), project.id)
+        if head is None or (not full and last is not None and last[0] == head):
+            return CheckReport(str(root), 0, None, 0, time.perf_counter() - started, False)
+        records = self._anchored(project)
+        # Commits not reachable from the last one read: after a pull, the new ones; after a
+        # switch to another branch, what that branch has and the last did not.
+        after = last[0] if not full and last is not None else None
+        renames = dict(last[1]) if after and last else {}
+        found_commits = gitinfo.commits(root, after=after) if after else None
+        if found_commits is None:  # first check, or the last commit read is gone
+            after, renames = None, {}
+            oldest = _oldest_verification(records)
+            found_commits = (
+                gitinfo.commits(root, since=oldest, limit=first_limit) if records else []
+            )
+        since = None if after else _oldest_verification(records)
+        if found_commits and not after and first_limit and len(found_commits) >= first_limit:
+            since = found_commits[0].committed_at  # the symbols' diffs: the same window
+        commits = _inside(found_commits or [], _offset(project, root))
         found = _by_paths(records, commits, renames)
         found = _latest(found, self._by_symbols(root, records, commits, after, since))
         with self._db.transaction() as write:
@@ -123,8 +134,12 @@ class CodeStaleness:
         touched = {f.path for c in commits for f in c.files} | {
             f.old_path for c in commits for f in c.files if f.old_path
         }
-        files = [p for p in gitinfo.files_naming(root, sorted(wanted)) if p in touched]
-        files += sorted(p for p in touched if p not in files and _deleted(commits, p))
+        if len(touched) <= _READ_ALL_FILES:  # a few new commits: read every diff they made
+            files = sorted(touched)
+        else:  # a long history: only the files that hold a named symbol, or held one
+            deleted = {f.path for c in commits for f in c.files if f.status == "D"}
+            files = [p for p in gitinfo.files_naming(root, sorted(wanted)) if p in touched]
+            files += sorted((touched & deleted) - set(files))
         files = _with_former_names(files, commits)
         by_sha = {c.sha: c for c in commits}
         word = {s: re.compile(rf"(?<![\w]){re.escape(s)}(?![\w])") for s in wanted}
@@ -163,16 +178,17 @@ def _with_former_names(files: list[str], commits: list[gitinfo.Commit]) -> list[
     return files + sorted(names - set(files))
 
 
-def _deleted(commits: list[gitinfo.Commit], path: str) -> bool:
-    return any(f.path == path and f.status == "D" for c in commits for f in c.files)
-
-
 def _repository(project: Project) -> Path | None:
     for folder in project.paths:
-        root = gitinfo.work_tree_root(Path(folder))
+        root = _work_tree_root(folder)
         if root is not None:
             return root
     return None
+
+
+@functools.lru_cache(maxsize=64)  # a resident daemon asks at every session start
+def _work_tree_root(folder: str) -> Path | None:
+    return gitinfo.work_tree_root(Path(folder))
 
 
 def _offset(project: Project, root: Path) -> str:
@@ -239,7 +255,16 @@ class _PathIndex:
         self.exact: dict[str, list[Record]] = defaultdict(list)
         self.names: dict[str, list[Record]] = defaultdict(list)
         self.wild: list[tuple[Record, str]] = []
-        self.scoped = [(r, GitIgnoreSpec.from_lines(a.globs)) for r, a in records if a.globs]
+        by_scope: dict[tuple[str, ...], list[Record]] = defaultdict(list)
+        for record, anchors in records:
+            if anchors.globs:
+                by_scope[anchors.globs].append(record)
+        # One spec per distinct scope, with the folders its globs are rooted in (None: a glob
+        # that matches at any depth), so most files skip most specs without matching them.
+        self.scoped = [
+            (GitIgnoreSpec.from_lines(globs), _roots(globs), owners)
+            for globs, owners in by_scope.items()
+        ]
         for record, anchors in records:
             for anchor in anchors.paths:
                 if any(c in anchor for c in "*?["):
@@ -265,7 +290,28 @@ class _PathIndex:
 
     def covering(self, path: str) -> list[Record]:
         """Records whose scope globs cover `path`."""
-        return [r for r, spec in self.scoped if spec.match_file(path)]
+        found: list[Record] = []
+        for spec, roots, owners in self.scoped:
+            if roots is not None and not path.startswith(roots):
+                continue
+            if spec.match_file(path):
+                found += owners
+        return found
+
+
+def _roots(globs: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The literal folder each glob starts with, when every glob is rooted in one."""
+    roots = []
+    for glob in globs:
+        text = glob.strip().lstrip("/")
+        if text.startswith("!") or "/" not in text.rstrip("/"):
+            return None  # a negation, or a bare name that matches at any depth
+        literal = re.split(r"[*?\[\\]", text, maxsplit=1)[0]
+        folder = literal.rsplit("/", 1)[0] + "/" if "/" in literal else ""
+        if not folder:
+            return None
+        roots.append(folder)
+    return tuple(roots)
 
 
 def _by_paths(

@@ -79,7 +79,8 @@ def _code_changes(app: App, project: Project, candidates: list[Record]) -> dict[
     if app.settings.lifecycle.code_staleness:
         # On a failure the briefing goes out without new marks; the next session tries again.
         with suppress(ContextdError, OSError):
-            app.code_staleness.check(project)
+            limit = app.settings.lifecycle.code_first_commits
+            app.code_staleness.check(project, first_limit=limit)
     return app.code_staleness.changes([r.id for r in candidates])
 
 
