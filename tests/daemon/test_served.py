@@ -246,7 +246,10 @@ def test_a_daemon_that_cannot_answer_leaves_the_command_to_the_client(
     # the daemon, which no longer matches its config, stops.
     pid = int(json.loads(contextd(repo, "daemon", "status", "--json").stdout)["pid"])
     config = home / "config.toml"
-    config.write_text(config.read_text(encoding="utf-8") + "[context]\nmax_context_tokens = 1234\n")
+    config.write_text(
+        config.read_text(encoding="utf-8") + "[context]\nmax_context_tokens = 1234\n",
+        encoding="utf-8",
+    )
     changed = contextd(repo, *query)
     assert not changed.warm and json.loads(changed.stdout)["budget"] == 1234
     assert wait_gone(pid, 10)
