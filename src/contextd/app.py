@@ -24,13 +24,16 @@ from contextd.storage.db import Database, store_writable
 
 if TYPE_CHECKING:
     from contextd.agents.agent_files import AgentFileService
+    from contextd.core.code_staleness import CodeStaleness
     from contextd.core.compaction import HookState
+    from contextd.core.consolidation import Consolidation
     from contextd.core.duplicates import DuplicateGuard
     from contextd.core.index import IndexService
     from contextd.core.inventory import Inventory
     from contextd.core.projects import ProjectService
     from contextd.core.record_pages import RecordPages
     from contextd.core.records import RecordService
+    from contextd.core.refresh import Refresher
     from contextd.core.search import SearchService
     from contextd.core.sessions import SessionService
     from contextd.core.status import StatusReport
@@ -108,6 +111,27 @@ class App(Struct, dict=True):
         from contextd.core.index import IndexService
 
         return IndexService(self.db, self.indexer, self.vector_index, self.provider_note)
+
+    @cached_property
+    def code_staleness(self) -> "CodeStaleness":
+        from contextd.core.code_staleness import CodeStaleness
+
+        return CodeStaleness(self.db)
+
+    @cached_property
+    def consolidation(self) -> "Consolidation":
+        from contextd.core.consolidation import Consolidation
+
+        provider = self.indexer.provider if self.indexer else None
+        vectors = (provider.id, provider.dimensions) if provider else None
+        return Consolidation(self.db, vectors, self.settings.refresh)
+
+    @cached_property
+    def refresher(self) -> "Refresher":
+        from contextd.core.refresh import Refresher
+
+        retention = self.settings.sync.tombstone_retention_days
+        return Refresher(self.db, self.index, self.consolidation, retention)
 
     @cached_property
     def sessions(self) -> "SessionService":

@@ -58,13 +58,22 @@ class EmbeddingSettings(Struct, frozen=True):
 class SearchSettings(Struct, frozen=True):
     """Weights of the ranking terms; the sum is multiplied by the status factor."""
 
-    fusion: str = (
-        "zscore"  # or "relative", "saturating", "weighted", "rrf"; chosen on the eval sets
-    )
-    zscore_spread: float = 4.0  # standard deviations above the pool's mean that make a full match
+    ranking: str = "hybrid"  # or "fts" / "semantic": one arm alone (for comparing them)
+    # How the arms' raw scores become terms: "adaptive" weighs each arm per query by how
+    # decisive it is (contextd.retrieval.adaptive); the others are fixed weightings.
+    fusion: str = "adaptive"  # or "zscore", "relative", "saturating", "weighted", "rrf"
+    # adaptive: the coverage (idf-weighted share of the query's words in the best full-text
+    # match) at which both arms are trusted alike, and how sharply trust turns around it
+    coverage_midpoint: float = 0.1
+    coverage_steepness: float = 24.0
+    coverage_exponent: float = 2.0  # the full-text term grows as coverage to this power
+    bm25_exponent: float = 3.0  # a candidate's bm25 relative to the best, to this power
+    semantic_share: float = 0.3  # the semantic arm's weight when full text is decisive
+    semantic_spread: float = 6.0  # standard deviations above the pool's mean: a full match
+    zscore_spread: float = 4.0  # zscore: the same, for both arms
     rrf_k: float = 60.0
     bm25_half: float = 10.0
-    fts_weight: float = 0.5
+    fts_weight: float = 1.0
     semantic_weight: float = 1.0
     semantic_floor: float = 0.15
     priority_weight: float = 0.35
@@ -75,6 +84,7 @@ class SearchSettings(Struct, frozen=True):
     feedback_weight: float = 0.6
     feedback_similarity: float = 0.8  # a learned answer helps queries at least this alike
     superseded_penalty: float = 0.35
+    code_stale_factor: float = 0.6  # a record whose named code changed since it was verified
     successor_factor: float = 1.0
     chain_bonus: float = 0.3
     candidate_pool: int = 50
@@ -86,6 +96,7 @@ class ContextSettings(Struct, frozen=True):
     """How much recall and the briefings may put in front of an agent (tokens, records)."""
 
     max_context_tokens: int = 6000
+    max_entry_tokens: int = 1000  # a longer passage is cut, with a pointer to the whole record
     max_memories: int = 40
     session_budget: int = 2000  # the session-start briefing
     export_budget: int = 2000  # the briefing `contextd export` writes into agent files
@@ -136,9 +147,12 @@ class ShareSettings(Struct, frozen=True):
 
 
 class LifecycleSettings(Struct, frozen=True):
-    """When an active record counts as stale (not verified for this many days)."""
+    """When an active record counts as stale: not verified for this many days, or (when
+    `code_staleness` is on) the code it names changed in git since it was verified."""
 
     stale_days: int = 90
+    code_staleness: bool = True  # read new commits at session start and mark records
+    code_first_commits: int = 1000  # the first check at session start reads at most these
 
 
 class Settings(Struct, frozen=True):
@@ -184,7 +198,8 @@ _SECTIONS: dict[str, type[Any]] = {
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
     ("embeddings", "precision"): ("fp32", "int8"),
-    ("search", "fusion"): ("zscore", "relative", "saturating", "weighted", "rrf"),
+    ("search", "ranking"): ("hybrid", "fts", "semantic"),
+    ("search", "fusion"): ("adaptive", "zscore", "relative", "saturating", "weighted", "rrf"),
     ("vectors", "backend"): ("sqlite", "qdrant"),
 }
 
@@ -202,7 +217,9 @@ _POSITIVE = {
     ("search", "candidate_pool"),
     ("search", "rrf_k"),
     ("search", "zscore_spread"),
+    ("search", "semantic_spread"),
     ("context", "max_context_tokens"),
+    ("context", "max_entry_tokens"),
     ("context", "max_memories"),
     ("context", "session_budget"),
     ("hooks", "prompt_max_results"),

@@ -7,12 +7,18 @@ from pathlib import Path
 from msgspec import Struct
 
 __all__ = [
-    "GitError",
-    "GitState",
     "changed_paths",
+    "Commit",
+    "commits",
+    "diffs",
     "file_at",
+    "FileChange",
+    "files_naming",
     "git_path",
     "git_state",
+    "GitError",
+    "GitState",
+    "head",
     "normalise_remote",
     "remote_url",
     "staged_paths",
@@ -20,6 +26,20 @@ __all__ = [
 ]
 
 _TIMEOUT_S = 5
+_HISTORY_TIMEOUT_S = 30  # reading a long history once (later checks read only what is new)
+
+
+class FileChange(Struct, frozen=True):
+    status: str  # A added, M modified, D deleted, R renamed, C copied, T type changed
+    path: str  # its name after the commit
+    old_path: str | None = None  # its name before, when renamed or copied
+
+
+class Commit(Struct, frozen=True):
+    sha: str
+    committed_at: int  # seconds since the epoch (committer time: when it landed)
+    subject: str
+    files: tuple[FileChange, ...]
 
 
 class GitState(Struct, frozen=True):
@@ -28,7 +48,7 @@ class GitState(Struct, frozen=True):
     dirty: int
 
 
-def _git(folder: Path, *args: str) -> str | None:
+def _git(folder: Path, *args: str, timeout: float = _TIMEOUT_S) -> str | None:
     try:
         done = subprocess.run(
             ["git", "-C", str(folder), *args],
@@ -36,7 +56,7 @@ def _git(folder: Path, *args: str) -> str | None:
             text=True,
             encoding="utf-8",
             errors="replace",
-            timeout=_TIMEOUT_S,
+            timeout=timeout,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
@@ -117,6 +137,134 @@ def file_at(root: Path, revision: str | None, path: str) -> bytes | None:
         return _git_bytes(root, "show", f"{revision}:{path}")
     except GitError:
         return None
+
+
+def head(root: Path) -> str | None:
+    """The commit checked out, or None (no git, no commits yet). A plain checkout's HEAD is
+    read from its files (no process to start: session start asks this every time)."""
+    try:
+        pointer = (root / ".git" / "HEAD").read_text(encoding="utf-8").strip()
+        if pointer.startswith("ref: refs/heads/"):
+            sha = (root / ".git" / pointer[5:]).read_text(encoding="utf-8").strip()
+            if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", sha):
+                return sha
+    except (OSError, UnicodeDecodeError):
+        pass  # a worktree, a packed or detached HEAD: ask git
+    return _git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+
+
+def _range(after: str | None, since: int | None) -> list[str]:
+    spec = [f"{after}..HEAD"] if after else ["HEAD"]
+    return spec + ([f"--since=@{since}"] if since is not None and not after else [])
+
+
+def commits(
+    root: Path, *, after: str | None = None, since: int | None = None, limit: int | None = None
+) -> list[Commit] | None:
+    """Commits of HEAD's history, oldest first, with the files each changed (renames
+    detected): those not reachable from commit `after`, else those since `since` (epoch
+    seconds), else all. Merge commits are left out (their changes arrive with the merged
+    commits); at most the `limit` newest. None when git fails (e.g. `after` is gone)."""
+    out = _git(
+        root,
+        "log",
+        "--reverse",
+        "--no-merges",
+        "-M",
+        "--name-status",
+        "-z",
+        "--format=%x1e%H%x1f%ct%x1f%s",
+        *([f"--max-count={limit}"] if limit else []),
+        *_range(after, since),
+        timeout=_HISTORY_TIMEOUT_S,
+    )
+    if out is None:
+        return None
+    return [c for c in (_commit(block) for block in out.split("\x1e")) if c is not None]
+
+
+def _commit(block: str) -> Commit | None:
+    header, _, rest = block.partition("\x00")
+    parts = header.strip("\n").split("\x1f")
+    if len(parts) != 3:
+        return None
+    sha, stamp, subject = parts
+    fields = rest.strip("\n").split("\x00")
+    files: list[FileChange] = []
+    at = 0
+    while at < len(fields):
+        status = fields[at].strip()
+        if not status:
+            at += 1
+            continue
+        if status[0] in "RC" and at + 2 < len(fields):
+            files.append(FileChange(status[0], fields[at + 2], fields[at + 1]))
+            at += 3
+        elif at + 1 < len(fields):
+            files.append(FileChange(status[0], fields[at + 1]))
+            at += 2
+        else:
+            break
+    return Commit(sha, int(stamp), subject, tuple(files))
+
+
+def files_naming(root: Path, words: list[str]) -> list[str]:
+    """Files at HEAD that hold any of `words` as a whole word."""
+    if not words:
+        return []
+    patterns = [arg for word in words for arg in ("-e", word)]
+    out = _git(
+        root, "grep", "-l", "-w", "-F", "-I", *patterns, "HEAD", "--", timeout=_HISTORY_TIMEOUT_S
+    )
+    return [line.split(":", 1)[1] for line in (out or "").splitlines() if ":" in line]
+
+
+def diffs(
+    root: Path, paths: list[str], *, after: str | None = None, since: int | None = None
+) -> dict[str, dict[str, str]]:
+    """For each commit (by sha) that changed any of `paths`: per file, the lines it added or
+    removed and the function context git names for each hunk."""
+    if not paths:
+        return {}
+    out = _git(
+        root,
+        "log",
+        "--no-merges",
+        "-p",
+        "--unified=0",
+        "--no-color",
+        "-M",
+        "--format=%x1e%H",
+        *_range(after, since),
+        "--",
+        *paths,
+        timeout=_HISTORY_TIMEOUT_S,
+    )
+    found: dict[str, dict[str, str]] = {}
+    for block in (out or "").split("\x1e"):  # (the output was stripped: "\x1e" is blank)
+        sha, _, patch = block.partition("\n")
+        if sha.strip():
+            found[sha.strip()] = _changed_lines(patch)
+    return found
+
+
+def _changed_lines(patch: str) -> dict[str, str]:
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    before = ""
+    for line in patch.splitlines():
+        if line.startswith("--- "):
+            before = line[6:] if line.startswith("--- a/") else line[4:]
+        elif line.startswith("+++ "):
+            name = line[6:] if line.startswith("+++ b/") else before  # /dev/null: deleted
+            current = found.setdefault(name, [])
+        elif current is None:
+            continue
+        elif line.startswith("@@"):
+            current.append(line.split("@@", 2)[-1])  # the enclosing function, if git knows it
+        elif line[:1] in ("+", "-"):
+            current.append(line[1:])
+    return {path: "\n".join(lines) for path, lines in found.items()}
 
 
 def work_tree_root(folder: Path) -> Path | None:

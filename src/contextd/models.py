@@ -236,7 +236,8 @@ class RecordEdit(Struct, frozen=True):
 
 
 class SearchQuery(Struct, frozen=True):
-    """What to look for and which records may answer; dates are ISO instants (created_at)."""
+    """What to look for and which records may answer; dates are ISO instants, compared with
+    each record's created time, or its last verified time when `dates_by` is "verified"."""
 
     text: str
     kinds: tuple[Kind, ...] = ()
@@ -244,6 +245,8 @@ class SearchQuery(Struct, frozen=True):
     category: str | None = None
     since: str | None = None
     before: str | None = None
+    dates_by: str = "created"
+    path: str | None = None  # a file: records whose scope or text names it come first
     limit: int = 10
     include_superseded: bool = False
     include_archived: bool = False
@@ -281,6 +284,22 @@ class ScoreTerms(Struct, frozen=True):
         return self.summed * self.status_multiplier
 
 
+class CodeChange(Struct, frozen=True):
+    """A change in git to code a record names, made after the record was last verified."""
+
+    commit: str
+    committed_at: str  # ISO instant
+    subject: str
+    path: str  # the file (its name after the commit)
+    change: str  # what happened to it, e.g. "changed", "deleted", "renamed from a.py"
+
+    def describe(self) -> str:
+        return (
+            f"{self.path} {self.change} in {self.commit[:7]} ({self.committed_at[:10]}, "
+            f"\u201c{self.subject}\u201d)"
+        )
+
+
 class SearchHit(Struct, frozen=True):
     """One record found by a search, with its score and the terms behind it."""
 
@@ -290,6 +309,7 @@ class SearchHit(Struct, frozen=True):
     linked_from: str | None = None  # set when the hit came in through another hit's related_to
     via: str | None = None  # set when a superseded record's match was credited to this one
     similarity: float = 0.0  # the best raw cosine behind the hit (0 without vectors)
+    code_change: CodeChange | None = None  # code it names changed since it was verified
 
 
 class Similar(Struct, frozen=True):

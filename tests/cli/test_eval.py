@@ -342,3 +342,19 @@ def test_eval_leaves_out_a_line_holding_a_secret_and_says_so(run: Cli, tmp_path:
     assert report["overall"]["n"] == 4
     assert report["overall"]["hit@5"] == 1.0
     assert any("s1" in note and "secret" in note for note in report["notes"])
+
+
+@pytest.mark.parametrize("ranking", ["fts", "semantic", "hybrid"])
+def test_eval_ranks_by_one_arm_or_both_when_asked(run: Cli, dataset: Path, ranking: str) -> None:
+    report = run.json("eval", str(dataset), "--ranking", ranking)
+    assert report["config"]["search"]["ranking"] == ranking
+    assert report["overall"]["n"] == 4
+    assert report["overall"]["stale@5"] == report["overall"]["leak@5"] == 0
+    text = run("eval", str(dataset), "--ranking", ranking)
+    assert f"ranking {ranking}" in text.stdout
+
+
+def test_eval_refuses_an_unknown_ranking_in_one_sentence(run: Cli, dataset: Path) -> None:
+    result = run("eval", str(dataset), "--ranking", "vibes")
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output

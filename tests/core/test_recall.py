@@ -251,3 +251,35 @@ def test_recall_in_a_folder_outside_any_project_fails_with_not_found(
     monkeypatch.chdir(tmp_path)
     result = run("recall", "task queue")
     assert result.exit_code == 3
+
+
+# --- context.max_entry_tokens: a long passage is cut, with a pointer to the whole record -------
+
+
+def test_a_passage_longer_than_the_entry_limit_is_cut_at_a_word_with_a_pointer() -> None:
+    from contextd.core.search import cut_passage
+
+    text = "word " * 400
+    cut = cut_passage(text, "0190abc", 100)
+    assert estimate_tokens(cut) <= 100
+    assert cut.startswith("word word")
+    assert "get_entry 0190abc" in cut and "contextd show 0190abc" in cut
+    assert " wor …" not in cut  # no word is split
+    assert cut_passage("short text", "0190abc", 100) == "short text"
+
+
+def test_recall_cuts_each_long_passage_to_max_entry_tokens(app: App) -> None:
+    from msgspec.structs import replace
+
+    from contextd.app import open_app
+
+    long = _memory(app, "Task queue runbook " + "restart the workers one by one; " * 80)
+    short = _memory(app, "The task queue runs on three NATS nodes")
+    settings = replace(app.settings, context=replace(app.settings.context, max_entry_tokens=80))
+    with open_app(settings) as limited:
+        packed = limited.search.recall(limited.current_project(), SearchQuery(text="task queue"))
+    inside = packed.text.split("\n\n", 1)[1].rsplit("\n</project-memory>", 1)[0]  # the fence
+    blocks = {h.record.id: b for h, b in zip(packed.hits, inside.split("\n\n"), strict=True)}
+    assert estimate_tokens(blocks[long.id]) <= 80
+    assert f"get_entry {long.id}" in blocks[long.id]
+    assert blocks[short.id] == passage(next(h for h in packed.hits if h.record.id == short.id))

@@ -28,7 +28,8 @@ from tests.hooks._support import hook_env
 CLIENT = (
     "import atexit, os, sys\n"
     "out = os.environ['CONTEXTD_TEST_MODULES']\n"
-    "atexit.register(lambda: open(out, 'w', encoding='utf-8').write('\\n'.join(sorted(sys.modules))))\n"
+    "names = lambda: '\\n'.join(sorted(sys.modules))\n"
+    "atexit.register(lambda: open(out, 'w', encoding='utf-8').write(names()))\n"
     "sys.argv[0] = 'contextd'\n"
     "from contextd.__main__ import main\n"
     "main()\n"
@@ -86,6 +87,8 @@ ANSWERED = [
     ("search", "--kind=decision", "task", "--tag", "queue", "--limit=3", "--explain"),
     ("--home", "../home", "search", "queue", "--since", "30d", "--mmr", "--include-superseded"),
     ("search", "--", "--task queue"),
+    ("recall", "task queue", "--since", "30d", "--by", "verified"),
+    ("search", "task queue", "--path", "src/queue/worker.py", "--json"),
 ]
 REFUSED = [
     ("search", "task queue", "--since", "the other day"),  # refused by contextd: exit 2
@@ -93,6 +96,7 @@ REFUSED = [
     ("search", "task queue", "--json", "--since", "soon"),  # the error as JSON
     ("recall", "task queue", "--budget", "10"),  # under the least budget
     ("search", "task queue", "--kind", "decisions"),  # no such kind
+    ("search", "task queue", "--by", "updated"),  # no such time
     ("search", "--help"),
 ]
 VARIANTS = ANSWERED + REFUSED

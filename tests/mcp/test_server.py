@@ -425,4 +425,31 @@ def test_stored_texts_of_the_tools_are_scanned_and_dates_checked(repo: Path, run
             assert token not in result.content[0].text
         assert payload(await client.call_tool("get_entry", {"id": record}))["status"] == "active"
 
+
+def test_get_context_puts_records_about_a_file_first_and_counts_dates_as_asked(
+    repo: Path, run: Cli
+) -> None:
+    decided = run.json(*DECISION)
+    named = run.json(
+        "add", "src/queue/worker.py acks a task after its effects commit", "--category", "gotcha"
+    )
+
+    async def body(client: Client) -> None:
+        scoped = payload(
+            await client.call_tool(
+                "get_context", {"query": "task queue", "path": "src/queue/worker.py"}
+            )
+        )
+        assert scoped["results"][0]["id"] == named["id"]
+        recent = payload(
+            await client.call_tool(
+                "get_context", {"query": "task queue", "since": "1d", "dates_by": "verified"}
+            )
+        )
+        assert {r["id"] for r in recent["results"]} >= {decided["id"], named["id"]}
+        outside = await client.call_tool(
+            "get_context", {"query": "task queue", "path": "/nowhere/else.py"}
+        )
+        assert outside.is_error and "not inside a folder" in outside.content[0].text
+
     serve(repo, body)

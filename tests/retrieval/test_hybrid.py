@@ -4,8 +4,11 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from contextd.app import App, open_app
 from contextd.config import load_settings
+from contextd.errors import InvalidInputError
 from contextd.models import (
     DecisionBody,
     Kind,
@@ -200,6 +203,22 @@ def test_since_and_before_filter_on_the_creation_date(app: App) -> None:
     assert _ids(app, "task queue", before=cut) == [old.id]
     assert _ids(app, "task queue", since=new.created_at) == [new.id]
     assert _ids(app, "task queue", before=new.created_at) == [old.id]
+
+
+def test_since_and_before_can_count_from_the_last_verified_time(app: App) -> None:
+    old = _memory(app, "The task queue ran on RabbitMQ", created_at="2020-03-01T00:00:00Z")
+    new = _memory(app, "The task queue runs on NATS", created_at="2026-01-10T00:00:00Z")
+    rechecked = app.records.verify(old.id)
+    cut = "2024-01-01T00:00:00.000Z"
+    assert _ids(app, "task queue", since=cut) == [new.id]
+    assert set(_ids(app, "task queue", since=cut, dates_by="verified")) == {old.id, new.id}
+    assert _ids(app, "task queue", since=rechecked.verified_at, dates_by="verified") == [old.id]
+    assert _ids(app, "task queue", before=cut, dates_by="verified") == []
+
+
+def test_dates_counted_from_an_unknown_time_are_one_clear_error(app: App) -> None:
+    with pytest.raises(InvalidInputError, match="created, verified"):
+        _ids(app, "task queue", since="2024-01-01T00:00:00.000Z", dates_by="updated")
 
 
 def test_related_expansion_adds_a_linked_record_after_the_ranked_hits(app: App) -> None:

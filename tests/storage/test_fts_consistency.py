@@ -19,7 +19,7 @@ from contextd.models import (
     RecordEdit,
     Status,
 )
-from contextd.storage.fts import MAX_TERMS, fts_candidates, match_expression
+from contextd.storage.fts import MAX_TERMS, fts_candidates, lexical_matches, match_expression
 from contextd.storage.records import RecordFilter
 from tests.storage.helpers import assert_fts_consistent, fts_rowids, seq_of
 
@@ -287,3 +287,48 @@ def test_any_text_either_returns_candidates_or_is_refused_never_an_sqlite_error(
     except InvalidQueryError:
         return
     assert isinstance(found, list)
+
+
+# --- how much of the query the best match holds ----------------------------------------------
+
+
+def _coverage(app: App, project: Project, text: str) -> float:
+    scope = RecordFilter(project.id, statuses=())
+    return lexical_matches(app.db.connection(), text, scope, limit=50).coverage
+
+
+def test_coverage_is_whole_when_the_best_match_holds_every_word_of_the_query(app: App) -> None:
+    project = app.current_project()
+    for i in range(6):
+        _memory(app, project, f"Service number {i} logs to the shared collector")
+    _memory(app, project, "Error QX-4711 means the zebra gateway rejected the token")
+    assert _coverage(app, project, "zebra gateway QX-4711") == 1.0
+
+
+def test_coverage_weighs_a_rare_word_above_a_common_one(app: App) -> None:
+    project = app.current_project()
+    for i in range(8):
+        _memory(app, project, f"Service number {i} logs to the shared collector")
+    rare = _coverage(app, project, "zebra collector")  # nothing holds zebra
+    _memory(app, project, "The zebra stripes are painted by hand")
+    common_missing = _coverage(app, project, "zebra collector")  # best match: zebra alone
+    assert rare < 0.5 < common_missing < 1.0
+
+
+def test_coverage_is_zero_when_nothing_matches(app: App) -> None:
+    project = app.current_project()
+    _memory(app, project, "Deploys go through the gateway")
+    assert _coverage(app, project, "unrelated words entirely") == 0.0
+
+
+def test_in_a_large_store_a_common_word_is_kept_when_it_is_the_only_one_found() -> None:
+    from contextd.storage.fts import _selective, _Word
+
+    stats = {
+        "database": _Word(0, frozenset()),
+        "migrations": _Word(3300, None),
+        "applied": _Word(0, frozenset()),
+    }
+    assert _selective(list(stats), stats, 10_000) == ["migrations"]
+    stats["schema"] = _Word(40, frozenset(range(40)))
+    assert _selective(list(stats), stats, 10_000) == ["schema"]

@@ -1,6 +1,5 @@
-"""config and refresh: settings, and keeping the semantic index current."""
+"""config: the settings in effect, changing one, and checking the embedding provider."""
 
-import sys
 from typing import Any
 
 import click
@@ -80,50 +79,4 @@ def set_value(key: str, value: str) -> None:
     emit({"key": key, "value": stored}, lambda: click.echo(f"{key} = {stored!r}"))
 
 
-@click.command()
-@click.option(
-    "--force-embeddings",
-    is_flag=True,
-    help="Re-embed every record (after changing the embedding model).",
-)
-@common_options
-def refresh(force_embeddings: bool) -> None:
-    """Bring the semantic index up to date (embed records that lack a current vector) and
-    forget deletions older than sync.tombstone_retention_days."""
-    app = get_app()
-    forgotten = app.sync.forget_tombstones(app.settings.sync.tombstone_retention_days)
-    bars: list[Any] = []
-
-    def progress(done: int, total: int) -> None:
-        if not bars:  # only draw a bar once there is work
-            bars.append(
-                click.progressbar(length=total, label="embedding", file=sys.stderr, show_pos=True)
-            )
-            bars[0].__enter__()
-        bars[0].update(done - bars[0].pos)
-
-    try:
-        count = app.index.refresh(force=force_embeddings, progress=progress)
-    finally:
-        if bars:
-            bars[0].__exit__(None, None, None)
-    state = app.index.state()
-    payload = {
-        "embedded": count,
-        "index": asdict(state),
-        "tombstones_forgotten": forgotten,
-    }
-
-    def human() -> None:
-        click.echo(
-            f"Embedded {count} records; {state.embedded}/{state.records} have a current vector "
-            f"({state.provider})."
-        )
-        if forgotten:
-            days = app.settings.sync.tombstone_retention_days
-            click.echo(f"Forgot {forgotten} deletions older than {days} days.")
-
-    emit(payload, human)
-
-
-COMMANDS = [config, refresh]
+COMMANDS = [config]

@@ -1,5 +1,6 @@
 """show, memories, search, recall, learn: reading what is stored."""
 
+import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -100,6 +101,8 @@ def _query(text: str, limit: int, options: dict[str, Any]) -> SearchQuery:
         category=options["category"],
         since=parse_date(options["since"], "--since"),
         before=parse_date(options["before"], "--before"),
+        dates_by=options["dates_by"] or "created",
+        path=os.path.join(os.getcwd(), options["path"]) if options["path"] else None,
         limit=limit,
         include_superseded=options["include_superseded"],
         include_archived=options["include_archived"],

@@ -20,8 +20,14 @@ __all__ = ["COMMANDS"]
 
 @click.command(name="eval")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--ranking",
+    type=click.Choice(["hybrid", "fts", "semantic"]),
+    default=None,
+    help="Rank by both arms fused, or by one alone (default: search.ranking).",
+)
 @common_options
-def evaluate(folder: Path) -> None:
+def evaluate(folder: Path, ranking: str | None) -> None:
     """Score retrieval on a dataset folder (corpus.jsonl + queries.jsonl) with your settings.
 
     The dataset is loaded into a temporary store through the normal write path; your own
@@ -29,6 +35,8 @@ def evaluate(folder: Path) -> None:
     """
     corpus, queries = load_dataset(folder)
     settings = get_settings()
+    if ranking is not None:
+        settings = replace(settings, search=replace(settings.search, ranking=ranking))
     bars: dict[str, Any] = {}
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -64,7 +72,8 @@ def evaluate(folder: Path) -> None:
         rows += [_row(name, values) for name, values in report.by_category.items()]
         table(rows, clip_column=None)
         click.echo(
-            f"\nindex build {report.index_build_s:.1f} s · embeddings {report.config['embeddings']}"
+            f"\nindex build {report.index_build_s:.1f} s · embeddings "
+            f"{report.config['embeddings']} · ranking {settings.search.ranking}"
         )
         for note in report.notes:
             click.echo(f"note: {note}")

@@ -8,7 +8,7 @@ from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, record_row, report_write, table
 from contextd.clock import age
 from contextd.core.quality import scan_quality
-from contextd.core.views import record_view
+from contextd.core.views import code_change_view, record_view
 from contextd.models import Hardness, Record, RecordEdit
 
 __all__ = ["COMMANDS"]
@@ -152,9 +152,15 @@ def verify(record_id: str) -> None:
 
 @click.command()
 @click.option("--days", type=int, help="Not verified for this many days (default from config).")
+@click.option(
+    "--code", "code", is_flag=True, help="Records whose named code changed in git since verified."
+)
 @common_options
-def stale(days: int | None) -> None:
-    """List active records not verified recently."""
+def stale(days: int | None, code: bool) -> None:
+    """List active records not verified recently, or (--code) whose code changed since."""
+    if code:
+        _stale_code()
+        return
     app = get_app()
     limit = app.settings.lifecycle.stale_days if days is None else days
     records = app.records.stale(app.current_project(), limit)
@@ -175,12 +181,61 @@ def stale(days: int | None) -> None:
     emit({"days": limit, "records": [record_view(r) for r in records]}, human)
 
 
+def _stale_code() -> None:
+    app = get_app()
+    project = app.current_project()
+    check = app.code_staleness.check(project)
+    found = app.code_staleness.stale(project)
+    shorts = app.records.short_ids([r.id for r, _ in found])
+
+    def human() -> None:
+        if check.repository is None:
+            click.echo(f"{project.name} has no git work tree attached here; nothing to compare.")
+            return
+        if not found:
+            click.echo("No record names code that changed since it was verified.")
+            return
+        for record, change in found:
+            click.echo(f"{shorts[record.id]}  {record.title[:70]}")
+            click.echo(click.style(f"    {change.describe()}", fg="yellow"))
+            click.echo(
+                click.style(
+                    f"    contextd verify {shorts[record.id]}  (still true)  or  "
+                    f"contextd update {shorts[record.id]} ...  (it changed)",
+                    fg="bright_black",
+                )
+            )
+        click.echo(f"\n{len(found)} records name code that changed since they were verified.")
+
+    emit(
+        {
+            "repository": check.repository,
+            "commits_read": check.commits,
+            "anchored": check.anchored,
+            "records": [
+                record_view(r)
+                | {
+                    "stale": code_change_view(c),
+                    "fix": [f"contextd verify {r.id}", f"contextd update {r.id}"],
+                }
+                for r, c in found
+            ],
+        },
+        human,
+    )
+
+
 @click.command()
 @common_options
 def quality() -> None:
-    """Find thin rationale, missing tags, isolated and stale records, with the fix for each."""
+    """Find duplicates, thin rationale, missing tags, isolated and stale records, with the fix
+    for each."""
     app = get_app()
-    issues = scan_quality(app.records, app.current_project(), app.settings.lifecycle.stale_days)
+    project = app.current_project()
+    duplicates = app.consolidation.survey(project).merges
+    issues = scan_quality(
+        app.records, project, app.settings.lifecycle.stale_days, duplicates=duplicates
+    )
     counts: dict[str, int] = {}
     for issue in issues:
         counts[issue.kind] = counts.get(issue.kind, 0) + 1

@@ -52,7 +52,7 @@ COMMAND_MODULES = {
     "import": "imports",
     "remote": "remote",
     "config": "admin",
-    "refresh": "admin",
+    "refresh": "refresh",
     "eval": "evaluate",
     "setup": "setup",
     "hook": "hooks",

@@ -71,12 +71,24 @@ QUERY_OPTIONS = (
     Option("--since", "since", "Created on or after (2026-11-01, 30d, 12h).", metavar="WHEN"),
     Option("--before", "before", "Created before (2026-11-01, 30d, 12h).", metavar="WHEN"),
     Option(
+        "--by",
+        "dates_by",
+        "Count --since/--before from the created (default) or the last verified time.",
+        choices=("created", "verified"),
+    ),
+    Option(
         "--include-superseded",
         "include_superseded",
         "Also replaced records (labelled NOT CURRENT).",
         kind="flag",
     ),
     Option("--include-archived", "include_archived", "Also archived records.", kind="flag"),
+    Option(
+        "--path",
+        "path",
+        "Records about this file first: a constraint whose scope covers it, text naming it.",
+        metavar="FILE",
+    ),
     Option("--mmr", "diversify", "Prefer diverse results over near-duplicates.", kind="flag"),
     Option("--explain", "explain", "Show each scoring term per hit.", kind="flag"),
 )

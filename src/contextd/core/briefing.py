@@ -8,6 +8,7 @@ from contextd.core.presentation import fence, fence_overhead, one_line
 from contextd.core.search import SEPARATOR, estimate_tokens
 from contextd.models import (
     CheckpointBody,
+    CodeChange,
     ConstraintBody,
     DecisionBody,
     Hardness,
@@ -54,12 +55,14 @@ def build_briefing(
     candidates: list[Record] | None = None,
     *,
     already_there: int = 0,
+    code_changes: dict[str, CodeChange] | None = None,
 ) -> Briefing:
     """Constraints (absolute first), decisions, conventions and gotchas, pipelines, then the
     last checkpoint; what does not fit is counted, oldest-verified detail dropped first.
 
     `already_there` records were left out of `candidates` because the reader has them in
-    front of it already: they are not counted as left out for the budget."""
+    front of it already: they are not counted as left out for the budget. A record in
+    `code_changes` is marked STALE with the change to the code it names."""
     active = briefing_candidates(records, project) if candidates is None else candidates
     ordered = _ordered(active)
     blocks: list[str] = []
@@ -70,6 +73,9 @@ def build_briefing(
     used = estimate_tokens(" " * (fence_overhead(attributes=attributes) + len(header) + 64))
     for record in ordered:
         block = _line(record)
+        change = (code_changes or {}).get(record.id)
+        if change is not None:
+            block += f"\n  STALE: {change.describe()}; verify or update it"
         cost = estimate_tokens(SEPARATOR + block)
         if used + cost > budget:
             continue

@@ -186,9 +186,51 @@ class Evaluator:
         started = time.perf_counter()
         mapping = self.ingest(corpus, progress)
         build_s = time.perf_counter() - started
+        report = self.score(queries, mapping, progress)
+        report.index_build_s = build_s
+        return report
+
+    def score(
+        self,
+        queries: list[EvalQuery],
+        mapping: dict[str, str],
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> EvalReport:
+        """Run every query through recall on a loaded store; `mapping` is dataset id -> record
+        id, as `ingest` returned it."""
+        rows_by_category: dict[str, list[dict[str, float]]] = defaultdict(list)
+        for query, row in zip(queries, self.rows(queries, mapping, progress), strict=True):
+            rows_by_category[query.category].append(row)
+        everything = [row for rows in rows_by_category.values() for row in rows]
+        return EvalReport(
+            overall=summarise(everything),
+            by_category={name: summarise(rows) for name, rows in sorted(rows_by_category.items())},
+            index_build_s=0.0,
+            notes=[
+                "records were loaded as memories with their kind as category; the minimum "
+                "text length and the duplicate guard were relaxed for the load so every line "
+                "of the dataset is stored",
+                *(
+                    [
+                        f"{len(self.refused)} corpus records were refused by the write path "
+                        f"(secrets) and not loaded: {', '.join(self.refused[:10])}"
+                    ]
+                    if self.refused
+                    else []
+                ),
+            ],
+        )
+
+    def rows(
+        self,
+        queries: list[EvalQuery],
+        mapping: dict[str, str],
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> list[dict[str, float]]:
+        """Each query's metrics and latency, in the order given."""
         back = {record_id: item for item, record_id in mapping.items()}
         projects = {p.id: p for p in self._projects.list_projects()}
-        rows_by_category: dict[str, list[dict[str, float]]] = defaultdict(list)
+        rows = []
         for done, query in enumerate(queries, 1):
             project = self._project(query.project)
             began = time.perf_counter()
@@ -207,28 +249,10 @@ class Evaluator:
             ]
             row = score_ranking(query, ranked)
             row["latency_ms"] = elapsed
-            rows_by_category[query.category].append(row)
+            rows.append(row)
             if progress:
                 progress("queries", done, len(queries))
-        everything = [row for rows in rows_by_category.values() for row in rows]
-        return EvalReport(
-            overall=summarise(everything),
-            by_category={name: summarise(rows) for name, rows in sorted(rows_by_category.items())},
-            index_build_s=build_s,
-            notes=[
-                "records were loaded as memories with their kind as category; the minimum "
-                "text length and the duplicate guard were relaxed for the load so every line "
-                "of the dataset is stored",
-                *(
-                    [
-                        f"{len(self.refused)} corpus records were refused by the write path "
-                        f"(secrets) and not loaded: {', '.join(self.refused[:10])}"
-                    ]
-                    if self.refused
-                    else []
-                ),
-            ],
-        )
+        return rows
 
     def _storable(
         self, items: list[CorpusItem], drafts: list[RecordDraft]

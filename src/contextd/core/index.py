@@ -6,6 +6,7 @@ from collections.abc import Callable
 from msgspec import Struct
 
 from contextd.errors import ProviderUnavailableError
+from contextd.models import Record
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as record_rows
@@ -83,6 +84,12 @@ class IndexService:
             self.backend(),
         )
 
+    def pending(self, *, force: bool = False) -> int:
+        """How many records `refresh` would embed."""
+        if self._indexer is None:
+            return 0
+        return len(self._indexer.stale(self._every_record(), force=force))
+
     def refresh(
         self, *, force: bool = False, progress: Callable[[int, int], None] | None = None
     ) -> int:
@@ -92,9 +99,7 @@ class IndexService:
             raise ProviderUnavailableError(
                 "Vectors are off (embeddings.provider = none); nothing to refresh."
             )
-        everything = record_rows.RecordFilter(None, statuses=(), every_project=True)
-        records = record_rows.list_records(self._db.connection(), everything, oldest_first=True)
-        pending = self._indexer.stale(records, force=force)
+        pending = self._indexer.stale(self._every_record(), force=force)
         done = 0
 
         def tick(count: int) -> None:
@@ -109,9 +114,15 @@ class IndexService:
                 vector_rows.drop_other_models(
                     conn, self._indexer.provider.id, self._indexer.provider.dimensions
                 )
-        if self._index is not None:
-            self._index.rebuild()  # a Qdrant copy is rebuilt from SQLite here
         return len(pending)
+
+    def rebuild(self) -> int:
+        """Rebuild the vector index (a Qdrant copy too) from SQLite; how many vectors it holds."""
+        return 0 if self._index is None else self._index.rebuild()
+
+    def _every_record(self) -> list[Record]:
+        everything = record_rows.RecordFilter(None, statuses=(), every_project=True)
+        return record_rows.list_records(self._db.connection(), everything, oldest_first=True)
 
     def check(self) -> ProviderCheck:
         """Ask the provider for one real vector and report its width and speed.

@@ -16,6 +16,7 @@ from contextd.models import (
 )
 
 if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
+    from contextd.core.consolidation import Merge
     from contextd.core.records import RecordService
 
 
@@ -32,7 +33,7 @@ _FLAG = {
 
 
 class QualityIssue(Struct, frozen=True):
-    kind: str  # thin_rationale | missing_tags | isolated | stale
+    kind: str  # duplicate | thin_rationale | missing_tags | isolated | stale
     record: Record
     detail: str
     fix: str
@@ -43,12 +44,24 @@ def scan_quality(
     project: Project,
     stale_days: int,
     active: list[Record] | None = None,
+    duplicates: "list[Merge] | None" = None,
 ) -> list[QualityIssue]:
     """Every active record of the project (and global ones), or those of `active`, with what
-    is wrong and the fix."""
+    is wrong and the fix; and each duplicate in `duplicates` (as consolidation found them)."""
     active = records.list_records(project) if active is None else active
     cutoff = to_iso(datetime.now(UTC) - timedelta(days=stale_days))
-    issues: list[QualityIssue] = []
+    issues: list[QualityIssue] = [
+        QualityIssue(
+            "duplicate",
+            twin.record,
+            f"repeats the older {merge.kept.id} ("
+            + ("same text" if twin.similarity is None else f"{twin.similarity:.0%} alike")
+            + ")",
+            f"contextd refresh  (merges it into {merge.kept.id})",
+        )
+        for merge in duplicates or []
+        for twin in merge.twins
+    ]
     for record in active:
         issues += _thin(record)
         if not record.tags:

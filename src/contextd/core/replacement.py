@@ -1,53 +1,64 @@
-"""Telling when a new record seems to replace an older one: same subject, a different choice."""
+"""Telling when a new record seems to replace an older one: a similar record, and a cue in
+what the new one states that something changed.
+
+Only the parts of a record that state what is true now are read for a cue (the title, a
+decision's why, a constraint's reason, a pipeline's purpose): a decision's problem or what
+was tried describes the past ("Redis pub/sub dropped tasks"), which says nothing about which
+record it replaces. A change of named technologies without such a cue is not flagged: on
+supersession-dev that guess was wrong more often than right.
+"""
 
 import re
 
-from contextd.models import Record, Status, body_to_dict
+from contextd.models import ConstraintBody, DecisionBody, PipelineBody, Record, Status
 
 __all__ = ["replacement_reason"]
 
 _CUES = re.compile(
-    r"\b(?:moved (?:from|to|off|away from)|migrat(?:ed|ing|ion) (?:from|to|off)|"
-    r"switch(?:ed|ing)? (?:from|to|over)|replac(?:ed|es|ing)|instead of|no longer|"
-    r"not any ?more|retired|deprecated|dropped|in favou?r of|went with|changed to|"
-    r"from now on|now (?:use|uses|using|run|runs|goes|go)|rather than)\b",
+    r"\b(?:"
+    # moved / switched / rolled back ... from or to something
+    r"(?:moved|migrated|switched|changed|converted|ported|rolled(?: \w+){0,4} back)"
+    r"(?: [\w./-]+){0,4} (?:from|to|off|away from|over to)|"
+    r"migrat(?:ed|ing|ion) (?:from|to|off)|switch(?:ed|ing)? over|"
+    # an old thing let go of
+    r"replac(?:ed|es|ing)|instead of|no longer|not any ?more|retired|deprecated|dropped|"
+    r"abandoned|removed|banned|superseded|phased out|in favou?r of|rather than|"
+    r"(?:was|were|is|are) (?:deleted|removed|frozen)|"
+    # a new thing taken up
+    r"went with|changed to|from now on|(?:is|are) now|"
+    r"now (?:use|uses|using|run|runs|goes|go|lives?|requires?)|"
+    r"bumped|upgraded|downgraded|adopted"
+    r")\b",
     re.IGNORECASE,
 )
-# Named things: words with a capital inside or after the first letter, digits or inner dots,
-# e.g. NATS, PostgreSQL, GitHub, argon2id, pyproject.toml, k8s.
-_NAME = re.compile(
-    r"\b(?:[A-Za-z]+[A-Z][\w.+-]*|[A-Z]{2,}[\w.+-]*|[A-Za-z]+\d[\w.+-]*|"
-    r"[a-z]+\.[a-z][\w.]*)\b"
-)
+_MAX_SHOWN = 40
 
 
 def replacement_reason(new: Record, old: Record) -> str | None:
-    """Why `new` looks like it replaces `old` (a phrase naming the change), or None.
+    """Why `new` looks like it replaces `old` (the phrase naming the change), or None.
 
-    The caller has already found the two similar; this looks for a replacement cue in the new
-    text, or a named technology that changed between them.
+    The caller has already found the two similar; this looks for a change cue in what the
+    new record states.
     """
     if old.status is not Status.ACTIVE or old.id == new.id:
         return None
-    new_text, old_text = _text(new), _text(old)
-    cue = _CUES.search(new_text)
-    if cue:
-        return f"it says \u201c{cue.group(0)}\u201d"
-    added = _names(new_text) - _names(old_text)
-    dropped = _names(old_text) - _names(new_text)
-    if added and dropped:
-        return (
-            f"it names {', '.join(sorted(added)[:2])} where the older one names "
-            f"{', '.join(sorted(dropped)[:2])}"
-        )
-    return None
+    cue = _CUES.search(_statement(new))
+    if cue is None:
+        return None
+    phrase = " ".join(cue.group(0).split())
+    if len(phrase) > _MAX_SHOWN:
+        phrase = phrase[: _MAX_SHOWN - 1] + "…"
+    return f"it says \u201c{phrase}\u201d"
 
 
-def _names(text: str) -> set[str]:
-    return {match.group(0).lower() for match in _NAME.finditer(text)}
-
-
-def _text(record: Record) -> str:
+def _statement(record: Record) -> str:
+    """The parts of a record that say what is true now."""
     parts = [record.title]
-    parts += [str(v) for v in body_to_dict(record.body).values() if isinstance(v, str)]
+    body = record.body
+    if isinstance(body, DecisionBody):
+        parts.append(body.why_chosen)
+    elif isinstance(body, ConstraintBody):
+        parts.append(body.reason)
+    elif isinstance(body, PipelineBody):
+        parts.append(body.purpose)
     return "\n".join(parts)

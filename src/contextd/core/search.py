@@ -1,6 +1,7 @@
 """Search and recall over a project's records and the global ones."""
 
 import math
+from pathlib import Path
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -8,6 +9,7 @@ from msgspec.structs import replace
 from contextd.clock import parse_when, to_iso
 from contextd.config import ContextSettings
 from contextd.core.presentation import fence, fence_overhead, one_line
+from contextd.core.scope_guard import relative_to_project
 from contextd.errors import InvalidInputError
 from contextd.limits import MAX_SEARCH_LIMIT
 from contextd.models import (
@@ -22,10 +24,19 @@ from contextd.models import (
 )
 from contextd.retrieval.search import Retriever
 
-__all__ = ["Recall", "SearchService", "estimate_tokens", "parse_date", "passage"]
+__all__ = [
+    "DATES_BY",
+    "Recall",
+    "SearchService",
+    "cut_passage",
+    "estimate_tokens",
+    "parse_date",
+    "passage",
+]
 
 MAX_QUERY_CHARS = 2000
 SEPARATOR = "\n\n"
+DATES_BY = ("created", "verified")  # which time of a record since/before compare with
 
 
 class Recall(Struct, frozen=True):
@@ -49,6 +60,12 @@ class SearchService:
         """Ranked hits for `query`; superseded and archived records only when asked for."""
         if not 1 <= query.limit <= MAX_SEARCH_LIMIT:
             raise InvalidInputError(f"The limit must be from 1 to {MAX_SEARCH_LIMIT}.")
+        if query.dates_by not in DATES_BY:
+            raise InvalidInputError(
+                f"Dates count from one of {', '.join(DATES_BY)}, not {query.dates_by!r}."
+            )
+        if query.path:
+            query = replace(query, path=project_path(project, query.path))
         return self._retriever.search(query, project.id, project.checkout)
 
     def learn(self, project: Project, query: str, record: Record) -> None:
@@ -75,7 +92,7 @@ class SearchService:
         blocks: list[str] = []
         length = fence_overhead()  # characters of the text so far, fence and separators included
         for hit in result.hits:
-            block = passage(hit)
+            block = passage(hit, self._context.max_entry_tokens)
             grown = length + (len(SEPARATOR) if blocks else 0) + len(block)
             if _tokens_for(grown) > limit:
                 continue  # skip it, and keep packing smaller ones
@@ -95,6 +112,21 @@ class SearchService:
         )
 
 
+def project_path(project: Project, given: str) -> str:
+    """A file named for a search as a path inside the project: an absolute one made relative
+    to the project's folder holding it, a relative one taken as relative to the project."""
+    path = Path(given)
+    if not path.is_absolute():
+        return path.as_posix()
+    inside = relative_to_project(project, path)
+    if inside is None:
+        raise InvalidInputError(
+            f"{given} is not inside a folder of project {project.name}; "
+            "give a path in the project (relative to its root, or absolute)."
+        )
+    return inside
+
+
 def estimate_tokens(text: str) -> int:
     """About four characters a token for English prose and code (no tokenizer needed)."""
     return _tokens_for(len(text))
@@ -104,9 +136,10 @@ def _tokens_for(characters: int) -> int:
     return max(1, math.ceil(characters / 4))
 
 
-def passage(hit: SearchHit) -> str:
+def passage(hit: SearchHit, max_tokens: int | None = None) -> str:
     """One hit as the text an agent reads: header line, then the fields that say why, each
-    one line (the caller puts it in a fence: see contextd.core.presentation)."""
+    one line (the caller puts it in a fence: see contextd.core.presentation); cut to
+    `max_tokens` with a pointer to the whole record when longer."""
     record = hit.record
     label = record.category if record.kind is Kind.MEMORY and record.category else str(record.kind)
     flags = []
@@ -114,6 +147,8 @@ def passage(hit: SearchHit) -> str:
         flags.append(f"NOT CURRENT, superseded by {record.superseded_by}")
     elif record.status is Status.ARCHIVED:
         flags.append("archived")
+    if hit.code_change is not None:
+        flags.append(f"STALE: {hit.code_change.describe()}; verify or update it")
     if hit.linked_from:
         flags.append(f"linked from {hit.linked_from}")
     if record.is_global:
@@ -126,7 +161,24 @@ def passage(hit: SearchHit) -> str:
             lines.append(f"{name}: " + "; ".join(one_line(str(v)) for v in value))
         elif value:
             lines.append(f"{name}: {one_line(str(value))}")
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    return text if max_tokens is None else cut_passage(text, record.id, max_tokens)
+
+
+def cut_passage(text: str, record_id: str, max_tokens: int) -> str:
+    """`text` whole when it fits `max_tokens`, else its start (at a word break) and a line
+    naming how to read the rest."""
+    if estimate_tokens(text) <= max_tokens:
+        return text
+    note = (
+        f"\n[cut at {max_tokens} tokens: get_entry {record_id} "
+        f"(contextd show {record_id}) has the whole record]"
+    )
+    room = max(max_tokens * 4 - len(note) - 2, 0)
+    head = text[:room]
+    if " " in head[room // 2 :] or "\n" in head[room // 2 :]:
+        head = head[: max(head.rfind(" "), head.rfind("\n"))]
+    return head.rstrip() + " …" + note
 
 
 def parse_date(text: str | None, option: str) -> str | None:

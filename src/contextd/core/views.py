@@ -2,13 +2,22 @@
 
 from typing import TYPE_CHECKING, Any
 
-from contextd.models import Project, Record, SearchHit, Similar, Status, body_to_dict
+from contextd.models import (
+    CodeChange,
+    Project,
+    Record,
+    SearchHit,
+    Similar,
+    Status,
+    body_to_dict,
+)
 
 if TYPE_CHECKING:  # types only: the MCP server imports this before its first tool call
     from contextd.core.records import RecordDetail
 
 __all__ = [
     "NOT_CURRENT",
+    "code_change_view",
     "detail_view",
     "hit_view",
     "project_view",
@@ -57,6 +66,16 @@ def detail_view(detail: "RecordDetail") -> dict[str, Any]:
     return view
 
 
+def code_change_view(change: CodeChange) -> dict[str, Any]:
+    return {
+        "commit": change.commit,
+        "committed_at": change.committed_at,
+        "subject": change.subject,
+        "path": change.path,
+        "change": change.change,
+    }
+
+
 def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
     record = hit.record
     view: dict[str, Any] = {
@@ -75,6 +94,8 @@ def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
         view["label"] = NOT_CURRENT
     if hit.linked_from:
         view["linked_from"] = hit.linked_from
+    if hit.code_change is not None:
+        view["stale"] = code_change_view(hit.code_change)
     if explain:
         terms = hit.terms
         view["explain"] = {

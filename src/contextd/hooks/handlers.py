@@ -10,6 +10,7 @@ inside their handlers: without a daemon, every prompt pays for what this module 
 
 import re
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,10 @@ from contextd.app import App
 from contextd.core.compaction import report_text
 from contextd.core.presentation import WRITES_OFF, fence, fence_overhead, one_line
 from contextd.core.search import SEPARATOR, estimate_tokens, passage
-from contextd.errors import NotFoundError, ProjectNotResolvedError
+from contextd.errors import ContextdError, NotFoundError, ProjectNotResolvedError
 from contextd.hooks.adapters import HookEvent, adapt
 from contextd.hooks.reply import is_command
-from contextd.models import ConstraintBody, Project, Record, SearchQuery
+from contextd.models import CodeChange, ConstraintBody, Project, Record, SearchQuery
 from contextd.share.layout import shared_checkout
 
 __all__ = ["handle"]
@@ -79,7 +80,8 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
 
     candidates = briefing_candidates(app.records, project)
     budget = app.settings.context.session_budget
-    briefing = build_briefing(app.records, project, budget, candidates)
+    changed = _code_changes(app, project, candidates)
+    briefing = build_briefing(app.records, project, budget, candidates, code_changes=changed)
     app.hook_state.note_shown(hook.session_key, list(briefing.records), "briefing")
     parts = [briefing.text]
     if hook.source == "compact":
@@ -106,6 +108,16 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
     return "\n\n".join(parts)
 
 
+def _code_changes(app: App, project: Project, candidates: list[Record]) -> dict[str, CodeChange]:
+    """Read the commits since the last session, then the marks of the briefing's records."""
+    if app.settings.lifecycle.code_staleness:
+        # On a failure the briefing goes out without new marks; the next session tries again.
+        with suppress(ContextdError, OSError):
+            limit = app.settings.lifecycle.code_first_commits
+            app.code_staleness.check(project, first_limit=limit)
+    return app.code_staleness.changes([r.id for r in candidates])
+
+
 def _prompt(app: App, project: Project, hook: HookEvent) -> str:
     prompt = hook.prompt.strip()
     settings = app.settings.hooks
@@ -117,9 +129,12 @@ def _prompt(app: App, project: Project, hook: HookEvent) -> str:
     if result.degraded is None:
         hits = [h for h in hits if h.similarity >= settings.prompt_similarity_floor]
     elif hits:  # full-text only: no absolute scale, so keep what matches nearly as well as
-        # the best match; priority and recency, which the total adds, must not carry a hit
+        # the best match (half its bm25); priority and recency, which the total adds, must not
+        # carry a hit. Adaptive fusion raises the bm25 ratio to a power: compare alike.
+        search = app.settings.search
+        near = 0.5**search.bm25_exponent if search.fusion == "adaptive" else 0.5
         best = max(h.terms.fts for h in hits)
-        hits = [h for h in hits if h.terms.fts >= 0.5 * best]
+        hits = [h for h in hits if h.terms.fts >= near * best]
     already = app.hook_state.shown(hook.session_key, "prompt") | app.hook_state.shown(
         hook.session_key, "briefing"
     )
@@ -134,7 +149,7 @@ def _prompt(app: App, project: Project, hook: HookEvent) -> str:
     for hit in hits:
         if hit.record.id in already or hit.linked_from or len(chosen) >= wanted:
             continue
-        block = passage(hit)
+        block = passage(hit, app.settings.context.max_entry_tokens)
         cost = estimate_tokens(SEPARATOR + block)
         if used + cost > settings.prompt_budget:
             continue

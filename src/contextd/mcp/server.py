@@ -19,7 +19,7 @@ from msgspec.structs import asdict
 from pydantic import Field
 
 from contextd.app import App
-from contextd.core.briefing import build_briefing
+from contextd.core.briefing import briefing_candidates, build_briefing
 from contextd.core.compaction import report_text
 from contextd.core.presentation import WRITES_OFF, one_line
 from contextd.core.quality import scan_quality
@@ -267,7 +267,10 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
     ) -> CallToolResult:
         """The project's current truth in brief: constraints, decisions, conventions, pipelines
         and where work stopped. Call it at the start of every session."""
-        briefing = build_briefing(app.records, here.project(), budget)
+        scoped = here.project()
+        candidates = briefing_candidates(app.records, scoped)
+        changed = app.code_staleness.changes([r.id for r in candidates])
+        briefing = build_briefing(app.records, scoped, budget, candidates, code_changes=changed)
         data = {"briefing": briefing.text, "included": briefing.included}
         data |= {"omitted": briefing.omitted, "tokens": briefing.tokens, "writable": not writes_off}
         return reply(data, f"{briefing.text}\n\n{WRITES_OFF}" if writes_off else briefing.text)
@@ -279,6 +282,17 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         tags: Tags | None = None,
         since: Annotated[str | None, Field(description="2026-11-01, or 30d / 12h back")] = None,
         before: Annotated[str | None, Field(description="2026-11-01, or 30d / 12h back")] = None,
+        dates_by: Annotated[
+            Literal["created", "verified"],
+            Field(description="Which time of a record since/before count from."),
+        ] = "created",
+        path: Annotated[
+            str | None,
+            Field(
+                description="A file you are about to change (relative to the project root): "
+                "records whose scope covers it or whose text names it come first."
+            ),
+        ] = None,
         include_superseded: bool = False,
         budget: Annotated[int | None, Field(ge=50, le=50000)] = None,
         project: ProjectArg = None,
@@ -294,6 +308,8 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
                 tags=tuple(tags or ()),
                 since=parse_date(since, "since"),
                 before=parse_date(before, "before"),
+                dates_by=dates_by,
+                path=path,
                 include_superseded=include_superseded,
             ),
             budget,
@@ -612,8 +628,13 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer:
         project: ProjectArg = None,
         here: Here = NOWHERE,
     ) -> CallToolResult:
-        """Find thin rationale, missing tags, isolated and stale records, with fixes."""
-        issues = scan_quality(app.records, here.project(), app.settings.lifecycle.stale_days)
+        """Find duplicates, thin rationale, missing tags, isolated and stale records, with
+        fixes."""
+        scoped = here.project()
+        duplicates = app.consolidation.survey(scoped).merges
+        issues = scan_quality(
+            app.records, scoped, app.settings.lifecycle.stale_days, duplicates=duplicates
+        )
         found = [
             {"kind": i.kind, "id": i.record.id, "title": i.record.title}
             | {"detail": i.detail, "fix": i.fix}

@@ -9,6 +9,7 @@ from msgspec.structs import replace
 from contextd.clock import now
 from contextd.config import SearchSettings
 from contextd.models import Record, ScoreTerms, SearchHit, SearchQuery, SearchResult, Status
+from contextd.retrieval.adaptive import adaptive_terms
 from contextd.retrieval.fusion import (
     dot,
     mmr,
@@ -17,10 +18,12 @@ from contextd.retrieval.fusion import (
     scale_by_spread,
     semantic_relevance,
 )
+from contextd.retrieval.path_scope import records_naming
 from contextd.retrieval.scoring import score_record
+from contextd.storage import code_changes
 from contextd.storage import records as rows
 from contextd.storage.db import Database, translate_errors
-from contextd.storage.fts import fts_candidates
+from contextd.storage.fts import LexicalMatches, lexical_matches
 
 if TYPE_CHECKING:  # full-text recall (the hook without its daemon) never loads the vector half
     from contextd.retrieval.semantic import SemanticSearch
@@ -71,25 +74,35 @@ class Retriever:
         )
         pool = max(self._weights.candidate_pool, query.limit)
         conn = self._db.connection()
+        arms = self._weights.ranking
         with translate_errors(self._db.path):
-            lexical = dict(fts_candidates(conn, query.text, scope, pool))
+            found = lexical_matches(conn, query.text, scope, pool)
+        if arms == "semantic":
+            found = LexicalMatches([], 0.0)
+        lexical = dict(found.hits)
         meaning = (
             None
-            if self._semantic is None
+            if self._semantic is None or arms == "fts"
             else self._semantic.meaning(query.text, project_id, pool, list(lexical))
         )
         cosines = meaning.cosines if meaning else {}
         learned = meaning.learned if meaning else {}
-        fts, sem = self._fuse(lexical, cosines)
-        heads = rows.heads_in_scope(conn, self._rankable(lexical, sem, learned), scope)
-        ranked = self._rank(heads, lexical, fts, sem, learned, project_id)
+        fts, sem = self._fuse(lexical, found.coverage, cosines)
+        named = records_naming(conn, query.path, scope) if query.path else set()
+        rankable = self._rankable(lexical, sem, learned) + sorted(named - lexical.keys())
+        heads = rows.heads_in_scope(conn, rankable, scope)
+        ranked = self._rank(heads, lexical, fts, sem, learned, project_id, named)
         ranked = self._forward_superseded(ranked, wanted)
         if query.diversify and meaning and meaning.vector is not None:
             ranked = self._diversify(ranked, query.limit)
+        if named:  # records about the file asked for come first, each group by its score
+            ranked.sort(key=lambda c: c.head.id not in named and c.via not in named)
         hits = self._materialise(ranked[: query.limit], cosines)
         if query.expand_related:
             hits += self._linked(hits, wanted)
-        return SearchResult(tuple(hits), meaning.degraded if meaning else _VECTORS_OFF)
+        if meaning is not None:
+            return SearchResult(tuple(hits), meaning.degraded)
+        return SearchResult(tuple(hits), None if arms == "fts" else _VECTORS_OFF)
 
     def learn(self, query: str, record: Record, project_id: str | None) -> None:
         """Store a (query, record) pair; without vectors it is kept but cannot match yet."""
@@ -101,10 +114,12 @@ class Retriever:
             feedback.add_feedback(conn, project_id, record.id, query, provider, vector, now())
 
     def _fuse(
-        self, lexical: dict[str, float], cosines: dict[str, float]
+        self, lexical: dict[str, float], coverage: float, cosines: dict[str, float]
     ) -> tuple[dict[str, float], dict[str, float]]:
         """Each arm's raw scores as 0..1 terms, by the configured fusion."""
         weights = self._weights
+        if weights.fusion == "adaptive":
+            return adaptive_terms(lexical, coverage, cosines, weights)
         meaning = {rid: semantic_relevance(c, weights.semantic_floor) for rid, c in cosines.items()}
         if weights.fusion == "zscore":
             spread = scale_by_spread(cosines, weights.zscore_spread)
@@ -146,8 +161,10 @@ class Retriever:
         sem: dict[str, float],
         learned: dict[str, float],
         project_id: str | None,
+        named: set[str],
     ) -> list[_Candidate]:
         moment = datetime.now(UTC)
+        changed = code_changes.current_changes(self._db.connection(), list(heads))
         ranked = []
         for rid, head in heads.items():
             terms = score_record(
@@ -159,8 +176,13 @@ class Retriever:
                 moment=moment,
                 feedback=learned.get(rid, 0.0),
             )
+            if rid in changed:  # the code it names changed since it was verified
+                terms = replace(
+                    terms,
+                    status_multiplier=terms.status_multiplier * self._weights.code_stale_factor,
+                )
             # A full-text match is kept even when it scores under the pool's mean.
-            if rid in lexical or terms.semantic > 0 or terms.feedback > 0:
+            if rid in lexical or rid in named or terms.semantic > 0 or terms.feedback > 0:
                 ranked.append(_Candidate(head, terms.total, terms))
         return _best_first(ranked)
 
@@ -215,11 +237,12 @@ class Retriever:
 
     def _materialise(self, ranked: list[_Candidate], cosines: dict[str, float]) -> list[SearchHit]:
         """Full records for the few candidates that are returned."""
+        conn = self._db.connection()
+        ids = [c.head.id for c in ranked]
         records = rows.records_in_scope(
-            self._db.connection(),
-            [c.head.id for c in ranked],
-            rows.RecordFilter(None, statuses=(), every_project=True),
+            conn, ids, rows.RecordFilter(None, statuses=(), every_project=True)
         )
+        changed = code_changes.current_changes(conn, ids)
         return [
             SearchHit(
                 records[c.head.id],
@@ -227,6 +250,7 @@ class Retriever:
                 c.terms,
                 via=c.via,
                 similarity=max(cosines.get(c.head.id, 0.0), cosines.get(c.via or "", 0.0)),
+                code_change=changed.get(c.head.id),
             )
             for c in ranked
             if c.head.id in records
@@ -269,4 +293,5 @@ def _scope(query: SearchQuery, project_id: str | None, checkout: str | None) -> 
         since=query.since,
         before=query.before,
         checkout=checkout,
+        dates_by=query.dates_by,
     )

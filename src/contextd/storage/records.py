@@ -15,9 +15,11 @@ __all__ = [
     "chain_end",
     "count_by_kind",
     "delete_record",
+    "forward_links",
     "get_record",
     "insert_record",
     "list_records",
+    "naming",
     "record_from_row",
     "RecordHead",
     "heads_in_scope",
@@ -47,6 +49,7 @@ class RecordFilter(Struct, frozen=True):
     category: str | None = None
     since: str | None = None
     before: str | None = None
+    dates_by: str = "created"  # or "verified": which time since/before compare with
     every_project: bool = False  # maintenance only: ignore the project scope
     # The checkout (attached work tree) whose view applies: a shared record is seen only when
     # one of that checkout's files holds it. None: every shared record of the project.
@@ -68,11 +71,12 @@ class RecordFilter(Struct, frozen=True):
         if self.category:
             clauses.append(f"{alias}.category = ?")
             params.append(self.category)
+        moment = "verified_at" if self.dates_by == "verified" else "created_at"
         if self.since:
-            clauses.append(f"{alias}.created_at >= ?")
+            clauses.append(f"{alias}.{moment} >= ?")
             params.append(self.since)
         if self.before:
-            clauses.append(f"{alias}.created_at < ?")
+            clauses.append(f"{alias}.{moment} < ?")
             params.append(self.before)
         for tag in self.tags:
             clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
@@ -263,6 +267,24 @@ def _by_ids(
     return conn.execute(sql, (json.dumps(list(ids)), *params)).fetchall()
 
 
+def naming(
+    conn: sqlite3.Connection, needles: Sequence[str], scope: RecordFilter
+) -> list[tuple[str, bool, list[str]]]:
+    """Records in `scope` whose text holds one of `needles`, and constraints with a scope:
+    (id, whether the text holds a needle, the constraint's scope globs)."""
+    where, params = scope.where()
+    text = "records.title || char(10) || records.body_text || char(10) || records.retrieval_hints"
+    held = " OR ".join(f"instr({text}, ?) > 0" for _ in needles) or "0"
+    scoped = "records.kind = 'constraint' AND json_array_length(records.body, '$.scope') > 0"
+    sql = (
+        f"SELECT records.id, ({held}) AS named, "
+        f"CASE WHEN {scoped} THEN json_extract(records.body, '$.scope') END "
+        f"FROM records WHERE {where} AND (({held}) OR ({scoped}))"
+    )
+    rows = conn.execute(sql, (*needles, *params, *needles)).fetchall()
+    return [(str(r[0]), bool(r[1]), json.loads(r[2]) if r[2] else []) for r in rows]
+
+
 def tombstone_of(conn: sqlite3.Connection, record_id: str) -> str | None:
     """When the record was deleted, if it was."""
     row = conn.execute("SELECT deleted_at FROM tombstones WHERE id = ?", (record_id,)).fetchone()
@@ -326,6 +348,26 @@ def chain_end(
         current = _head(row)
         following = current.superseded_by
     return None
+
+
+def forward_links(conn: sqlite3.Connection, old_id: str, new_id: str) -> int:
+    """Point every link to `old_id` at `new_id` instead: related ids (a record never links to
+    itself), supersede links and learned answers. Returns how many records changed."""
+    linked = conn.execute(
+        "SELECT id, related_to FROM records WHERE EXISTS "
+        "(SELECT 1 FROM json_each(records.related_to) WHERE value = ?)",
+        (old_id,),
+    ).fetchall()
+    for other_id, related in linked:
+        moved = [new_id if item == old_id else item for item in json.loads(related)]
+        kept = [item for item in dict.fromkeys(moved) if item != other_id]
+        conn.execute("UPDATE records SET related_to = ? WHERE id = ?", (json.dumps(kept), other_id))
+    successors = conn.execute(
+        "UPDATE records SET superseded_by = ? WHERE superseded_by = ? AND id != ?",
+        (new_id, old_id, new_id),
+    ).rowcount
+    conn.execute("UPDATE feedback SET record_id = ? WHERE record_id = ?", (new_id, old_id))
+    return len(linked) + successors
 
 
 def delete_record(conn: sqlite3.Connection, record: Record, deleted_at: str) -> None:

@@ -26,6 +26,7 @@ __all__ = [
     "last_checkpoints",
     "record_counts",
     "tombstone_count",
+    "tombstones_before",
     "insert_remote",
     "list_conflicts",
     "list_remotes",
@@ -270,6 +271,12 @@ def last_checkpoints(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
         "WHERE kind = 'checkpoint' AND project_id IS NOT NULL GROUP BY project_id"
     )
     return {str(r[0]): (str(r[1]), str(r[2])) for r in rows}
+
+
+def tombstones_before(conn: sqlite3.Connection, before: str) -> int:
+    """How many deletions are older than `before` (what forget_tombstones would drop)."""
+    row = conn.execute("SELECT count(*) FROM tombstones WHERE deleted_at < ?", (before,))
+    return int(row.fetchone()[0])
 
 
 def tombstone_count(conn: sqlite3.Connection) -> int:

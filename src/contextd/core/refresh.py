@@ -1,0 +1,142 @@
+"""`refresh`: keep the store true, step by step, each step saying what it did with counts.
+
+1. embeddings: embed records whose vector is missing, of older text, or of another model
+   (the provider or model changed);
+2. duplicates: merge exact and near duplicates into the older record (see consolidation);
+3. similar: report clusters of similar records for a person to judge;
+4. index: rebuild the vector index from SQLite;
+5. tombstones: forget deletions older than `sync.tombstone_retention_days`.
+
+With `dry_run` nothing is written: each step says what it would do.
+"""
+
+from collections.abc import Callable
+from contextlib import suppress
+from datetime import UTC, datetime, timedelta
+
+from msgspec import Struct
+
+from contextd.clock import to_iso
+from contextd.core.consolidation import Cluster, Consolidation, Merge
+from contextd.core.index import IndexService
+from contextd.errors import ProviderUnavailableError
+from contextd.storage import sync as sync_rows
+from contextd.storage.db import Database
+
+__all__ = ["RefreshReport", "Refresher", "Step"]
+
+
+class Step(Struct, frozen=True):
+    name: str
+    summary: str  # what was done (or would be), in a sentence
+    counts: dict[str, int]
+
+
+class RefreshReport(Struct, frozen=True):
+    dry_run: bool
+    steps: list[Step]
+    merges: list[Merge]
+    clusters: list[Cluster]
+    embedded: int
+
+
+class Refresher:
+    def __init__(
+        self,
+        db: Database,
+        index: IndexService,
+        consolidation: Consolidation,
+        retention_days: int,
+    ) -> None:
+        self._db = db
+        self._index = index
+        self._consolidation = consolidation
+        self._retention_days = retention_days
+
+    def run(
+        self,
+        *,
+        dry_run: bool = False,
+        force_embeddings: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> RefreshReport:
+        embeddings, embedded = self._embeddings(dry_run, force_embeddings, progress)
+        survey = self._consolidation.survey()
+        duplicates = self._duplicates(survey.merges, dry_run, survey.without_vector)
+        similar = Step(
+            "similar",
+            f"{len(survey.clusters)} clusters of similar records "
+            f"({sum(len(c.records) for c in survey.clusters)} records) for you to judge",
+            {"clusters": len(survey.clusters)},
+        )
+        steps = [embeddings, duplicates, similar, self._rebuild(dry_run), self._expire(dry_run)]
+        return RefreshReport(dry_run, steps, survey.merges, survey.clusters, embedded)
+
+    def _embeddings(
+        self, dry_run: bool, force: bool, progress: Callable[[int, int], None] | None
+    ) -> tuple[Step, int]:
+        state = self._index.state()
+        if state.provider == "none":
+            return Step("embeddings", "vectors are off: nothing to embed", {"embedded": 0}), 0
+        other = sum(state.other_models.values())
+        if dry_run:
+            pending = self._index.pending(force=force)
+            counts = {"to_embed": pending, "other_model_vectors": other}
+            return Step("embeddings", f"would embed {pending} records{_other(other)}", counts), 0
+        try:
+            done = self._index.refresh(force=force, progress=progress)
+        except ProviderUnavailableError as exc:
+            return Step("embeddings", f"skipped: {exc}", {"embedded": 0}), 0
+        counts = {"embedded": done, "other_model_vectors": other}
+        return Step("embeddings", f"embedded {done} records{_other(other)}", counts), done
+
+    def _duplicates(self, merges: list[Merge], dry_run: bool, without_vector: int) -> Step:
+        twins = sum(len(m.twins) for m in merges)
+        counts = {"merged": 0 if dry_run else twins, "into": len(merges)}
+        text_only = (
+            f"; {without_vector} records without a current vector were compared by text only"
+            if without_vector
+            else ""
+        )
+        if dry_run:
+            counts["to_merge"] = twins
+            verb = f"would merge {twins} duplicates into {len(merges)} records"
+            return Step("duplicates", verb + text_only, counts)
+        for merge in merges:
+            self._consolidation.merge(merge)
+        if merges and self._index.state().provider != "none":
+            # The kept records whose hints or tags grew get their vector back now; if the
+            # provider fails they are found by text until a query or refresh catches up.
+            with suppress(ProviderUnavailableError):
+                self._index.refresh()
+        summary = f"merged {twins} duplicates into {len(merges)} older records"
+        return Step("duplicates", summary + text_only, counts)
+
+    def _rebuild(self, dry_run: bool) -> Step:
+        state = self._index.state()
+        if state.provider == "none":
+            return Step("index", "vectors are off: no index to rebuild", {"vectors": 0})
+        if dry_run:
+            summary = f"would rebuild the {state.backend} index ({state.embedded} vectors)"
+            return Step("index", summary, {"vectors": state.embedded})
+        held = self._index.rebuild()
+        return Step(
+            "index", f"rebuilt the {state.backend} index: {held} vectors", {"vectors": held}
+        )
+
+    def _expire(self, dry_run: bool) -> Step:
+        days = self._retention_days
+        cutoff = to_iso(datetime.now(UTC) - timedelta(days=days))
+        if dry_run:
+            count = sync_rows.tombstones_before(self._db.connection(), cutoff)
+            summary = f"would forget {count} deletions older than {days} days"
+            return Step("tombstones", summary, {"to_forget": count})
+        with self._db.transaction() as conn:
+            count = sync_rows.forget_tombstones(conn, cutoff)
+        return Step(
+            "tombstones", f"forgot {count} deletions older than {days} days", {"forgotten": count}
+        )
+
+
+def _other(count: int) -> str:
+    return f" (replacing {count} vectors of another model)" if count else ""

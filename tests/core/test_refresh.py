@@ -1,0 +1,109 @@
+"""`refresh`: duplicates merged into the older record, similar ones reported, each step counted;
+`quality` lists the duplicates first."""
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli
+
+QUEUE = "The task queue retries a failed job three times before it is dead-lettered"
+QUEUE_AGAIN = "The task queue retries a failed job three times before it gets dead-lettered"
+OTHER = "Invoices are rounded to two decimals before they are stored in billing"
+
+
+def _add(run: Cli, text: str, *extra: str, category: str = "gotcha") -> dict[str, Any]:
+    return run.json("add", text, "--category", category, "--force", *extra)
+
+
+def _steps(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {step["step"]: step for step in report["steps"]}
+
+
+def _tombstoned(home: Path, record_id: str) -> bool:
+    with closing(sqlite3.connect(home / "contextd.db")) as conn:
+        row = conn.execute("SELECT 1 FROM tombstones WHERE id = ?", (record_id,)).fetchone()
+    return row is not None
+
+
+@pytest.mark.usefixtures("repo")
+def test_exact_and_near_duplicates_merge_into_the_older_record(run: Cli, home: Path) -> None:
+    older = _add(run, QUEUE, "--tag", "queue")
+    same = _add(run, QUEUE, "--tag", "retries", "--hint", "dead letter queue")
+    near = _add(run, QUEUE_AGAIN, "--tag", "queue", "--priority", "5")
+    other = _add(run, OTHER)
+    pointing = _add(run, "Dead letters are replayed by hand", "--related", same["id"])
+    retired = _add(run, "Failed jobs are retried forever")
+    assert run("supersede", retired["id"], "--by", same["id"]).exit_code == 0
+
+    report = run.json("refresh")
+
+    steps = _steps(report)
+    assert steps["duplicates"]["merged"] == 2 and steps["duplicates"]["into"] == 1
+    assert [m["kept"] for m in report["merged"]] == [older["id"]]
+    assert {t["id"] for t in report["merged"][0]["twins"]} == {same["id"], near["id"]}
+    kept = run.json("show", older["id"])
+    assert kept["tags"] == ["queue", "retries"] and kept["priority"] == 5
+    assert kept["retrieval_hints"] == ["dead letter queue"]
+    assert run.json("show", pointing["id"])["related_to"] == [older["id"]]
+    assert run.json("show", retired["id"])["superseded_by"] == older["id"]
+    for gone in (same["id"], near["id"]):
+        assert run("show", gone).exit_code != 0
+        assert _tombstoned(home, gone)
+    listed = {r["id"] for r in run.json("memories")["records"]}
+    assert {older["id"], other["id"], pointing["id"]} <= listed
+    assert not {same["id"], near["id"]} & listed
+    assert _steps(run.json("refresh"))["duplicates"]["merged"] == 0  # nothing left to merge
+
+
+@pytest.mark.usefixtures("repo")
+def test_a_dry_run_says_what_it_would_do_and_changes_nothing(run: Cli) -> None:
+    _add(run, QUEUE)
+    twin = _add(run, QUEUE)
+    report = run.json("refresh", "--dry-run")
+    assert report["dry_run"] is True
+    steps = _steps(report)
+    assert steps["duplicates"]["to_merge"] == 1 and steps["duplicates"]["merged"] == 0
+    assert set(steps) == {"embeddings", "duplicates", "similar", "index", "tombstones"}
+    assert all(step["summary"] for step in report["steps"])
+    assert run("show", twin["id"]).exit_code == 0
+    text = run("refresh", "--dry-run").stdout
+    assert text.startswith("Dry run: nothing was changed.")
+    assert "would merge 1 duplicates into 1 records" in text
+
+
+@pytest.mark.usefixtures("repo")
+def test_records_of_another_kind_or_status_are_not_merged(run: Cli) -> None:
+    memory = _add(run, QUEUE)
+    archived = _add(run, QUEUE)
+    run.json("archive", archived["id"])
+    report = run.json("refresh")
+    assert report["merged"] == []
+    assert run.json("show", memory["id"])["status"] == "active"
+    assert run.json("show", archived["id"])["status"] == "archived"
+
+
+@pytest.mark.usefixtures("repo")
+def test_similar_records_are_reported_in_clusters_not_merged(run: Cli) -> None:
+    first = _add(run, QUEUE)
+    second = _add(run, "The task queue retries a failed job twice and then it is dead-lettered")
+    report = run.json("refresh")
+    assert report["merged"] == []
+    clustered = [{r["id"] for r in c["records"]} for c in report["clusters"]]
+    assert {first["id"], second["id"]} in clustered
+    assert _steps(report)["similar"]["clusters"] == len(report["clusters"])
+
+
+@pytest.mark.usefixtures("repo")
+def test_quality_lists_a_duplicate_with_the_command_that_merges_it(run: Cli) -> None:
+    older = _add(run, QUEUE)
+    twin = _add(run, QUEUE)
+    issues = run.json("quality")["issues"]
+    found = [i for i in issues if i["kind"] == "duplicate"]
+    assert [i["id"] for i in found] == [twin["id"]]
+    assert older["id"] in found[0]["detail"] and "contextd refresh" in found[0]["fix"]
+    run.json("refresh")
+    assert not [i for i in run.json("quality")["issues"] if i["kind"] == "duplicate"]
