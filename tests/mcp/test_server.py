@@ -39,6 +39,8 @@ WRITE_TOOLS = {
     "verify_entry",
     "end_session",
     "learn",
+    "append",
+    "link",
 }
 DESTRUCTIVE_TOOLS = {"delete"}
 NATS_PROBLEM = "Redis pub/sub dropped tasks whenever workers reconnected mid-deploy"
@@ -99,8 +101,31 @@ def test_the_tool_surface_and_its_hints_are_pinned(repo: Path) -> None:
         decision = tools["record_decision"].input_schema
         assert set(decision["required"]) == {"summary", "problem", "why_chosen"}
         assert "why_chosen" in decision["properties"]
+        assert "60+ characters" in decision["properties"]["why_chosen"]["description"]
+        undescribed = [
+            f"{name}.{param}"
+            for name, spec in tools.items()
+            for param, schema in spec.input_schema.get("properties", {}).items()
+            if not _described(schema)
+        ]
+        assert undescribed == []
+        for name in ("remember", "record_decision", "record_constraint", "record_pipeline"):
+            assert tools[name].input_schema["properties"]["origin"]["default"] == "agent"
+        context = tools["get_context"].input_schema["properties"]
+        for param in ("kind", "category", "tags", "since", "before", "include_archived", "mmr"):
+            assert param in context, param
+        for param in ("path", "project", "dates_by", "include_superseded", "budget"):
+            assert param in context, param
+        assert client.server_info is not None and client.server_info.version not in ("", None)
 
     serve(repo, body)
+
+
+def _described(schema: dict[str, Any]) -> bool:
+    """A parameter's description, on the property itself or on the one choice of an anyOf."""
+    if schema.get("description"):
+        return True
+    return any(_described(choice) for choice in schema.get("anyOf", []) if "$ref" not in choice)
 
 
 def test_records_written_by_tools_are_found_and_briefed(repo: Path) -> None:

@@ -7,6 +7,7 @@ import click
 from contextd.cli._context import common_options, get_app, option_bundle
 from contextd.cli._daemon import stored_by_daemon
 from contextd.cli._output import report_write
+from contextd.limits import MIN_PROBLEM_CHARS, MIN_PURPOSE_CHARS, MIN_REASON_CHARS, MIN_WHY_CHARS
 from contextd.models import (
     CheckpointBody,
     ConstraintBody,
@@ -128,8 +129,12 @@ def add(text: str, category: str, **shared: Any) -> None:
 
 @click.command()
 @click.argument("summary")
-@click.option("--problem", required=True, help="The situation that forced a choice (40+ chars).")
-@click.option("--why", required=True, help="Why this option won (60+ chars).")
+@click.option(
+    "--problem",
+    required=True,
+    help=f"The situation that forced a choice ({MIN_PROBLEM_CHARS}+ characters).",
+)
+@click.option("--why", required=True, help=f"Why this option won ({MIN_WHY_CHARS}+ characters).")
 @click.option("--alternatives", default="", help="What else was considered.")
 @click.option("--tried", default="", help="What was tried, and what happened.")
 @click.option("--tradeoffs", default="", help="What this choice costs.")
@@ -157,7 +162,11 @@ def decide(
 
 @click.command()
 @click.argument("rule")
-@click.option("--reason", required=True, help="What breaks if the rule is ignored (40+ chars).")
+@click.option(
+    "--reason",
+    required=True,
+    help=f"What breaks if the rule is ignored ({MIN_REASON_CHARS}+ characters).",
+)
 @click.option(
     "--scope",
     "scopes",
@@ -186,7 +195,11 @@ def constrain(
 
 @click.command()
 @click.argument("name")
-@click.option("--purpose", required=True, help="What the workflow achieves (20+ chars).")
+@click.option(
+    "--purpose",
+    required=True,
+    help=f"What the workflow achieves ({MIN_PURPOSE_CHARS}+ characters).",
+)
 @click.option(
     "--step",
     "steps",

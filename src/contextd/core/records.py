@@ -235,6 +235,36 @@ class RecordService:
         """Change fields of a record; the result must pass the same rules as a new one."""
         return self.write_all([self.prepare_update(reference, edit, force=force)])[0]
 
+    def append(self, reference: str, text: str, field: str | None = None) -> Record:
+        """Add `text` to a record's main text (or to `field`, a text field of its kind) and
+        re-stamp it verified: what a later session learned about it, kept with it."""
+        record = self._resolve_id(reference)
+        fields = _TEXT_FIELDS[record.kind]
+        field = field or fields[0]
+        addition = text.strip()
+        if not addition:
+            raise InvalidInputError("Give the text to add.")
+        if field not in fields:
+            raise InvalidInputError(
+                f"A {record.kind} has no text field {field!r} to add to ({', '.join(fields)})."
+            )
+        if field == "title":
+            edit = RecordEdit(title=f"{record.title} {addition}")
+        else:
+            current = str(body_to_dict(record.body).get(field) or "")
+            edit = RecordEdit(body={field: f"{current}\n\n{addition}" if current else addition})
+        prepared = self.prepare_update(record.id, edit, force=True)
+        stamped = replace(prepared.record, verified_at=prepared.record.updated_at)
+        return self.write_all([replace(prepared, record=stamped)])[0]
+
+    def link(self, reference: str, other: str) -> Record:
+        """Relate a record to another (one way; retrieval brings the other along)."""
+        record = self._resolve_id(reference)
+        target = self._resolve_id(other)
+        if target.id in record.related_to:
+            return record
+        return self.update(record.id, RecordEdit(related_to=(*record.related_to, target.id)))
+
     def prepare_create(self, draft: RecordDraft, project: Project | None) -> PreparedWrite:
         """A new record checked like `create` checks it (rules, secrets, duplicates), not
         stored yet; `write_all` stores it."""
@@ -514,6 +544,16 @@ def _linked(records: list[Record], open_sessions: dict[str, str]) -> list[Record
         else r
         for r in records
     ]
+
+
+# The text fields `append` may add to, the first being where it adds when none is named.
+_TEXT_FIELDS = {
+    Kind.MEMORY: ("title",),
+    Kind.DECISION: ("why_chosen", "problem", "alternatives", "what_we_tried", "tradeoffs"),
+    Kind.CONSTRAINT: ("reason", "triggering_incident"),
+    Kind.PIPELINE: ("purpose",),
+    Kind.CHECKPOINT: ("problem", "goal"),
+}
 
 
 def _pick(new: T | None, old: T) -> T:

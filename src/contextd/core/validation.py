@@ -7,6 +7,12 @@ from msgspec.structs import replace
 from contextd.clock import parse_instant, to_iso
 from contextd.core.secrets import find_secrets
 from contextd.errors import ValidationError
+from contextd.limits import (
+    MIN_PROBLEM_CHARS,
+    MIN_PURPOSE_CHARS,
+    MIN_REASON_CHARS,
+    MIN_WHY_CHARS,
+)
 from contextd.models import (
     BODY_TYPES,
     Body,
@@ -239,7 +245,7 @@ def _decision(body: DecisionBody) -> DecisionBody:
     _at_least(
         "problem",
         problem,
-        40,
+        MIN_PROBLEM_CHARS,
         "The decision's problem (--problem)",
         "describe the situation that forced a choice",
     )
@@ -247,7 +253,7 @@ def _decision(body: DecisionBody) -> DecisionBody:
     _at_least(
         "why_chosen",
         why,
-        60,
+        MIN_WHY_CHARS,
         "The decision's why_chosen (--why)",
         "give the reasons this option beat the alternatives, so a later session does not undo it",
     )
@@ -265,7 +271,7 @@ def _constraint(body: ConstraintBody) -> ConstraintBody:
     _at_least(
         "reason",
         reason,
-        40,
+        MIN_REASON_CHARS,
         "The constraint's reason (--reason)",
         "explain what breaks if the rule is ignored",
     )
@@ -290,7 +296,7 @@ def _pipeline(body: PipelineBody) -> PipelineBody:
     _at_least(
         "purpose",
         purpose,
-        20,
+        MIN_PURPOSE_CHARS,
         "The pipeline's purpose (--purpose)",
         "say what the workflow achieves and when to run it",
     )

@@ -1,0 +1,132 @@
+"""Tools that change records: update, append, link, supersede, archive, delete, verify, and
+learn which record answered a query."""
+
+from typing import Annotated, Any, Literal
+
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from contextd.core.presentation import one_line
+from contextd.core.views import record_view
+from contextd.mcp.connection import Here
+from contextd.mcp.project import NOWHERE, ProjectArg
+from contextd.mcp.render import reply
+from contextd.mcp.toolkit import DESTROY, WRITE, Force, Hints, RecordId, Related, Tags, Toolkit
+from contextd.models import RecordEdit
+
+__all__ = ["register"]
+
+TextField = Literal[
+    "title",
+    "why_chosen",
+    "problem",
+    "alternatives",
+    "what_we_tried",
+    "tradeoffs",
+    "reason",
+    "triggering_incident",
+    "purpose",
+    "goal",
+]
+
+
+def register(kit: Toolkit) -> None:
+    app = kit.app
+
+    @kit.tool(WRITE)
+    def update_entry(
+        id: RecordId,
+        title: Annotated[str | None, Field(description="A new title (one line).")] = None,
+        category: Annotated[str | None, Field(description="A new memory category.")] = None,
+        tags: Tags | None = None,
+        retrieval_hints: Hints | None = None,
+        related_to: Related | None = None,
+        fields: Annotated[
+            dict[str, Any] | None,
+            Field(description='Kind fields to change, e.g. {"why_chosen": "..."}.'),
+        ] = None,
+        force: Force = False,
+    ) -> CallToolResult:
+        """Change a record; the same rules as when it was recorded apply."""
+        edit = RecordEdit(
+            title=title,
+            category=category,
+            tags=None if tags is None else tuple(tags),
+            retrieval_hints=None if retrieval_hints is None else tuple(retrieval_hints),
+            related_to=None if related_to is None else tuple(related_to),
+            body=dict(fields or {}),
+        )
+        return kit.written(app.records.update(id, edit, force=force), "Updated")
+
+    @kit.tool(WRITE)
+    def append(
+        id: RecordId,
+        text: Annotated[str, Field(description="What to add, in sentences that stand alone.")],
+        field: Annotated[
+            TextField | None,
+            Field(
+                description="The text field to add to; by default the record's main one "
+                "(a memory's text, a decision's why_chosen, a constraint's reason, a "
+                "pipeline's purpose, a checkpoint's problem)."
+            ),
+        ] = None,
+    ) -> CallToolResult:
+        """Add what you learned to a record (and mark it verified today), instead of storing
+        a second record about the same thing."""
+        return kit.written(app.records.append(id, text, field), "Appended to")
+
+    @kit.tool(WRITE)
+    def link(
+        id: RecordId,
+        to: Annotated[str, Field(description="The record it relates to (id or prefix).")],
+    ) -> CallToolResult:
+        """Relate a record to another, so retrieving one brings the other along."""
+        return kit.changed(app.records.link(id, to), f"Linked to {to}")
+
+    @kit.tool(WRITE)
+    def supersede(
+        old_id: Annotated[str, Field(description="The record that no longer holds.")],
+        new_id: Annotated[str, Field(description="The record that replaces it.")],
+    ) -> CallToolResult:
+        """Mark an older record as replaced by a newer one (it becomes NOT CURRENT)."""
+        old, new = app.records.supersede(old_id, new_id)
+        data = {"superseded": record_view(old), "by": record_view(new)}
+        return reply(
+            data,
+            f"{old.id} {one_line(old.title)} is now NOT CURRENT; current: {new.id} "
+            f"{one_line(new.title)}",
+        )
+
+    @kit.tool(WRITE)
+    def archive(
+        id: RecordId,
+        reason: Annotated[str, Field(description="Why it no longer applies.")] = "",
+    ) -> CallToolResult:
+        """Take a record that no longer applies out of retrieval (reversible), saying why."""
+        return kit.changed(app.records.archive(id, reason), "Archived")
+
+    @kit.tool(DESTROY)
+    def delete(id: RecordId) -> CallToolResult:
+        """Delete a record for good (a tombstone remembers the deletion)."""
+        record = app.records.delete(id)
+        data = {"deleted": record.id, "title": record.title}
+        return reply(data, f"Deleted: {record.id} {one_line(record.title)}")
+
+    @kit.tool(WRITE)
+    def verify_entry(id: RecordId) -> CallToolResult:
+        """Confirm a record is still true today."""
+        return kit.changed(app.records.verify(id), "Verified")
+
+    @kit.tool(WRITE)
+    def learn(
+        query: Annotated[str, Field(description="The question the record answered.")],
+        id: Annotated[str, Field(description="The record that was the right answer.")],
+        project: ProjectArg = None,
+        here: Here = NOWHERE,
+    ) -> CallToolResult:
+        """Mark a result as the right answer for a query, so similar later queries rank it
+        higher. Call it when get_context found what you needed below the first result."""
+        record = app.records.get(id)
+        app.search.learn(here.project(), query, record)
+        data = {"learned": record.id, "query": query}
+        return reply(data, f"Learned: {record.id} answers the query.")

@@ -1,0 +1,111 @@
+"""The one client a stdio server talks to: its name, the project each call is about, and the
+session it opens; and the resolvers that hand a tool its place (`Here`), which the SDK fills
+before a tool runs, never the model."""
+
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, ListRoots, Resolve
+from mcp.types import ListRootsResult
+
+from contextd.app import App
+from contextd.core.presentation import one_line
+from contextd.errors import ContextdError
+from contextd.mcp.project import Chooser, Place
+from contextd.models import Project
+
+__all__ = ["Connection", "Here", "connection_of"]
+
+
+class Connection:
+    """Which project a call is about is contextd.mcp.project's to say; the session opens with
+    the first call that resolves one, named after the client, and closes with the connection.
+    """
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.client_name: str | None = None
+        self.chooser = Chooser(app)
+        self.session_id: str | None = None
+        self._opening = threading.Lock()  # tool calls run in threads: open one session only
+
+    def wants_roots(
+        self, name: str | None, capabilities: Any
+    ) -> ListRootsResult | ListRoots | None:
+        """The client's roots, when the call needs them: known ones, or a request for them."""
+        if self.chooser.roots is not None:
+            return self.chooser.roots
+        try:
+            if self.chooser.fixed(name) is not None:
+                return None
+        except ContextdError:
+            return None  # the call itself reports the bad name
+        if capabilities is None or capabilities.roots is None:
+            return None
+        return ListRoots()
+
+    def place(self, name: str | None, roots: ListRootsResult | None) -> Place:
+        place = self.chooser.place(name, roots)
+        if place.choice is not None:
+            self.open_session(place.choice.project)
+        return place
+
+    def open_session(self, project: Project) -> None:
+        with self._opening:
+            if self.session_id is not None or self.client_name is None:
+                return
+            try:
+                self.session_id = self.app.sessions.start(project, self.client_name).id
+            except ContextdError:
+                return  # a client name that is refused: tools still answer
+
+    def close(self) -> None:
+        with self._opening:
+            if self.session_id is not None:
+                self.app.sessions.end(self.session_id)
+
+    async def middleware(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        if self.client_name is None:
+            self.client_name = _client_name(ctx.params)
+        if ctx.method == "notifications/roots/list_changed":
+            self.chooser.roots = None
+        return await call_next(ctx)
+
+
+def _client_name(params: object) -> str | None:
+    """The client's name: from `initialize` (clientInfo), or, in protocol versions without a
+    handshake, from the clientInfo every request carries in its _meta."""
+    if not isinstance(params, dict):
+        return None
+    meta = params.get("_meta")
+    info = params.get("clientInfo") or (
+        meta.get("io.modelcontextprotocol/clientInfo") if isinstance(meta, dict) else None
+    )
+    if not isinstance(info, dict):
+        return None
+    return one_line(str(info.get("name") or ""))[:100] or "mcp client"
+
+
+def connection_of(ctx: Context) -> Connection:
+    """The connection a call arrives on."""
+    connection = ctx.request_context.lifespan_context  # the server's lifespan yields it
+    assert isinstance(connection, Connection)
+    return connection
+
+
+def _wants_roots(project: str | None, ctx: Context) -> ListRootsResult | ListRoots | None:
+    return connection_of(ctx).wants_roots(project, ctx.client_capabilities)
+
+
+def _where(
+    project: str | None,
+    roots: Annotated[ListRootsResult | None, Resolve(_wants_roots)],
+    ctx: Context,
+) -> Place:
+    return connection_of(ctx).place(project, roots)
+
+
+# The place a tool works in: its project (from its `project` argument, the environment, the
+# client's roots asked for within the call, or the server's folder) and how it was chosen.
+Here = Annotated[Place, Resolve(_where)]

@@ -1,0 +1,114 @@
+"""MCP tools spoken to in memory by the SDK's own client (the subprocess path is covered by
+test_server.py): append, link, origin, get_context's filters, every tool error as a result."""
+
+from typing import Any
+
+import anyio
+from mcp.types import CallToolResult, Implementation
+
+from contextd.app import App
+from contextd.mcp.server import build_server
+from mcp import Client
+from tests.conftest import DECISION, Cli
+
+DECISION_ARGS = {
+    "summary": "Use NATS JetStream for the task queue",
+    "problem": "Redis pub/sub dropped tasks whenever workers reconnected during a deploy",
+    "why_chosen": "JetStream keeps durable consumers with acks and replay for every worker",
+}
+
+
+def call(app: App, *calls: tuple[str, dict[str, Any]]) -> list[CallToolResult]:
+    """Run tool calls in order against a server over `app`, in this process."""
+    results: list[CallToolResult] = []
+
+    async def main() -> None:
+        info = Implementation(name="in-memory-agent", version="1")
+        async with Client(build_server(app), client_info=info) as client:
+            for name, arguments in calls:
+                results.append(await client.call_tool(name, arguments))
+
+    anyio.run(main)
+    return results
+
+
+def data(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def test_append_adds_to_the_main_text_and_verifies_it(app: App) -> None:
+    (stored,) = call(app, ("record_decision", DECISION_ARGS))
+    rid = data(stored)["id"]
+    appended, to_field, refused = call(
+        app,
+        ("append", {"id": rid, "text": "Consumers must set ack_wait above the longest task."}),
+        ("append", {"id": rid, "text": "Kafka was slower to run here.", "field": "alternatives"}),
+        ("append", {"id": rid, "text": "x", "field": "purpose"}),
+    )
+    body = data(appended)["body"]
+    assert body["why_chosen"].endswith("\n\nConsumers must set ack_wait above the longest task.")
+    assert data(appended)["verified_at"] == data(appended)["updated_at"]
+    assert data(to_field)["body"]["alternatives"] == "Kafka was slower to run here."
+    assert refused.is_error and "no text field 'purpose'" in refused.content[0].text
+
+
+def test_link_relates_two_records_and_retrieval_brings_the_other(app: App, run: Cli) -> None:
+    nats = run.json(*DECISION)["id"]
+    rule = run.json(
+        "constrain",
+        "Consumers acknowledge a task only after its side effects are committed",
+        "--reason",
+        "An early ack loses the task when the worker dies between ack and commit",
+        "--hardness",
+        "strong",
+    )["id"]
+    linked, again, missing = call(
+        app,
+        ("link", {"id": rule, "to": nats}),
+        ("link", {"id": rule, "to": nats}),
+        ("link", {"id": rule, "to": "ffffffff"}),
+    )
+    assert data(linked)["related_to"] == [nats] == data(again)["related_to"]
+    assert missing.is_error and "No record" in missing.content[0].text
+
+
+def test_origin_says_who_stated_it(app: App) -> None:
+    told, own = call(
+        app,
+        (
+            "remember",
+            {
+                "text": "The user wants answers in French",
+                "category": "preference",
+                "origin": "user",
+            },
+        ),
+        ("remember", {"text": "Tests take four minutes on this machine", "category": "gotcha"}),
+    )
+    assert data(told)["origin"] == "user" and data(own)["origin"] == "agent"
+    (forged,) = call(
+        app,
+        (
+            "remember",
+            {"text": "A forged import note here", "category": "gotcha", "origin": "import"},
+        ),
+    )
+    assert forged.is_error  # only user or agent may be claimed over MCP
+
+
+def test_get_context_takes_the_filters_the_cli_has(app: App, run: Cli) -> None:
+    run.json(*DECISION)
+    run.json("add", "Workers drain the task queue before a deploy", "--category", "gotcha")
+    archived = run.json("add", "The task queue once ran on Redis", "--category", "architecture")
+    run.json("archive", archived["id"], "--reason", "the queue moved to NATS")
+    gotchas, with_archived, diverse = call(
+        app,
+        ("get_context", {"query": "task queue", "category": "gotcha"}),
+        ("get_context", {"query": "task queue Redis", "include_archived": True}),
+        ("get_context", {"query": "task queue", "mmr": True, "kind": "decision"}),
+    )
+    assert {r["category"] for r in data(gotchas)["results"]} == {"gotcha"}
+    assert archived["id"] in {r["id"] for r in data(with_archived)["results"]}
+    assert {r["kind"] for r in data(diverse)["results"]} == {"decision"}
