@@ -16,6 +16,7 @@
   + RemoteError                    exit 7   (ssh or contextd on another machine failed)
 """
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 __all__ = [
@@ -37,9 +38,28 @@ __all__ = [
 
 
 class ContextdError(Exception):
-    """Root of every error contextd reports to a user; the message is one clear sentence."""
+    """Root of every error contextd reports to a user; the message is one clear sentence of
+    facts. What to do next is `actions`: names each surface words its own way (the CLI as
+    commands and flags, MCP as tools and parameters), about `record_id` when there is one."""
 
     exit_code: ClassVar[int] = 1
+
+    def __init__(
+        self, message: str, *, actions: tuple[str, ...] = (), record_id: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.actions = actions
+        self.record_id = record_id
+
+    def worded(self, words: Mapping[str, str], message: str | None = None) -> str:
+        """`message` (by default the error's own) followed by its actions, each worded from
+        `words` (a surface's: commands and flags, or tools and parameters)."""
+        text = str(self) if message is None else message
+        advice = [words[a].format(id=self.record_id) for a in self.actions if a in words]
+        if not advice:
+            return text
+        joined = advice[0] if len(advice) == 1 else ", ".join(advice[:-1]) + ", or " + advice[-1]
+        return f"{text.rstrip('.')}: {joined}."
 
 
 class InvalidInputError(ContextdError):
@@ -49,11 +69,23 @@ class InvalidInputError(ContextdError):
 
 
 class ValidationError(InvalidInputError):
-    """A record field is missing, too short or malformed."""
+    """Record fields are missing, too short or malformed: every one found, so a caller fixes
+    them in one round; `field` is the first."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
         self.field = field
+        self.problems: list[tuple[str, str]] = [(field, message)]
+
+    @classmethod
+    def several(cls, problems: list[tuple[str, str]]) -> "ValidationError":
+        """One error for every (field, message) found."""
+        if len(problems) == 1:
+            return cls(*problems[0])
+        joined = " ".join(message for _, message in problems)
+        error = cls(problems[0][0], f"{len(problems)} fields need work: {joined}")
+        error.problems = list(problems)
+        return error
 
 
 class InvalidQueryError(InvalidInputError):
@@ -91,8 +123,8 @@ class ConflictError(ContextdError):
 class DuplicateError(ConflictError):
     """A new record restates one already stored (active, superseded or archived)."""
 
-    def __init__(self, existing_id: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, existing_id: str, message: str, actions: tuple[str, ...]) -> None:
+        super().__init__(message, actions=actions, record_id=existing_id)
         self.existing_id = existing_id
 
 

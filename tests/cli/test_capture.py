@@ -216,3 +216,12 @@ def test_related_ids_are_resolved_from_prefixes(run: Cli) -> None:
         first["id"][:13],
     )
     assert second["related_to"] == [first["id"]]
+
+
+@pytest.mark.usefixtures("repo")
+def test_every_thin_field_is_named_with_its_flag_at_once(run: Cli) -> None:
+    result = run("decide", "Short", "--problem", "too short", "--why", "no")
+    assert result.exit_code == 2
+    message = result.stderr
+    assert "3 fields need work" in message and "(set with --problem, --why)" in message
+    assert message.count("\n") == 1  # one line

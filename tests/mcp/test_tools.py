@@ -112,3 +112,29 @@ def test_get_context_takes_the_filters_the_cli_has(app: App, run: Cli) -> None:
     assert {r["category"] for r in data(gotchas)["results"]} == {"gotcha"}
     assert archived["id"] in {r["id"] for r in data(with_archived)["results"]}
     assert {r["kind"] for r in data(diverse)["results"]} == {"decision"}
+
+
+def test_errors_speak_mcp_every_bad_field_at_once(app: App, run: Cli) -> None:
+    thin, missing, wrong_type, duplicate, unknown = call(
+        app,
+        ("record_decision", {"summary": "short", "problem": "too short", "why_chosen": "no"}),
+        ("record_decision", {"summary": "A decision without its reasons"}),
+        ("search", {"query": "queue", "limit": "many"}),
+        ("record_decision", {**DECISION_ARGS}),
+        ("get_entry", {"id": "ffffffffff"}),
+    )
+    text = thin.content[0].text
+    assert thin.is_error and "3 fields need work" in text
+    assert "(fix: summary (text, rule or name), problem, why_chosen)" in text
+    assert "--" not in text  # no CLI flag in an agent's error
+    assert missing.content[0].text == (
+        "The arguments of record_decision need fixing: problem field required; "
+        "why_chosen field required."
+    )
+    assert "pydantic" not in wrong_type.content[0].text and "limit" in wrong_type.content[0].text
+    assert not duplicate.is_error
+    (again,) = call(app, ("record_decision", {**DECISION_ARGS}))
+    words = again.content[0].text
+    assert again.is_error and "update_entry" in words and "force=true" in words
+    assert "contextd update" not in words and "--force" not in words
+    assert "search or get_project_summary lists the records" in unknown.content[0].text

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, state
+from contextd.cli.messages import in_cli_words
 from contextd.errors import ContextdError
 
 __all__ = ["cli", "main"]
@@ -82,7 +83,7 @@ class ContextdGroup(click.Group):
         try:
             return super().invoke(ctx)
         except ContextdError as exc:
-            _report(ctx, str(exc), type(exc).__name__, getattr(exc, "field", None))
+            _report(ctx, in_cli_words(exc), type(exc).__name__, getattr(exc, "field", None))
             ctx.exit(exc.exit_code)
         except (click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
             raise  # BrokenPipeError: the reader left (`| head`); main() ends quietly

@@ -100,21 +100,14 @@ class DuplicateGuard:
             return DuplicateError(
                 existing.id,
                 f"{head}, which was superseded on {existing.updated_at[:10]} by {successor}: "
-                f"the team moved away from it. See `contextd show {existing.id}`; if it is true "
-                f"again, record why with `contextd decide`, or pass --force.",
+                "the team moved away from it.",
+                ("show", "record_why", "force"),
             )
         if existing.status is Status.ARCHIVED:
             return DuplicateError(
-                existing.id,
-                f"{head}, which is archived: `contextd unarchive {existing.id}` brings it back "
-                "(or pass --force to store a new one).",
+                existing.id, f"{head}, which is archived.", ("unarchive", "force")
             )
-        return DuplicateError(
-            existing.id,
-            f"{head}: change it with `contextd update {existing.id}`, confirm it with "
-            f"`contextd verify {existing.id}`, replace it with `contextd supersede`, "
-            "or pass --force to store both.",
-        )
+        return DuplicateError(existing.id, f"{head}.", ("update", "verify", "supersede", "force"))
 
 
 def _clip(text: str, width: int = 60) -> str:

@@ -143,13 +143,10 @@ class ProjectService:
                 slugs = ", ".join(p.slug for p in found)
                 raise InvalidInputError(f"Project '{name}' matches {slugs}; use the slug.")
             known = ", ".join(p.slug for p in rows.list_projects(conn)) or "none yet"
-            raise NotFoundError(
-                f"No project named '{name}' (known: {known}); run `contextd attach` in its folder."
-            )
+            raise NotFoundError(f"No project named '{name}' (known: {known}).", actions=("attach",))
         if attached is None:
             raise ProjectNotResolvedError(
-                f"No contextd project is attached at {cwd}; run `contextd attach` in the "
-                "project's folder, or pass --project NAME."
+                f"No contextd project is attached at {cwd}.", actions=("attach", "name_project")
             )
         return _seen_from(self._get(attached[1]), attached)
 

@@ -207,7 +207,9 @@ class RecordService:
 
     def _build(self, draft: RecordDraft, project: Project | None, short_title_ok: bool) -> Record:
         if project is None and not draft.is_global:
-            raise InvalidInputError("A project record needs a project; pass --project or --global.")
+            raise InvalidInputError(
+                "A project record needs a project.", actions=("name_project", "make_global")
+            )
         clean = validate_draft(draft, short_title_ok=short_title_ok)
         stamp = clean.created_at or now()
         related = tuple(dict.fromkeys(self._resolve_id(prefix).id for prefix in clean.related_to))
@@ -526,9 +528,7 @@ class RecordService:
             deleted = rows.tombstone_of(conn, reference.strip().lower())
             if deleted:
                 raise NotFoundError(f"Record {reference!r} was deleted on {deleted[:10]}.")
-            raise NotFoundError(
-                f"No record with id {reference!r}; `contextd memories --all` lists them."
-            )
+            raise NotFoundError(f"No record with id {reference!r}.", actions=("list",))
         record = rows.get_record(conn, record_id)
         if record is None:
             raise NotFoundError(f"No record with id {reference!r}.")

@@ -68,10 +68,12 @@ def validate_draft(draft: RecordDraft, *, short_title_ok: bool = False) -> Recor
     Raises:
         ValidationError: a field is missing, too short, too long or malformed.
     """
+    problems: list[tuple[str, str]] = []
     title = _text("title", draft.title, label=_TITLE_LABEL[draft.kind])
     if short_title_ok and not title:
         raise ValidationError("title", f"The {_TITLE_LABEL[draft.kind]} is empty.")
     _at_least(
+        problems,
         "title",
         title,
         1 if short_title_ok else _TITLE_MIN[draft.kind],
@@ -80,16 +82,19 @@ def validate_draft(draft: RecordDraft, *, short_title_ok: bool = False) -> Recor
     )
     category = normalise_category(draft.category) if draft.category else None
     if draft.kind is Kind.MEMORY and not category:
-        raise ValidationError(
-            "category",
-            "A memory needs a category (--category): architecture, convention, "
-            "gotcha, preference, user or another single word.",
+        problems.append(
+            (
+                "category",
+                "A memory needs a category: architecture, convention, gotcha, preference, "
+                "user or another single word.",
+            )
         )
     low, high = PRIORITY_RANGE
     if not low <= draft.priority <= high:
-        raise ValidationError(
-            "priority", f"Priority must be from {low} (low) to {high} (critical)."
-        )
+        problems.append(("priority", f"Priority must be from {low} (low) to {high} (critical)."))
+    body = _clean_body(draft.kind, draft.body, problems)
+    if problems:
+        raise ValidationError.several(problems)
     cleaned = replace(
         draft,
         created_at=_instant(draft.created_at) if draft.created_at else None,
@@ -97,14 +102,14 @@ def validate_draft(draft: RecordDraft, *, short_title_ok: bool = False) -> Recor
         category=category,
         tags=normalise_tags(draft.tags),
         retrieval_hints=_hints(draft.retrieval_hints),
-        body=_clean_body(draft.kind, draft.body),
+        body=body,
     )
     size = len(title) + sum(len(str(v)) for v in _flatten(cleaned.body))
     if size > MAX_RECORD_CHARS:
         raise ValidationError(
             "body",
             f"The record is {size} characters; the limit is {MAX_RECORD_CHARS}: "
-            "split it into several records linked with --related.",
+            "split it into several related records.",
         )
     _refuse_secrets(cleaned)
     return cleaned
@@ -240,21 +245,23 @@ def _hints(hints: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _decision(body: DecisionBody) -> DecisionBody:
+def _decision(body: DecisionBody, problems: list[tuple[str, str]]) -> DecisionBody:
     problem = _text("problem", body.problem, label="problem")
     _at_least(
+        problems,
         "problem",
         problem,
         MIN_PROBLEM_CHARS,
-        "The decision's problem (--problem)",
+        "The decision's problem",
         "describe the situation that forced a choice",
     )
     why = _text("why_chosen", body.why_chosen, label="why_chosen")
     _at_least(
+        problems,
         "why_chosen",
         why,
         MIN_WHY_CHARS,
-        "The decision's why_chosen (--why)",
+        "The decision's why_chosen",
         "give the reasons this option beat the alternatives, so a later session does not undo it",
     )
     return DecisionBody(
@@ -266,13 +273,14 @@ def _decision(body: DecisionBody) -> DecisionBody:
     )
 
 
-def _constraint(body: ConstraintBody) -> ConstraintBody:
+def _constraint(body: ConstraintBody, problems: list[tuple[str, str]]) -> ConstraintBody:
     reason = _text("reason", body.reason, label="reason")
     _at_least(
+        problems,
         "reason",
         reason,
         MIN_REASON_CHARS,
-        "The constraint's reason (--reason)",
+        "The constraint's reason",
         "explain what breaks if the rule is ignored",
     )
     scope = []
@@ -291,18 +299,19 @@ def _constraint(body: ConstraintBody) -> ConstraintBody:
     )
 
 
-def _pipeline(body: PipelineBody) -> PipelineBody:
+def _pipeline(body: PipelineBody, problems: list[tuple[str, str]]) -> PipelineBody:
     purpose = _text("purpose", body.purpose, label="purpose")
     _at_least(
+        problems,
         "purpose",
         purpose,
         MIN_PURPOSE_CHARS,
-        "The pipeline's purpose (--purpose)",
+        "The pipeline's purpose",
         "say what the workflow achieves and when to run it",
     )
     steps = tuple(s for s in (_text("steps", step, label="step") for step in body.steps) if s)
     if not steps:
-        raise ValidationError("steps", "A pipeline needs at least one step (--step), in order.")
+        problems.append(("steps", "A pipeline needs at least one step, in order."))
     return PipelineBody(purpose=purpose, steps=steps)
 
 
@@ -315,15 +324,15 @@ def _checkpoint(body: CheckpointBody) -> CheckpointBody:
     )
 
 
-def _clean_body(kind: Kind, body: Body) -> Body:
+def _clean_body(kind: Kind, body: Body, problems: list[tuple[str, str]]) -> Body:
     if not isinstance(body, BODY_TYPES[kind]):
         raise ValidationError("body", f"A {kind} record cannot carry a {type(body).__name__}.")
     if isinstance(body, DecisionBody):
-        return _decision(body)
+        return _decision(body, problems)
     if isinstance(body, ConstraintBody):
-        return _constraint(body)
+        return _constraint(body, problems)
     if isinstance(body, PipelineBody):
-        return _pipeline(body)
+        return _pipeline(body, problems)
     if isinstance(body, CheckpointBody):
         return _checkpoint(body)
     return body
@@ -351,10 +360,17 @@ def _text(field: str, value: str, *, label: str) -> str:
     return value
 
 
-def _at_least(field: str, value: str, minimum: int, subject: str, advice: str) -> None:
+def _at_least(
+    problems: list[tuple[str, str]],
+    field: str,
+    value: str,
+    minimum: int,
+    subject: str,
+    advice: str,
+) -> None:
     if len(value) < minimum:
         got = f"is {len(value)} characters" if value else "is missing"
-        raise ValidationError(field, f"{subject} {got}; it needs at least {minimum}: {advice}.")
+        problems.append((field, f"{subject} {got}; it needs at least {minimum}: {advice}."))
 
 
 def _flatten(body: object) -> list[object]:

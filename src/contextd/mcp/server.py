@@ -15,6 +15,7 @@ from contextd.app import App
 from contextd.core.presentation import WRITES_OFF
 from contextd.mcp import changing, reading, recording, sessions, upkeep
 from contextd.mcp.connection import Connection
+from contextd.mcp.messages import plain_argument_errors
 from contextd.mcp.toolkit import Toolkit
 
 __all__ = ["build_server"]
@@ -52,7 +53,7 @@ def build_server(app: App, *, read_only: bool = False) -> MCPServer[Connection]:
         instructions=instructions,
         version=_version(),
         lifespan=lifespan,
-        middleware=[connection.middleware],
+        middleware=[connection.middleware, plain_argument_errors],
     )
     kit = Toolkit(app, server, read_only=read_only)
     for module in TOOL_MODULES:

@@ -16,6 +16,7 @@ from contextd.core.presentation import one_line
 from contextd.core.views import record_view, similar_view
 from contextd.errors import ContextdError
 from contextd.limits import MAX_SEARCH_LIMIT
+from contextd.mcp.messages import in_mcp_words
 from contextd.mcp.project import NOWHERE, Place
 from contextd.mcp.render import reply, written_text
 from contextd.mcp.transport import REPLACEMENT
@@ -83,7 +84,7 @@ def domain_errors(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except ContextdError as exc:
-            raise ToolError(str(exc)) from exc
+            raise ToolError(in_mcp_words(exc)) from exc
 
     return wrapper
 
