@@ -2,9 +2,12 @@
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from contextd.app import App
+from contextd.models import Kind, MemoryBody, RecordDraft
 from tests.conftest import DECISION, POSTGRES, Cli, make_repo
 
 NATS = "GPU scheduler uses NATS JetStream for task transport between coordinator and workers"
@@ -139,3 +142,47 @@ def test_a_record_that_seems_to_replace_another_is_flagged_with_the_command(run:
         "architecture",
     )["similar"]
     assert [s["id"] for s in flagged if s.get("likely_replaces")] == [old["id"]]
+
+
+def test_a_write_embeds_once_and_searches_neighbours_once(app: App) -> None:
+    """The duplicate check's neighbour search also tells what the new record resembles."""
+    assert app.vector_index is not None and app.indexer is not None
+    project = app.current_project()
+    app.records.create(
+        RecordDraft(
+            Kind.MEMORY,
+            "Workers drain the task queue before each deploy",
+            MemoryBody(),
+            category="gotcha",
+        ),
+        project,
+    )
+    index, provider = app.vector_index, app.indexer.provider
+    searches: list[int] = []
+    embeds: list[int] = []
+    search, embed = index.search, provider.embed_documents
+
+    def counted_search(*args: Any, **kwargs: Any) -> Any:
+        searches.append(1)
+        return search(*args, **kwargs)
+
+    def counted_embed(texts: list[str]) -> Any:
+        embeds.append(len(texts))
+        return embed(texts)
+
+    index.search = counted_search  # type: ignore[method-assign]
+    provider.embed_documents = counted_embed  # type: ignore[method-assign]
+    stored = app.records.record(
+        RecordDraft(
+            Kind.MEMORY,
+            "Workers drain the task queue before every deploy starts",
+            MemoryBody(),
+            category="gotcha",
+        ),
+        project,
+        force=True,
+    )
+    assert searches == [1] and embeds == [1]
+    assert [s.record.title for s in stored.similar] == [
+        "Workers drain the task queue before each deploy"
+    ]

@@ -32,20 +32,23 @@ class DuplicateGuard:
 
     def check(
         self, record: Record, vector: list[float] | None, exempt: AbstractSet[str] = frozenset()
-    ) -> None:
+    ) -> list[Similar]:
         """Refuse `record` when it restates one already stored (any status), except the
-        records in `exempt` (those it is about to replace).
+        records in `exempt` (those it is about to replace); else the stored records near it,
+        for `similar` to judge without searching again.
 
         Raises:
-            DuplicateError: naming the stored record and the commands to use instead.
+            DuplicateError: naming the stored record and what to do instead.
         """
         conn = self._db.connection()
         same = rows.same_title(conn, record)
         if same is not None and same.id not in exempt:
             raise self._refusal(record, same, None)
-        for found in self._near(record, vector):
+        near = self.near(record, vector)
+        for found in near:
             if found.similarity >= self._duplicate and found.record.id not in exempt:
                 raise self._refusal(record, found.record, found.similarity)
+        return near
 
     def restate_each_other(self, first: list[float] | None, second: list[float] | None) -> bool:
         """Whether two records not stored yet, given their vectors, are near-identical (as
@@ -56,10 +59,10 @@ class DuplicateGuard:
         norms = math.sqrt(sum(a * a for a in first) * sum(b * b for b in second))
         return norms > 0 and dot / norms >= self._duplicate
 
-    def similar(self, record: Record, vector: list[float] | None) -> list[Similar]:
-        """Stored records close to `record` (but not duplicates of it), closest first; the
-        closest one it seems to replace (a looser match plus a cue) is marked `replaces`."""
-        near = self._near(record, vector)
+    def similar(self, record: Record, near: list[Similar]) -> list[Similar]:
+        """Of the stored records `near` it (see `near`), those close to `record`, closest
+        first; the closest one it seems to replace (a looser match plus a cue) is marked
+        `replaces`."""
         replaced = next(
             (
                 replace(s, replaces=reason)
@@ -75,7 +78,8 @@ class DuplicateGuard:
             found.sort(key=lambda s: s.similarity, reverse=True)
         return found
 
-    def _near(self, record: Record, vector: list[float] | None) -> list[Similar]:
+    def near(self, record: Record, vector: list[float] | None) -> list[Similar]:
+        """The stored records nearest `record` by its vector (one index search)."""
         if vector is None or self._index is None:
             return []
         nearest = [

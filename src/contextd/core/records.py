@@ -64,6 +64,7 @@ class PreparedWrite(Struct, frozen=True):
     vectors: tuple[vector_rows.EmbeddingRow, ...] = ()
     drop_vector: bool = False  # the text changed and no vector was computed for it
     private: bool = False  # a new record kept out of a shared project's repository files
+    similar: tuple[Similar, ...] = ()  # stored records it resembles (when asked for)
 
 
 class RecordFiles(Protocol):
@@ -119,7 +120,7 @@ class RecordService:
                 (unless `force`).
         """
         replaced = [self._resolve_id(reference).id for reference in supersedes]
-        return self._store([draft], project, force=force, replaced=replaced)[0]
+        return self._store([draft], project, force=force, replaced=replaced)[0][0]
 
     def record(
         self,
@@ -129,11 +130,15 @@ class RecordService:
         force: bool = False,
         supersedes: Sequence[str] = (),
     ) -> Stored:
-        """`create`, with what a writer reports back: the records it resembles, short ids."""
-        record = self.create(draft, project, force=force, supersedes=supersedes)
-        similar = self.similar(record)
-        shorts = self.short_ids([record.id, *(s.record.id for s in similar)])
-        return Stored(record, similar, shorts)
+        """`create`, with what a writer reports back: the records it resembles (from the one
+        neighbour search the duplicate check made) and short ids."""
+        replaced = [self._resolve_id(reference).id for reference in supersedes]
+        records, prepared = self._store(
+            [draft], project, force=force, replaced=replaced, want_similar=True
+        )
+        similar = list(prepared[0].similar)
+        shorts = self.short_ids([records[0].id, *(s.record.id for s in similar)])
+        return Stored(records[0], similar, shorts)
 
     def create_many(
         self,
@@ -150,7 +155,7 @@ class RecordService:
         """
         return self._store(
             drafts, project, short_title_ok=short_title_ok, force=force, progress=progress
-        )
+        )[0]
 
     def _store(
         self,
@@ -161,7 +166,8 @@ class RecordService:
         force: bool = False,
         replaced: Sequence[str] = (),
         progress: Callable[[int], None] | None = None,
-    ) -> list[Record]:
+        want_similar: bool = False,
+    ) -> tuple[list[Record], list[PreparedWrite]]:
         prepared = self._prepare(
             drafts,
             project,
@@ -169,12 +175,13 @@ class RecordService:
             force=force,
             exempt=frozenset(replaced),
             progress=progress,
+            want_similar=want_similar,
         )
         with self._db.transaction():
             records = self.write_all(prepared, project.checkout if project else None)
             for old in replaced:
                 self.supersede(old, records[0].id)
-        return records
+        return records, prepared
 
     def _prepare(
         self,
@@ -185,25 +192,42 @@ class RecordService:
         force: bool = False,
         exempt: frozenset[str] = frozenset(),
         progress: Callable[[int], None] | None = None,
+        want_similar: bool = False,
     ) -> list[PreparedWrite]:
-        """New records built, embedded in one batch and checked against the store."""
+        """New records built, embedded in one batch and checked against the store, each with
+        one neighbour search (whose records also say what it resembles, when wanted)."""
         records = [self._build(d, project, short_title_ok) for d in drafts]
         vectors = {row.record_id: row for row in self._embed(records, progress)}
-        if not force and self._guard is not None:
-            for record in records:
-                row = vectors.get(record.id)
-                self._guard.check(record, row.vector if row else None, exempt=exempt)
-        return [
-            PreparedWrite(r, None, (vectors[r.id],) if r.id in vectors else (), private=d.private)
-            for r, d in zip(records, drafts, strict=True)
-        ]
+        prepared = []
+        for record, draft in zip(records, drafts, strict=True):
+            row = vectors.get(record.id)
+            similar: list[Similar] = []
+            if self._guard is not None and (want_similar or not force):
+                vector = row.vector if row else None
+                near = (
+                    self._guard.near(record, vector)
+                    if force
+                    else self._guard.check(record, vector, exempt=exempt)
+                )
+                similar = self._guard.similar(record, near) if want_similar else []
+            prepared.append(
+                PreparedWrite(
+                    record,
+                    None,
+                    (row,) if row else (),
+                    private=draft.private,
+                    similar=tuple(similar),
+                )
+            )
+        return prepared
 
     def similar(self, record: Record) -> list[Similar]:
-        """Stored records close to `record` (advisory: restatements and contradictions)."""
+        """Stored records close to a stored `record` (advisory: restatements and
+        contradictions), by the vector stored for it."""
         if self._guard is None or self._index is None:
             return []
         vector = self._index.vectors_of([record.id]).get(record.id)
-        return self._guard.similar(record, vector)
+        return self._guard.similar(record, self._guard.near(record, vector))
 
     def _build(self, draft: RecordDraft, project: Project | None, short_title_ok: bool) -> Record:
         if project is None and not draft.is_global:
