@@ -20,6 +20,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
 from msgspec.structs import replace
 
 from contextd.app import open_app

@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
 from bench_retrieval import QUERIES, sentence
 
 from contextd.embeddings.local import LocalMiniLM

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
+
 from contextd.app import open_app
 from contextd.clock import now
 from contextd.config import load_settings

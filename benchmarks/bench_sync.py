@@ -14,6 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
 from tests.sync.sshd import SSHD, start_sshd  # noqa: E402
 
 from contextd.app import open_app  # noqa: E402

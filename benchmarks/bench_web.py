@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
 import httpx
 
 from contextd.app import open_app

@@ -12,6 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
+
 from contextd.app import open_app
 from contextd.config import load_settings
 from contextd.core.evaluation import load_dataset

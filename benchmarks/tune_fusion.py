@@ -28,6 +28,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
 from msgspec.structs import replace
 
 from contextd.app import open_app

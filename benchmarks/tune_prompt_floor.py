@@ -13,6 +13,8 @@ import argparse
 import tempfile
 from pathlib import Path
 
+import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
+
 from contextd.app import open_app
 from contextd.config import load_settings
 from contextd.core.evaluation import Evaluator, load_dataset

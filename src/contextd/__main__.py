@@ -8,9 +8,12 @@ which a running daemon answers warm.
 import os
 import sys
 
+from contextd.threads import choose_for_one_shot
+
 
 def main() -> None:
     os.umask(0o077)  # whatever contextd creates is its user's alone
+    choose_for_one_shot()  # before numpy can load (see contextd.threads)
     if sys.argv[1:2] == ["hook"]:
         from contextd.hooks.entry import run_hook
 

@@ -2,6 +2,7 @@
 them), kept in one place. The standard library only."""
 
 __all__ = [
+    "MAX_HOOK_PAYLOAD",
     "MAX_SEARCH_LIMIT",
     "MIN_PROBLEM_CHARS",
     "MIN_PURPOSE_CHARS",
@@ -10,6 +11,7 @@ __all__ = [
 ]
 
 MAX_SEARCH_LIMIT = 200  # hits one search may return
+MAX_HOOK_PAYLOAD = 4 * 1024 * 1024  # bytes of an agent's hook payload read from stdin
 
 # The least a rationale must say to stop a later session from undoing it (characters).
 MIN_PROBLEM_CHARS = 40  # a decision's problem

@@ -37,6 +37,7 @@ CLIENT_MODULES = {
     "contextd.ipc.client",
     "contextd.ipc.frames",
     "contextd.ipc.rendezvous",
+    "contextd.limits",
 }
 
 

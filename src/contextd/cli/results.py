@@ -79,7 +79,8 @@ def _explained(hits: list[dict[str, Any]]) -> Printout:
         line = (
             f"{h['short']}  fts {t['fts']:.3f} + semantic {t['semantic']:.3f} + "
             f"priority {t['priority']:.3f} + recency {t['recency']:.3f} + project "
-            f"{t['project_match']:.3f} + trust {t['trust']:.3f}, x {t['status_multiplier']:.2f} "
+            f"{t['project_match']:.3f} + trust {t['trust']:.3f} + feedback {t['feedback']:.3f}, "
+            f"x {t['status_multiplier']:.2f} "
             f"= {h['score']:.3f}"
         )
         if h["linked_from"]:

@@ -9,8 +9,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-import contextd
 from contextd.embeddings.weights import map_float32
+from contextd.threads import single_blas_thread
 
 __all__ = ["NumpyBert"]
 
@@ -19,10 +19,10 @@ class NumpyBert:
     """forward(ids, mask) -> unit vectors, for int64 token ids and mask of shape (batch, width)."""
 
     name = "numpy"
-    # Batches may run side by side on two cores only when BLAS itself runs one thread.
-    concurrent = contextd.SINGLE_BLAS_THREAD
 
     def __init__(self, folder: Path) -> None:
+        # Batches may run side by side on two cores only when BLAS itself runs one thread.
+        self.concurrent = single_blas_thread()
         import numpy as np  # deferred: loaded only when vectors are needed
 
         self.np = np

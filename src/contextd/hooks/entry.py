@@ -19,12 +19,12 @@ from contextd.home_folder import open_private, resolve_home
 from contextd.hooks.events import EVENTS
 from contextd.ipc import client
 from contextd.ipc.rendezvous import Unsafe
+from contextd.limits import MAX_HOOK_PAYLOAD
 
 __all__ = ["EVENTS", "run_hook"]
 
 _BUDGET_S = {"prompt": 4.0, "post-edit": 4.0, "post-bash": 4.0}  # others: _DEFAULT_BUDGET_S
 _DEFAULT_BUDGET_S = 10.0
-_MAX_PAYLOAD = 4 * 1024 * 1024
 _MAX_LOG = 1024 * 1024
 
 
@@ -44,7 +44,7 @@ def run_hook(argv: list[str]) -> int:
     started = time.monotonic()
     try:
         with _deadline(_BUDGET_S.get(event, _DEFAULT_BUDGET_S)):
-            raw = sys.stdin.buffer.read(_MAX_PAYLOAD + 1)
+            raw = sys.stdin.buffer.read(MAX_HOOK_PAYLOAD + 1)
             output = _ask_daemon(home, event, raw)
             if output is None:
                 from contextd.hooks.inprocess import answer_in_process  # no daemon: slow path

@@ -3,9 +3,10 @@ hook's start-up path leaves to whoever does the work: the daemon or the in-proce
 
 import json
 
-__all__ = ["MAX_PAYLOAD", "agent_reply", "is_command", "parse_payload"]
+from contextd.limits import MAX_HOOK_PAYLOAD
 
-MAX_PAYLOAD = 4 * 1024 * 1024
+__all__ = ["agent_reply", "is_command", "parse_payload"]
+
 # Our event names and the Claude Code hook each answers, for agents that do not name theirs.
 _AGENT_EVENT = {
     "session-start": "SessionStart",
@@ -17,7 +18,7 @@ _AGENT_EVENT = {
 
 def parse_payload(raw: bytes) -> dict[str, object]:
     """The hook's JSON object ({} for an empty stdin)."""
-    if len(raw) > MAX_PAYLOAD:
+    if len(raw) > MAX_HOOK_PAYLOAD:
         raise ValueError("the hook payload is larger than 4 MB")
     if not raw.strip():
         return {}

@@ -5,8 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import contextd
 from contextd.home_folder import open_private
+from contextd.threads import daemon_environment
 
 __all__ = ["LOG_FILE", "start_detached"]
 
@@ -21,11 +21,7 @@ def start_detached(home: Path) -> "subprocess.Popen[bytes]":
     Raises:
         OSError: the log cannot be opened (a read-only home, say).
     """
-    env = dict(os.environ)
-    # Unlike one-shot commands (one BLAS thread, see contextd/__init__.py), the daemon has
-    # the machine to itself between prompts: two threads halve a query's embedding time.
-    if not contextd.BLAS_THREADS_FROM_USER:
-        env["OPENBLAS_NUM_THREADS"] = str(min(2, os.cpu_count() or 1))
+    env = daemon_environment(dict(os.environ))
     log_path = home / LOG_FILE
     if log_path.exists() and log_path.stat().st_size > _MAX_LOG:
         os.replace(log_path, log_path.with_name(LOG_FILE + ".1"))
