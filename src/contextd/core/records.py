@@ -1,7 +1,6 @@
 """Writing and reading records: create, update, and the lifecycle from active to deleted."""
 
 import logging
-import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
@@ -37,6 +36,7 @@ from contextd.storage import id_prefixes
 from contextd.storage import records as rows
 from contextd.storage import sessions as session_rows
 from contextd.storage import vectors as vector_rows
+from contextd.storage.connection import Connection
 from contextd.storage.db import Database
 
 __all__ = ["PreparedWrite", "RecordDetail", "RecordFiles", "RecordService"]
@@ -69,10 +69,10 @@ class RecordFiles(Protocol):
     inside the store's transaction: a failed file write stores nothing."""
 
     def written(
-        self, conn: sqlite3.Connection, records: Sequence[Record], private: frozenset[str]
+        self, conn: Connection, records: Sequence[Record], private: frozenset[str]
     ) -> None: ...
 
-    def removed(self, conn: sqlite3.Connection, record: Record) -> None: ...
+    def removed(self, conn: Connection, record: Record) -> None: ...
 
 
 class RecordService:
@@ -439,7 +439,7 @@ class RecordService:
 
     def _changed(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         records: Sequence[Record],
         private: frozenset[str] = frozenset(),
     ) -> None:

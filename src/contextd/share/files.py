@@ -6,7 +6,6 @@ holds it. Which records are shared is set by `[share] records` (kinds, and memor
 a record written with --private, and every global one, stays in the store only.
 """
 
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from contextd.share.format import render_record
 from contextd.share.layout import digest_of, records_folder, shared_checkout
 from contextd.storage import projects as project_rows
 from contextd.storage import shared as rows
+from contextd.storage.connection import Connection
 
 __all__ = ["RepositoryFiles", "file_name", "write"]
 
@@ -39,9 +39,7 @@ class RepositoryFiles:
             return (record.category or "") in self._shared
         return str(record.kind) in self._shared
 
-    def written(
-        self, conn: sqlite3.Connection, records: Sequence[Record], private: frozenset[str]
-    ) -> None:
+    def written(self, conn: Connection, records: Sequence[Record], private: frozenset[str]) -> None:
         for record in records:
             if record.project_id is None:
                 continue
@@ -55,7 +53,7 @@ class RepositoryFiles:
             if checkout is not None:
                 write(conn, checkout, record)
 
-    def removed(self, conn: sqlite3.Connection, record: Record) -> None:
+    def removed(self, conn: Connection, record: Record) -> None:
         if record.project_id is None:
             return
         checkout = self.checkout_for(conn, record.project_id)
@@ -65,7 +63,7 @@ class RepositoryFiles:
         path.unlink(missing_ok=True)
         rows.drop_files(conn, checkout, [path.name])
 
-    def checkout_for(self, conn: sqlite3.Connection, project_id: str) -> str | None:
+    def checkout_for(self, conn: Connection, project_id: str) -> str | None:
         """The shared checkout a write lands in: the project's attached folder holding this
         command, else its only shared checkout; None when there is no such one."""
         here = project_rows.project_for_path(conn, self._cwd)
@@ -79,7 +77,7 @@ class RepositoryFiles:
         return shared[0] if len(shared) == 1 else None
 
 
-def write(conn: sqlite3.Connection, checkout: str, record: Record) -> None:
+def write(conn: Connection, checkout: str, record: Record) -> None:
     """Write `record`'s file in `checkout` and note that the checkout holds it."""
     text = render_record(record)
     path = records_folder(checkout) / file_name(record.id)

@@ -1,14 +1,17 @@
 """SQL for records of every kind, their tombstones, and listings by project scope."""
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from msgspec import Struct
 
 from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
+from contextd.storage.connection import Connection
+
+if TYPE_CHECKING:
+    from contextd.storage.dialect import Dialect
 
 __all__ = [
     "RecordFilter",
@@ -52,9 +55,9 @@ class RecordFilter(Struct, frozen=True):
     # one of that checkout's files holds it. None: every shared record of the project.
     checkout: str | None = None
 
-    def where(self, alias: str = "records") -> tuple[str, list[object]]:
-        """SQL condition and parameters for this filter."""
-        clauses = ["1"]
+    def where(self, dialect: "Dialect", alias: str = "records") -> tuple[str, list[object]]:
+        """SQL condition and parameters for this filter, in `dialect`."""
+        clauses = ["1 = 1"]
         params: list[object] = []
         if not self.every_project:
             clauses = [f"({alias}.project_id = ? OR {alias}.project_id IS NULL)"]
@@ -75,7 +78,7 @@ class RecordFilter(Struct, frozen=True):
             clauses.append(f"{alias}.created_at < ?")
             params.append(self.before)
         for tag in self.tags:
-            clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
+            clauses.append(dialect.json_list_has(f"{alias}.tags"))
             params.append(tag)
         if self.checkout is not None:
             clauses.append(
@@ -184,24 +187,40 @@ def _json_list(text: object) -> tuple[Any, ...]:
     return () if text == "[]" else tuple(json.loads(str(text)))
 
 
-def insert_record(conn: sqlite3.Connection, record: Record) -> None:
-    conn.execute(
-        f"INSERT INTO records({COLUMNS}, body_text) VALUES ({_PLACEHOLDERS}, ?)",
-        (*_row_values(record), search_text(record)),
-    )
-
-
-def replace_record(conn: sqlite3.Connection, record: Record) -> None:
-    """Write every field of an existing record (the FTS trigger follows text changes)."""
-    assignments = ", ".join(f"{name.strip()} = ?" for name in COLUMNS.split(",")[1:])
+def insert_record(conn: Connection, record: Record) -> None:
     values = _row_values(record)
+    body_text = search_text(record)
+    extra = conn.dialect.fts_columns(_indexed(values, body_text))
+    columns = "".join(f", {name}" for name, _, _ in extra)
+    marks = "".join(f", {mark}" for _, mark, _ in extra)
     conn.execute(
-        f"UPDATE records SET {assignments}, body_text = ? WHERE id = ?",
-        (*values[1:], search_text(record), record.id),
+        f"INSERT INTO records({COLUMNS}, body_text{columns}) VALUES ({_PLACEHOLDERS}, ?{marks})",
+        (*values, body_text, *(value for _, _, value in extra)),
     )
 
 
-def get_record(conn: sqlite3.Connection, record_id: str) -> Record | None:
+def replace_record(conn: Connection, record: Record) -> None:
+    """Write every field of an existing record (the full-text index follows text changes)."""
+    values = _row_values(record)
+    body_text = search_text(record)
+    extra = conn.dialect.fts_columns(_indexed(values, body_text))
+    assignments = ", ".join(
+        f"{name} = ?" for name in [n.strip() for n in COLUMNS.split(",")[1:]] + ["body_text"]
+    )
+    assignments += "".join(f", {name} = {mark}" for name, mark, _ in extra)
+    conn.execute(
+        f"UPDATE records SET {assignments} WHERE id = ?",
+        (*values[1:], body_text, *(value for _, _, value in extra), record.id),
+    )
+
+
+def _indexed(values: tuple[object, ...], body_text: str) -> tuple[str, str, str, str]:
+    """The texts full-text search indexes (title, body words, tags and hints as JSON), as
+    SQLite's FTS5 triggers read them from the row."""
+    return str(values[3]), body_text, str(values[6]), str(values[7])
+
+
+def get_record(conn: Connection, record_id: str) -> Record | None:
     row = conn.execute(f"SELECT {COLUMNS} FROM records WHERE id = ?", (record_id,)).fetchone()
     return record_from_row(row) if row else None
 
@@ -235,7 +254,7 @@ def _head(row: Sequence[object]) -> RecordHead:
 
 
 def heads_in_scope(
-    conn: sqlite3.Connection, ids: Sequence[str], scope: RecordFilter
+    conn: Connection, ids: Sequence[str], scope: RecordFilter
 ) -> dict[str, RecordHead]:
     """Heads of those of `ids` that exist and pass `scope`, by id."""
     heads = (_head(row) for row in _by_ids(conn, _HEAD_COLUMNS, ids, scope))
@@ -243,7 +262,7 @@ def heads_in_scope(
 
 
 def records_in_scope(
-    conn: sqlite3.Connection, ids: Sequence[str], scope: RecordFilter
+    conn: Connection, ids: Sequence[str], scope: RecordFilter
 ) -> dict[str, Record]:
     """Those of `ids` that exist and pass `scope`, by id."""
     records = (record_from_row(row) for row in _by_ids(conn, COLUMNS, ids, scope))
@@ -251,32 +270,33 @@ def records_in_scope(
 
 
 def _by_ids(
-    conn: sqlite3.Connection, columns: str, ids: Sequence[str], scope: RecordFilter
+    conn: Connection, columns: str, ids: Sequence[str], scope: RecordFilter
 ) -> list[Sequence[object]]:
-    # CROSS JOIN makes SQLite look each id up by its index instead of scanning the scope.
-    where, params = scope.where()
+    # Each listed id is looked up by its index instead of scanning the scope.
+    dialect = conn.dialect
+    where, params = scope.where(dialect)
     selected = ", ".join(f"records.{name.strip()}" for name in columns.split(","))
     sql = (
-        f"SELECT {selected} FROM json_each(?) AS wanted CROSS JOIN records "
-        f"ON records.id = wanted.value WHERE {where}"
+        f"SELECT {selected} FROM {dialect.json_rows('?', 'wanted')} {dialect.index_join} "
+        f"records ON records.id = wanted.value WHERE {where}"
     )
     return conn.execute(sql, (json.dumps(list(ids)), *params)).fetchall()
 
 
-def tombstone_of(conn: sqlite3.Connection, record_id: str) -> str | None:
+def tombstone_of(conn: Connection, record_id: str) -> str | None:
     """When the record was deleted, if it was."""
     row = conn.execute("SELECT deleted_at FROM tombstones WHERE id = ?", (record_id,)).fetchone()
     return str(row[0]) if row else None
 
 
 def list_records(
-    conn: sqlite3.Connection,
+    conn: Connection,
     scope: RecordFilter,
     *,
     oldest_first: bool = False,
     limit: int | None = None,
 ) -> list[Record]:
-    where, params = scope.where()
+    where, params = scope.where(conn.dialect)
     order = "ASC" if oldest_first else "DESC"
     sql = f"SELECT {COLUMNS} FROM records WHERE {where} ORDER BY created_at {order}, id {order}"
     if limit is not None:
@@ -285,23 +305,24 @@ def list_records(
     return [record_from_row(row) for row in conn.execute(sql, params)]
 
 
-def count_by_kind(conn: sqlite3.Connection, scope: RecordFilter) -> dict[Kind, int]:
-    where, params = scope.where()
+def count_by_kind(conn: Connection, scope: RecordFilter) -> dict[Kind, int]:
+    where, params = scope.where(conn.dialect)
     rows = conn.execute(f"SELECT kind, count(*) FROM records WHERE {where} GROUP BY kind", params)
     return {Kind(kind): count for kind, count in rows}
 
 
-def successors_of(conn: sqlite3.Connection, record_id: str) -> list[str]:
+def successors_of(conn: Connection, record_id: str) -> list[str]:
     """Ids of records that name `record_id` as their successor."""
     return [
         r[0] for r in conn.execute("SELECT id FROM records WHERE superseded_by = ?", (record_id,))
     ]
 
 
-def same_title(conn: sqlite3.Connection, record: Record) -> Record | None:
+def same_title(conn: Connection, record: Record) -> Record | None:
     """A stored record of the same kind and scope whose title equals `record`'s, ignoring case."""
     row = conn.execute(
-        f"SELECT {COLUMNS} FROM records WHERE kind = ? AND project_id IS ? AND id != ? "
+        f"SELECT {COLUMNS} FROM records WHERE kind = ? "
+        f"AND project_id {conn.dialect.null_safe_eq} ? AND id != ? "
         "AND lower(title) = lower(?) LIMIT 1",
         (str(record.kind), record.project_id, record.id, record.title),
     ).fetchone()
@@ -309,7 +330,7 @@ def same_title(conn: sqlite3.Connection, record: Record) -> Record | None:
 
 
 def chain_end(
-    conn: sqlite3.Connection, superseded_by: str | None, max_steps: int = 50
+    conn: Connection, superseded_by: str | None, max_steps: int = 50
 ) -> RecordHead | None:
     """The last record of a supersede chain starting at `superseded_by` (None if a link
     points nowhere)."""
@@ -328,7 +349,7 @@ def chain_end(
     return None
 
 
-def delete_record(conn: sqlite3.Connection, record: Record, deleted_at: str) -> None:
+def delete_record(conn: Connection, record: Record, deleted_at: str) -> None:
     """Remove a record, leave a tombstone, and drop links other records held to it."""
     conn.execute("DELETE FROM records WHERE id = ?", (record.id,))
     conn.execute(
@@ -337,8 +358,7 @@ def delete_record(conn: sqlite3.Connection, record: Record, deleted_at: str) -> 
         (record.id, record.project_id, deleted_at),
     )
     linked = conn.execute(
-        "SELECT id, related_to FROM records WHERE EXISTS "
-        "(SELECT 1 FROM json_each(records.related_to) WHERE value = ?)",
+        f"SELECT id, related_to FROM records WHERE {conn.dialect.json_list_has('related_to')}",
         (record.id,),
     ).fetchall()
     for other_id, related in linked:

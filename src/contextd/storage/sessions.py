@@ -1,12 +1,12 @@
 """SQL for sessions: one stretch of work by one agent on one project (at most one open)."""
 
 import json
-import sqlite3
 from collections.abc import Iterable
 
 from msgspec import Struct
 
 from contextd.models import Record
+from contextd.storage.connection import Connection
 from contextd.storage.records import COLUMNS as RECORD_COLUMNS
 from contextd.storage.records import record_from_row
 
@@ -36,15 +36,15 @@ class SessionRow(Struct, frozen=True):
 _COLUMNS = "id, project_id, agent, started_at, ended_at, summary"
 
 
-def close_open(conn: sqlite3.Connection, project_id: str, ended_at: str) -> None:
+def close_open(conn: Connection, project_id: str, ended_at: str) -> None:
     conn.execute(
-        "UPDATE sessions SET ended_at = max(?, started_at) "
+        f"UPDATE sessions SET ended_at = {conn.dialect.greatest('CAST(? AS TEXT)', 'started_at')} "
         "WHERE project_id = ? AND ended_at IS NULL",
         (ended_at, project_id),
     )
 
 
-def insert_session(conn: sqlite3.Connection, session: SessionRow) -> None:
+def insert_session(conn: Connection, session: SessionRow) -> None:
     conn.execute(
         f"INSERT INTO sessions({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
         (
@@ -58,17 +58,16 @@ def insert_session(conn: sqlite3.Connection, session: SessionRow) -> None:
     )
 
 
-def end_session(
-    conn: sqlite3.Connection, session_id: str, ended_at: str, summary: str | None
-) -> None:
+def end_session(conn: Connection, session_id: str, ended_at: str, summary: str | None) -> None:
     conn.execute(
-        "UPDATE sessions SET ended_at = coalesce(ended_at, max(?, started_at)), "
-        "summary = coalesce(?, summary) WHERE id = ?",
+        "UPDATE sessions SET ended_at = "
+        f"coalesce(ended_at, {conn.dialect.greatest('CAST(? AS TEXT)', 'started_at')}), "
+        "summary = coalesce(CAST(? AS TEXT), summary) WHERE id = ?",
         (ended_at, summary, session_id),
     )
 
 
-def latest_session(conn: sqlite3.Connection, project_id: str) -> SessionRow | None:
+def latest_session(conn: Connection, project_id: str) -> SessionRow | None:
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? "
         "ORDER BY started_at DESC, id DESC LIMIT 1",
@@ -77,7 +76,7 @@ def latest_session(conn: sqlite3.Connection, project_id: str) -> SessionRow | No
     return SessionRow(*row) if row else None
 
 
-def open_session(conn: sqlite3.Connection, project_id: str) -> SessionRow | None:
+def open_session(conn: Connection, project_id: str) -> SessionRow | None:
     """The project's open session, if one is (the schema allows at most one)."""
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? AND ended_at IS NULL",
@@ -86,25 +85,23 @@ def open_session(conn: sqlite3.Connection, project_id: str) -> SessionRow | None
     return SessionRow(*row) if row else None
 
 
-def open_sessions(conn: sqlite3.Connection, project_ids: Iterable[str]) -> dict[str, str]:
+def open_sessions(conn: Connection, project_ids: Iterable[str]) -> dict[str, str]:
     """The open session's id of each of these projects that has one."""
     wanted = json.dumps(sorted(project_ids))
     rows = conn.execute(
         "SELECT project_id, id FROM sessions WHERE ended_at IS NULL "
-        "AND project_id IN (SELECT value FROM json_each(?))",
+        f"AND project_id IN (SELECT value FROM {conn.dialect.json_rows('?', 'wanted')})",
         (wanted,),
     )
     return dict(rows.fetchall())
 
 
-def get_session(conn: sqlite3.Connection, session_id: str) -> SessionRow | None:
+def get_session(conn: Connection, session_id: str) -> SessionRow | None:
     row = conn.execute(f"SELECT {_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return SessionRow(*row) if row else None
 
 
-def list_sessions(
-    conn: sqlite3.Connection, project_id: str | None, limit: int | None
-) -> list[SessionRow]:
+def list_sessions(conn: Connection, project_id: str | None, limit: int | None) -> list[SessionRow]:
     """Sessions newest first, of one project or (with None) of every project."""
     where = "" if project_id is None else "WHERE project_id = ?"
     params: list[object] = [] if project_id is None else [project_id]
@@ -115,7 +112,7 @@ def list_sessions(
     return [SessionRow(*row) for row in conn.execute(sql, params)]
 
 
-def records_of_session(conn: sqlite3.Connection, session: SessionRow, until: str) -> list[Record]:
+def records_of_session(conn: Connection, session: SessionRow, until: str) -> list[Record]:
     """The project's records linked to the session or created in its window (started_at to
     `until`, both included), oldest first; global records belong to no session."""
     rows = conn.execute(
