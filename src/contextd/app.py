@@ -194,28 +194,26 @@ class App(Struct, dict=True):
 
 
 def can_write_store(settings: Settings) -> bool:
-    """Whether the store in the settings' home can be written (False on a read-only home)."""
-    return store_writable(settings.db_path)
+    """Whether the store in the settings' home can be written (False on a read-only home);
+    a team server is written whatever the home's permissions."""
+    return settings.on_server or store_writable(settings.db_path)
 
 
 @contextmanager
 def open_app(
     settings: Settings, *, busy_timeout_ms: int | None = None, read_only: bool = False
 ) -> Iterator[App]:
-    """Open the store at the settings' home and yield the wired services; closes on exit.
+    """Open the store (the home's SQLite file, or the team server [store] url names) and
+    yield the wired services; closes on exit.
 
-    `busy_timeout_ms` shortens how long a write waits for another writer (hooks must not
-    block an agent for the default 15 s). `read_only` opens an existing store without
-    writing a byte of the home; every write then fails with StoreError."""
+    `busy_timeout_ms` shortens how long a write waits for another writer, and how long a
+    server may take to answer (hooks must not block an agent for the default 15 s).
+    `read_only` opens an existing store without writing a byte of the home (or anything on
+    the server); every write then fails with StoreError."""
     choice = select_provider(settings.embeddings)
     if not read_only:
         _make_home_private(settings.home)
-    if read_only:
-        db = Database.open_read_only(settings.db_path)
-    elif busy_timeout_ms is None:
-        db = Database.open(settings.db_path)
-    else:
-        db = Database.open(settings.db_path, busy_timeout_ms=busy_timeout_ms)
+    db = _open_store(settings, busy_timeout_ms, read_only)
     index: VectorIndex | None = None
     try:
         provider = choice.provider
@@ -225,6 +223,21 @@ def open_app(
         if index is not None:
             index.close()
         db.close()
+
+
+def _open_store(settings: Settings, busy_timeout_ms: int | None, read_only: bool) -> Database:
+    if settings.on_server:
+        from contextd.storage.server import open_server  # psycopg only for a team server
+
+        timeout = settings.store.connect_timeout_s
+        if busy_timeout_ms is not None:
+            timeout = min(timeout, busy_timeout_ms / 1000)
+        return open_server(settings.store, connect_timeout_s=timeout, read_only=read_only)
+    if read_only:
+        return Database.open_read_only(settings.db_path)
+    if busy_timeout_ms is None:
+        return Database.open(settings.db_path)
+    return Database.open(settings.db_path, busy_timeout_ms=busy_timeout_ms)
 
 
 def _make_home_private(home: Path) -> None:
@@ -240,11 +253,16 @@ def _make_home_private(home: Path) -> None:
 def _vectors(
     db: Database, provider: "EmbeddingProvider", settings: Settings
 ) -> tuple["Indexer", "VectorIndex"]:
-    """The indexer and SQLite's vector index, or Qdrant's in front of it when config asks."""
+    """The indexer and the store's vector index (SQLite's numpy matrix, or the server's
+    pgvector index), or Qdrant's in front of it when config asks."""
     from contextd.retrieval.indexer import Indexer  # only when vectors are on
     from contextd.retrieval.vector_index import SqliteVectorIndex
 
     indexer = Indexer(db, provider)
+    if db.backend != "sqlite" and settings.vectors.backend != "qdrant":
+        from contextd.retrieval.pgvector_index import PgvectorIndex
+
+        return indexer, PgvectorIndex(db, provider.id, provider.dimensions)
     sqlite = SqliteVectorIndex(db, provider.id, provider.dimensions)
     if settings.vectors.backend != "qdrant":
         return indexer, sqlite

@@ -229,7 +229,7 @@ class PostgresDatabase(Database):
     def _unreachable(self) -> str:
         """Why no connection could be made, in the server's own words when it gave some."""
         try:
-            with psycopg.connect(self._pool.conninfo, connect_timeout=max(1, round(self._timeout))):
+            with psycopg.connect(self._url, connect_timeout=max(1, round(self._timeout))):
                 pass
         except psycopg.Error as exc:
             return explain(self.path, exc)
