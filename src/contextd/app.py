@@ -75,7 +75,14 @@ class App(Struct, dict=True):
         from contextd.share.files import RepositoryFiles
 
         files = RepositoryFiles(self.settings.cwd, self.settings.share.records)
-        return RecordService(self.db, self.indexer, self.vector_index, self.duplicates, files)
+        return RecordService(
+            self.db,
+            self.indexer,
+            self.vector_index,
+            self.duplicates,
+            files,
+            developer=self.settings.developer,
+        )
 
     @cached_property
     def shares(self) -> "ShareService":
@@ -113,7 +120,7 @@ class App(Struct, dict=True):
     def sessions(self) -> "SessionService":
         from contextd.core.sessions import SessionService
 
-        return SessionService(self.db)
+        return SessionService(self.db, self.settings.developer)
 
     @cached_property
     def hook_state(self) -> "HookState":

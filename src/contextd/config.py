@@ -174,14 +174,25 @@ class Settings(Struct, frozen=True):
         return self.home / DB_FILE
 
     @property
+    def store_location(self) -> str:
+        """Where the records are, as a person reads it: the SQLite file, or the server's URL
+        (never a password)."""
+        if self.on_server:
+            from contextd.server_url import redact
+
+            return redact(self.store.url)
+        return str(self.db_path)
+
+    @property
     def on_server(self) -> bool:
         """Whether the records live on a team server rather than in the home."""
         return bool(self.store.url)
 
     @property
     def developer(self) -> str:
-        """Who works here, as sessions on a shared server are told apart."""
-        if self.store.developer:
+        """Who works here, as sessions on a team server are told apart: [store] developer,
+        else login@host on a server; '' for a home's own store (one person's)."""
+        if self.store.developer or not self.on_server:
             return self.store.developer
         import getpass
         import socket

@@ -85,8 +85,10 @@ class RecordService:
         index: VectorIndex | None = None,
         guard: DuplicateGuard | None = None,
         files: RecordFiles | None = None,
+        developer: str = "",
     ) -> None:
         self._db = db
+        self._developer = developer  # whose open session new records join
         self._indexer = indexer
         self._index = index
         self._guard = guard
@@ -149,6 +151,9 @@ class RecordService:
             progress=progress,
         )
         with self._db.transaction():
+            # Checked again holding the write lock: another writer (an agent on another
+            # machine, say) may have stored the same record since it was prepared.
+            self._check_again(prepared, force=force, exempt=frozenset(replaced))
             records = self.write_all(prepared)
             for old in replaced:
                 self.supersede(old, records[0].id)
@@ -175,6 +180,15 @@ class RecordService:
             PreparedWrite(r, None, (vectors[r.id],) if r.id in vectors else (), private=d.private)
             for r, d in zip(records, drafts, strict=True)
         ]
+
+    def _check_again(
+        self, prepared: Sequence[PreparedWrite], *, force: bool, exempt: frozenset[str]
+    ) -> None:
+        if force or self._guard is None:
+            return
+        for change in prepared:
+            vector = change.vectors[0].vector if change.vectors else None
+            self._guard.check(change.record, vector, exempt=exempt)
 
     def similar(self, record: Record) -> list[Similar]:
         """Stored records close to `record` (advisory: restatements and contradictions)."""
@@ -295,7 +309,9 @@ class RecordService:
         """
         with self._db.transaction() as conn:
             new = {p.record.project_id for p in prepared if p.before is None}
-            sessions = session_rows.open_sessions(conn, {p for p in new if p is not None})
+            sessions = session_rows.open_sessions(
+                conn, {p for p in new if p is not None}, self._developer
+            )
             written = []
             for change in prepared:
                 if change.before is None:
@@ -408,7 +424,11 @@ class RecordService:
         """The project's and global records, newest first (active ones unless asked)."""
         statuses = () if include_inactive else (Status.ACTIVE,)
         scope = rows.RecordFilter(
-            project.id, kinds=kinds, statuses=statuses, checkout=project.checkout
+            project.id,
+            kinds=kinds,
+            statuses=statuses,
+            checkout=project.checkout,
+            developer=self._developer,
         )
         return rows.list_records(self._db.connection(), scope, limit=limit)
 
@@ -425,7 +445,9 @@ class RecordService:
         return rows.count_by_kind(self._db.connection(), scope)
 
     def latest(self, project: Project, kind: Kind) -> Record | None:
-        scope = rows.RecordFilter(project.id, kinds=(kind,), checkout=project.checkout)
+        scope = rows.RecordFilter(
+            project.id, kinds=(kind,), checkout=project.checkout, developer=self._developer
+        )
         found = rows.list_records(self._db.connection(), scope, limit=1)
         return found[0] if found else None
 

@@ -54,6 +54,9 @@ class RecordFilter(Struct, frozen=True):
     # The checkout (attached work tree) whose view applies: a shared record is seen only when
     # one of that checkout's files holds it. None: every shared record of the project.
     checkout: str | None = None
+    # Whose checkpoints count: a checkpoint made in another developer's session is left out
+    # (where *this* developer's work stopped). None: everyone's.
+    developer: str | None = None
 
     def where(self, dialect: "Dialect", alias: str = "records") -> tuple[str, list[object]]:
         """SQL condition and parameters for this filter, in `dialect`."""
@@ -86,6 +89,12 @@ class RecordFilter(Struct, frozen=True):
                 f"WHERE f.record_id = {alias}.id AND f.checkout = ?))"
             )
             params.append(self.checkout)
+        if self.developer is not None:
+            clauses.append(
+                f"({alias}.kind != 'checkpoint' OR {alias}.session_id IS NULL OR "
+                f"{alias}.session_id IN (SELECT id FROM sessions WHERE developer = ?))"
+            )
+            params.append(self.developer)
         return " AND ".join(clauses), params
 
 

@@ -1,4 +1,5 @@
-"""SQL for sessions: one stretch of work by one agent on one project (at most one open)."""
+"""SQL for sessions: one stretch of work by one agent on one project, at most one open per
+developer (a home's store has one developer, ''; a team server has many)."""
 
 import json
 from collections.abc import Iterable
@@ -31,22 +32,24 @@ class SessionRow(Struct, frozen=True):
     started_at: str
     ended_at: str | None
     summary: str | None
+    developer: str = ""
 
 
-_COLUMNS = "id, project_id, agent, started_at, ended_at, summary"
+_COLUMNS = "id, project_id, agent, started_at, ended_at, summary, developer"
 
 
-def close_open(conn: Connection, project_id: str, ended_at: str) -> None:
+def close_open(conn: Connection, project_id: str, developer: str, ended_at: str) -> None:
+    """End the developer's open session on the project, if one is."""
     conn.execute(
         f"UPDATE sessions SET ended_at = {conn.dialect.greatest('CAST(? AS TEXT)', 'started_at')} "
-        "WHERE project_id = ? AND ended_at IS NULL",
-        (ended_at, project_id),
+        "WHERE project_id = ? AND developer = ? AND ended_at IS NULL",
+        (ended_at, project_id, developer),
     )
 
 
 def insert_session(conn: Connection, session: SessionRow) -> None:
     conn.execute(
-        f"INSERT INTO sessions({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO sessions({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
             session.id,
             session.project_id,
@@ -54,6 +57,7 @@ def insert_session(conn: Connection, session: SessionRow) -> None:
             session.started_at,
             session.ended_at,
             session.summary,
+            session.developer,
         ),
     )
 
@@ -76,22 +80,23 @@ def latest_session(conn: Connection, project_id: str) -> SessionRow | None:
     return SessionRow(*row) if row else None
 
 
-def open_session(conn: Connection, project_id: str) -> SessionRow | None:
-    """The project's open session, if one is (the schema allows at most one)."""
+def open_session(conn: Connection, project_id: str, developer: str) -> SessionRow | None:
+    """The developer's open session on the project, if one is (the schema allows one)."""
     row = conn.execute(
-        f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? AND ended_at IS NULL",
-        (project_id,),
+        f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? AND developer = ? "
+        "AND ended_at IS NULL",
+        (project_id, developer),
     ).fetchone()
     return SessionRow(*row) if row else None
 
 
-def open_sessions(conn: Connection, project_ids: Iterable[str]) -> dict[str, str]:
-    """The open session's id of each of these projects that has one."""
+def open_sessions(conn: Connection, project_ids: Iterable[str], developer: str) -> dict[str, str]:
+    """The id of the developer's open session on each of these projects that has one."""
     wanted = json.dumps(sorted(project_ids))
     rows = conn.execute(
-        "SELECT project_id, id FROM sessions WHERE ended_at IS NULL "
+        "SELECT project_id, id FROM sessions WHERE ended_at IS NULL AND developer = ? "
         f"AND project_id IN (SELECT value FROM {conn.dialect.json_rows('?', 'wanted')})",
-        (wanted,),
+        (developer, wanted),
     )
     return dict(rows.fetchall())
 
