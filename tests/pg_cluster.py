@@ -6,6 +6,7 @@ Run as root, the server runs as `nobody` (PostgreSQL refuses root), from a copy 
 binaries when `nobody` cannot reach the installed ones.
 """
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -45,7 +46,10 @@ def _free_port() -> int:
 class Cluster:
     """A running server: `database()` makes a fresh database for one test."""
 
-    def __init__(self, root: Path, install: Path, port: int, as_user: str | None) -> None:
+    def __init__(
+        self, root: Path, install: Path, port: int, as_user: str | None, fsync: bool = False
+    ) -> None:
+        self.fsync = fsync  # off for tests (speed); on for benchmarks, as a real server runs
         self.root = root
         self.install = install
         self.port = port
@@ -110,9 +114,18 @@ class Cluster:
             "UTF8",
             "--locale=C",
         )
-        options = f"-h 127.0.0.1 -p {self.port} -k {self.sockets} -c fsync=off"
+        options = f"-h 127.0.0.1 -p {self.port} -k {self.sockets}"
+        if not self.fsync:
+            options += " -c fsync=off"
         self._run(
-            "pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-o", options, "-w",
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.root / "log"),
+            "-o",
+            options,
+            "-w",
             "start",
         )
         self.psql(
@@ -132,14 +145,12 @@ class Cluster:
         self.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE);")
 
     def stop(self) -> None:
-        try:
+        with contextlib.suppress(ClusterUnavailable):
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
-        except ClusterUnavailable:
-            pass
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def start_cluster() -> Cluster:
+def start_cluster(*, fsync: bool = False) -> Cluster:
     """Start a server on a free loopback port.
 
     Raises:
@@ -151,7 +162,7 @@ def start_cluster() -> Cluster:
     if as_user is not None:
         os.chmod(root, 0o755)
         install = _reachable(install, root, as_user)
-    cluster = Cluster(root, install, _free_port(), as_user)
+    cluster = Cluster(root, install, _free_port(), as_user, fsync)
     try:
         cluster.start()
     except (ClusterUnavailable, OSError, subprocess.SubprocessError) as exc:

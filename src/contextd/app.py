@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from contextd.sync.remotes import RemoteService
     from contextd.sync.service import SyncService
 
-__all__ = ["App", "can_write_store", "open_app"]
+__all__ = ["App", "can_write_store", "open_app", "scratch_settings"]
 
 
 class App(Struct, dict=True):
@@ -230,6 +230,26 @@ def open_app(
         if index is not None:
             index.close()
         db.close()
+
+
+@contextmanager
+def scratch_settings(settings: Settings) -> Iterator[Settings]:
+    """Settings for a throwaway store beside the user's (a temporary home; on a team server,
+    a temporary schema there too), removed when the block ends."""
+    import tempfile
+
+    from msgspec.structs import replace
+
+    with tempfile.TemporaryDirectory(prefix="contextd-scratch-") as scratch:
+        local = replace(settings, home=Path(scratch), project=None)
+        if not settings.on_server:
+            yield local
+            return
+        from contextd.storage.server import scratch_url
+
+        timeout = settings.store.connect_timeout_s
+        with scratch_url(settings.store.url, connect_timeout_s=timeout) as url:
+            yield replace(local, store=replace(settings.store, url=url))
 
 
 def _open_store(settings: Settings, busy_timeout_ms: int | None, read_only: bool) -> Database:

@@ -1,14 +1,13 @@
 """`contextd eval DIR`: score retrieval on a dataset, in a scratch store."""
 
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import click
-from msgspec.structs import asdict, replace
+from msgspec.structs import asdict
 
-from contextd.app import open_app
+from contextd.app import open_app, scratch_settings
 from contextd.cli._context import common_options, get_settings
 from contextd.cli._output import emit, table
 from contextd.core.evaluation import METRICS, Evaluator, load_dataset
@@ -40,17 +39,15 @@ def evaluate(folder: Path) -> None:
         if done >= total:
             bar.__exit__(None, None, None)
 
-    with tempfile.TemporaryDirectory(prefix="contextd-eval-") as scratch:
-        scratch_settings = replace(settings, home=Path(scratch), project=None)
-        with open_app(scratch_settings) as app:
-            report = Evaluator(app.projects, app.records, app.search).run(corpus, queries, progress)
-            report.config = {
-                "dataset": str(folder),
-                "embeddings": app.indexer.provider.id if app.indexer else "none",
-                "provider_note": app.provider_note,
-                "search": asdict(settings.search),
-                "context": asdict(settings.context),
-            }
+    with scratch_settings(settings) as scratch, open_app(scratch) as app:
+        report = Evaluator(app.projects, app.records, app.search).run(corpus, queries, progress)
+        report.config = {
+            "dataset": str(folder),
+            "embeddings": app.indexer.provider.id if app.indexer else "none",
+            "provider_note": app.provider_note,
+            "search": asdict(settings.search),
+            "context": asdict(settings.context),
+        }
 
     def human() -> None:
         header = ["", *METRICS, "p50_ms", "p95_ms", "n"]

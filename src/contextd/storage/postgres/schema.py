@@ -26,13 +26,17 @@ def schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
     Raises:
         StoreError: the database holds tables of the same names that contextd did not make.
     """
-    found = conn.execute("SELECT to_regclass('_migrations') IS NOT NULL").fetchone()
+    # Only the schema contextd writes into (the first of the search path) counts: a scratch
+    # schema in front of a team's store is a store of its own.
+    found = conn.execute(
+        "SELECT to_regclass(quote_ident(current_schema()) || '._migrations') IS NOT NULL"
+    ).fetchone()
     if found is not None and found[0]:
         row = conn.execute("SELECT max(version) FROM _migrations").fetchone()
         return int(row[0]) if row and row[0] is not None else 0
     foreign = conn.execute(
-        "SELECT count(*) FROM unnest(CAST(%s AS text[])) AS t(name) "
-        "WHERE to_regclass(t.name) IS NOT NULL",
+        "SELECT count(*) FROM information_schema.tables "
+        "WHERE table_schema = current_schema() AND table_name = ANY(%s)",
         (list(_OURS),),
     ).fetchone()
     if foreign and foreign[0]:
