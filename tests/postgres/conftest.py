@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import use_server
+from tests.daemon.conftest import daemons  # noqa: F401 - real daemons, on either store
 
 BACKENDS = ["sqlite", "postgresql"]
 

@@ -9,6 +9,7 @@ import pytest
 
 from mcp import Client
 from tests.conftest import DECISION, POSTGRES, Cli, make_repo, use_server
+from tests.daemon._support import Daemons
 from tests.mcp.test_server import NATS_PROBLEM, payload, serve
 
 
@@ -137,3 +138,31 @@ def test_store_copy_refuses_a_bad_target_in_one_sentence(run: Cli, repo: Path, t
     result = run("store", "copy", "--to", target)
     assert result.exit_code == 2 and "hunter2pw" not in result.output
     assert json.dumps(result.stderr).count("\\n") == 1
+
+
+def test_hooks_fail_open_fast_when_the_server_is_unreachable(home: Path, tmp_path: Path) -> None:
+    from tests.hooks._support import run_hook, session_start, user_prompt
+
+    use_server(home, f"postgresql://alice@127.0.0.1:{_closed_port()}/contextd")
+    repo = make_repo(tmp_path / "orbit", "git@github.com:acme/orbit.git")
+    for event, given in (
+        ("session-start", session_start(repo)),
+        ("prompt", user_prompt(repo, "how do the queue workers get deployed these days")),
+    ):
+        ran = run_hook(event, given, cwd=repo)
+        assert ran.returncode == 0 and ran.stdout == b"", ran.stderr
+        assert ran.elapsed < 4.0
+    log = (home / "hook.log").read_text(encoding="utf-8")
+    assert "Cannot reach the contextd server at postgresql://alice@127.0.0.1" in log
+
+
+def test_the_daemon_answers_prompts_from_the_server(run: Cli, repo: Path, daemons: Daemons) -> None:
+    from tests.hooks._support import run_hook, user_prompt
+
+    run.json(*DECISION)
+    daemons.start()
+    ran = run_hook(
+        "prompt", user_prompt(repo, "why did we pick a new task queue for the workers"), cwd=repo
+    )
+    assert ran.returncode == 0
+    assert "Use NATS for the task queue" in ran.context

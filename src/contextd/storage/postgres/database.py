@@ -28,6 +28,7 @@ from contextd.storage.store import Database
 __all__ = ["WRITER_LOCK", "PostgresDatabase"]
 
 WRITER_LOCK = 0x63747864_0002  # pg_advisory_xact_lock key held by every write transaction
+_WARM = 4  # connections a warmed pool keeps open
 
 
 class _Rows:
@@ -98,7 +99,7 @@ class PostgresDatabase(Database):
             max_size=max(pool_size, 2),
             kwargs={
                 "autocommit": True,
-                "connect_timeout": max(1, round(connect_timeout_s)),
+                "connect_timeout": _seconds(connect_timeout_s),
                 "application_name": "contextd",
                 "options": options,
             },
@@ -199,9 +200,11 @@ class PostgresDatabase(Database):
         self._pool.close()
 
     def warm(self) -> None:
-        """Open the pool's connections and prepare the query path's statements."""
+        """Keep a few connections open for a long-lived process (the daemon), and touch the
+        tables the query path reads."""
+        self._pool.resize(min(_WARM, self._pool.max_size), self._pool.max_size)
         self._pool.wait(timeout=self._timeout)
-        self.connection().execute("SELECT 1 FROM records LIMIT 1")
+        self.connection().execute("SELECT count(*) FROM (SELECT 1 FROM records LIMIT 1) AS one")
 
     def borrow(self) -> PgConnection:
         """A pooled connection for this caller alone, until `give_back`."""
@@ -215,27 +218,22 @@ class PostgresDatabase(Database):
         self._pool.putconn(conn.raw)
 
     def _open(self) -> None:
+        """One direct connection first: it fails fast, in the server's own words, when the
+        server cannot be used, and migrates the schema; then the pool fills in the background."""
         try:
-            self._pool.open(wait=True, timeout=self._timeout)
-        except PoolTimeout:
-            raise StoreError(self._unreachable()) from None
-        conn = self.borrow()
-        try:
-            with self._failures(conn):
-                schema.prepare(conn.raw, self.path, read_only=self._read_only)
-        finally:
-            self.give_back(conn)
+            with psycopg.connect(
+                self._url, autocommit=True, connect_timeout=_seconds(self._timeout)
+            ) as probe:
+                _configure(probe)
+                schema.prepare(probe, self.path, read_only=self._read_only)
+        except psycopg.Error as exc:
+            raise StoreError(explain(self.path, exc)) from exc
+        self._pool.open(wait=False)
 
     def _unreachable(self) -> str:
-        """Why no connection could be made, in the server's own words when it gave some."""
-        try:
-            with psycopg.connect(self._url, connect_timeout=max(1, round(self._timeout))):
-                pass
-        except psycopg.Error as exc:
-            return explain(self.path, exc)
         return (
-            f"Every connection to the contextd server at {self.path} is in use; raise "
-            "[store] pool_size or try again."
+            f"No connection to the contextd server at {self.path} came free in "
+            f"{self._timeout:g} s (it went away, or every pooled one is busy); try again."
         )
 
     @contextmanager
@@ -245,6 +243,11 @@ class PostgresDatabase(Database):
             yield
         except psycopg.Error as exc:
             raise StoreError(explain(self.path, exc)) from exc
+
+
+def _seconds(timeout: float) -> int:
+    """libpq's connect_timeout: whole seconds (it treats 1 as 2)."""
+    return max(1, round(timeout))
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
