@@ -4,7 +4,7 @@ missing (psycopg is the `postgres` extra)."""
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from contextd.config import StoreSettings
 from contextd.errors import StoreError
@@ -78,4 +78,4 @@ def _with_search_path(url: str, schema: str) -> str:
     query = dict(parse_qsl(parts.query, keep_blank_values=True))
     option = f"-c search_path={schema},public"
     query["options"] = f"{query['options']} {option}" if query.get("options") else option
-    return urlunsplit(parts._replace(query=urlencode(query)))
+    return urlunsplit(parts._replace(query=urlencode(query, quote_via=quote)))
