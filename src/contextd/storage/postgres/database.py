@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any, ClassVar
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.string import StrDumper
 from psycopg_pool import ConnectionPool, PoolTimeout
 
@@ -92,17 +93,19 @@ class PostgresDatabase(Database):
         self._url = url
         self._read_only = read_only
         self._timeout = connect_timeout_s
-        options = "-c default_transaction_read_only=on" if read_only else ""
+        settings: dict[str, Any] = {
+            "autocommit": True,
+            "connect_timeout": _seconds(connect_timeout_s),
+            "application_name": "contextd",
+        }
+        if read_only:  # added to the URL's own options (a search_path, say), not over them
+            given = conninfo_to_dict(url).get("options")
+            settings["options"] = f"{given or ''} -c default_transaction_read_only=on".strip()
         self._pool = ConnectionPool(
             url,
             min_size=1,
             max_size=max(pool_size, 2),
-            kwargs={
-                "autocommit": True,
-                "connect_timeout": _seconds(connect_timeout_s),
-                "application_name": "contextd",
-                "options": options,
-            },
+            kwargs=settings,
             configure=_configure,
             timeout=connect_timeout_s,
             open=False,
