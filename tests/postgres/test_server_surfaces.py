@@ -166,3 +166,26 @@ def test_the_daemon_answers_prompts_from_the_server(run: Cli, repo: Path, daemon
     )
     assert ran.returncode == 0
     assert "Use NATS for the task queue" in ran.context
+
+
+def test_eval_on_the_server_scores_like_sqlite_and_leaves_the_team_store_untouched(
+    run: Cli, repo: Path, backend: str, tmp_path: Path, home: Path
+) -> None:
+    from tests.cli.test_eval import CORPUS, QUERIES, _write
+
+    folder = tmp_path / "dataset"
+    _write(folder, "corpus.jsonl", CORPUS)
+    _write(folder, "queries.jsonl", QUERIES)
+    run.json(*DECISION)
+    overall = run.json("eval", str(folder))["overall"]
+    assert (overall["hit@5"], overall["stale@5"], overall["leak@5"]) == (1.0, 0, 0)
+    assert [p["slug"] for p in run.json("inventory")["projects"]] == ["orbit"]
+    if backend == "postgresql":
+        import psycopg
+
+        url = (home / "config.toml").read_text(encoding="utf-8").split('url = "')[1].split('"')[0]
+        with psycopg.connect(url) as conn:
+            left = conn.execute(
+                "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'contextd_scratch_%'"
+            ).fetchone()
+        assert left == (0,)
