@@ -1,7 +1,6 @@
 """PostgreSQL's spelling of what is not portable: JSON lists through jsonb, GREATEST, and full
 text through a tsvector of FTS5's own terms, ranked by the bm25 FTS5 computes."""
 
-import math
 from typing import TYPE_CHECKING, ClassVar
 
 from contextd.storage.dialect import Dialect, IndexedText
@@ -20,21 +19,35 @@ _SMALL_STORE = 2000
 _COMMON_SHARE = 0.25
 _WEIGHT = dict(zip("ABCD", COLUMN_WEIGHTS, strict=True))
 
-_STATS = (
-    "SELECT (SELECT count(*) FROM records), (SELECT coalesce(sum(fts_length), 0) FROM records), "
-    "ARRAY(SELECT (SELECT count(*) FROM records WHERE fts @@ CAST(q.text AS tsquery)) "
-    "FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS q(text, n) ORDER BY q.n)"
-)
 _FREQUENCY = " ".join(f"WHEN '{label}' THEN {weight}" for label, weight in _WEIGHT.items())
-_SCORED = (
+# One statement, one round trip: the store's totals and each term's document count, the terms
+# kept (in a large store, those most records hold are dropped unless every one is: then the
+# rarest stays, as FTS5 does in sqlite_dialect.py), their IDF, and every matching record in
+# scope scored by FTS5's bm25 (a term's frequency in a record summed over the columns,
+# weighted by column).
+_CANDIDATES = (
+    "WITH wanted(lexeme, n) AS (SELECT * FROM unnest(CAST(? AS text[])) WITH ORDINALITY), "
+    "totals AS (SELECT count(*) AS total, coalesce(sum(fts_length), 0) AS tokens FROM records), "
+    "hits AS (SELECT w.lexeme, w.n, (SELECT count(*) FROM records "
+    "  WHERE fts @@ CAST(quote_literal(w.lexeme) AS tsquery)) AS hits FROM wanted AS w), "
+    "common AS (SELECT h.lexeme, h.hits > t.total * {common} AND t.total >= {small} "
+    "  AND (SELECT count(*) FROM wanted) > 1 AS dropped, h.n, h.hits FROM hits AS h, totals AS t), "
+    "kept AS (SELECT lexeme, hits FROM common WHERE NOT dropped UNION ALL "
+    "  SELECT lexeme, hits FROM (SELECT lexeme, hits FROM common ORDER BY hits, n LIMIT 1) "
+    "  AS rarest WHERE NOT EXISTS (SELECT 1 FROM common WHERE NOT dropped)), "
+    "terms AS (SELECT k.lexeme, GREATEST(ln((t.total - k.hits + 0.5) / (k.hits + 0.5)), 1e-6) "
+    "  AS idf FROM kept AS k, totals AS t), "
+    "matching AS (SELECT CAST(string_agg(quote_literal(lexeme), ' | ') AS tsquery) AS query "
+    "  FROM terms) "
     "SELECT r.id, sum(t.idf * (s.f * {k1plus}) / (s.f + {k1} * ({one_minus_b} + {b} * "
-    "r.fts_length / ?))) AS score FROM records AS r "
+    "  r.fts_length / (SELECT GREATEST(tokens, 1) / GREATEST(total, 1)::float8 FROM totals)))) "
+    "  AS score "
+    "FROM records AS r "
     "CROSS JOIN LATERAL (SELECT u.lexeme, sum(CASE w " + _FREQUENCY + " END) AS f "
-    "FROM unnest(r.fts) AS u, unnest(u.weights) AS w "
-    "WHERE u.lexeme = ANY(CAST(? AS text[])) GROUP BY u.lexeme) AS s "
-    "JOIN unnest(CAST(? AS text[]), CAST(? AS float8[])) AS t(lexeme, idf) "
-    "ON t.lexeme = s.lexeme "
-    "WHERE r.fts @@ CAST(? AS tsquery) AND {where} "
+    "  FROM unnest(r.fts) AS u, unnest(u.weights) AS w "
+    "  WHERE u.lexeme IN (SELECT lexeme FROM terms) GROUP BY u.lexeme) AS s "
+    "JOIN terms AS t ON t.lexeme = s.lexeme "
+    "WHERE r.fts @@ (SELECT query FROM matching) AND {where} "
     "GROUP BY r.seq, r.id ORDER BY score DESC, r.seq LIMIT ?"
 )
 
@@ -64,18 +77,17 @@ class PostgresDialect(Dialect):
         wanted = list(dict.fromkeys(t for found in terms.word_terms(words) for t in found))
         if not wanted:
             return []
-        total, tokens, hits = conn.execute(
-            _STATS, ([terms.query_text([t]) for t in wanted],)
-        ).fetchone()
-        counts = dict(zip(wanted, (int(h) for h in hits), strict=True))
-        kept = _selective(wanted, counts, int(total))
-        idf = [_idf(int(total), counts[t]) for t in kept]
-        average = float(tokens) / int(total) if total else 1.0
         where, params = scope.where(self, "r")
-        sql = _SCORED.format(k1plus=_K1 + 1, k1=_K1, one_minus_b=1 - _B, b=_B, where=where)
-        found = conn.execute(
-            sql, (average or 1.0, kept, kept, idf, terms.query_text(kept), *params, limit)
-        ).fetchall()
+        sql = _CANDIDATES.format(
+            common=_COMMON_SHARE,
+            small=_SMALL_STORE,
+            k1plus=_K1 + 1,
+            k1=_K1,
+            one_minus_b=1 - _B,
+            b=_B,
+            where=where,
+        )
+        found = conn.execute(sql, (wanted, *params, limit)).fetchall()
         return [(str(row[0]), float(row[1])) for row in found]
 
     def vector_param(self, vector: list[float]) -> object:
@@ -89,21 +101,6 @@ class PostgresDialect(Dialect):
 
         assert isinstance(value, list)
         return encode(value)
-
-
-def _selective(wanted: list[str], counts: dict[str, int], total: int) -> list[str]:
-    """As in SQLite: in a large store, drop terms most records hold, keeping the rarest one
-    when every term is that common."""
-    if len(wanted) < 2 or total < _SMALL_STORE:
-        return wanted
-    kept = [t for t in wanted if counts[t] <= total * _COMMON_SHARE]
-    return kept or [min(wanted, key=lambda t: counts[t])]
-
-
-def _idf(total: int, hits: int) -> float:
-    """FTS5's inverse document frequency, never below a tiny positive value."""
-    value = math.log((total - hits + 0.5) / (hits + 0.5)) if total else 0.0
-    return value if value > 0 else 1e-6
 
 
 POSTGRES = PostgresDialect()

@@ -8,7 +8,7 @@ from collections import defaultdict
 
 from contextd.storage.dialect import IndexedText
 
-__all__ = ["MAX_POSITIONS", "indexed_terms", "query_text", "word_terms"]
+__all__ = ["MAX_POSITIONS", "indexed_terms", "word_terms"]
 
 MAX_POSITIONS = 256  # a tsvector keeps at most this many positions of one lexeme
 _WEIGHTS = {"a": "A", "b": "B", "c": "C", "d": "D"}  # title, body, tags, hints
@@ -70,8 +70,3 @@ def word_terms(words: list[str]) -> list[list[str]]:
 def _quoted(term: str) -> str:
     """A lexeme as tsvector and tsquery text spell it."""
     return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def query_text(terms: list[str]) -> str:
-    """A tsquery matching any of `terms`."""
-    return " | ".join(_quoted(t) for t in terms)
