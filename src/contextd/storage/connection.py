@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from contextd.storage.dialect import Dialect
 
-__all__ = ["Connection", "Cursor"]
+__all__ = ["Connection", "Cursor", "dialect_of"]
 
 
 class Cursor(Protocol):
@@ -34,3 +34,13 @@ class Connection(Protocol):
     def execute(self, sql: str, parameters: Any = (), /) -> Cursor: ...
 
     def executemany(self, sql: str, seq_of_parameters: Any, /) -> Cursor: ...
+
+
+def dialect_of(conn: Connection) -> "Dialect":
+    """The connection's dialect; a plain sqlite3 connection (a script's, a test's) is SQLite."""
+    found = getattr(conn, "dialect", None)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    from contextd.storage.sqlite_dialect import SQLITE
+
+    return SQLITE

@@ -7,7 +7,7 @@ cross as float32; the target takes the source's store id, so peers know it as th
 from collections.abc import Callable
 
 from contextd.errors import ConflictError
-from contextd.storage.connection import Connection
+from contextd.storage.connection import Connection, dialect_of
 from contextd.storage.store import Database
 
 __all__ = ["TABLES", "copy_store"]
@@ -89,7 +89,7 @@ def _refuse_filled(conn: Connection, target: Database) -> None:
 def _copy_table(
     reading: Connection, writing: Connection, table: str, columns: tuple[str, ...]
 ) -> int:
-    source, target = reading.dialect, writing.dialect
+    source, target = dialect_of(reading), dialect_of(writing)
     selected = [source.vector_column(c) if _is_vector(table, c) else c for c in columns]
     order = " ORDER BY seq" if table in _NUMBERED else ""
     rows = reading.execute(f"SELECT {', '.join(selected)} FROM {table}{order}").fetchall()
@@ -122,7 +122,9 @@ def _converted(
         from contextd.storage.vectors import decode
 
         at = columns.index("vector")
-        values[at] = writing.dialect.vector_param(decode(reading.dialect.vector_blob(row[at])))
+        values[at] = dialect_of(writing).vector_param(
+            decode(dialect_of(reading).vector_blob(row[at]))
+        )
     if table == "records":
         by_name = dict(zip(columns, row, strict=True))
         text = (
@@ -131,5 +133,5 @@ def _converted(
             str(by_name["tags"]),
             str(by_name["retrieval_hints"]),
         )
-        values += [value for _, _, value in writing.dialect.fts_columns(text)]
+        values += [value for _, _, value in dialect_of(writing).fts_columns(text)]
     return tuple(values)

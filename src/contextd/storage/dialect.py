@@ -1,8 +1,9 @@
 """What differs between the two stores, in one place: the few SQL fragments that are spelled
 differently, full-text candidates (FTS5 bm25 / tsvector), and how a vector is stored.
 
-Storage modules keep one portable SQL text per statement and ask `conn.dialect` for the rest;
-the SQLite dialect is in sqlite_dialect.py, the PostgreSQL one in postgres/dialect.py.
+Storage modules keep one portable SQL text per statement and ask the connection's dialect
+(`dialect_of(conn)`) for the rest; the SQLite dialect is in sqlite_dialect.py, the PostgreSQL
+one in postgres/dialect.py.
 """
 
 from abc import ABC, abstractmethod

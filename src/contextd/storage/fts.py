@@ -4,7 +4,7 @@ picked here, the matching is the dialect's (FTS5 in SQLite, tsvector in PostgreS
 import re
 
 from contextd.errors import InvalidQueryError
-from contextd.storage.connection import Connection
+from contextd.storage.connection import Connection, dialect_of
 from contextd.storage.records import RecordFilter
 from contextd.storage.sqlite_dialect import or_expression
 
@@ -57,4 +57,4 @@ def fts_candidates(
     Raises:
         InvalidQueryError: the text holds no word to search for.
     """
-    return conn.dialect.fts_candidates(conn, query_words(text), scope, limit)
+    return dialect_of(conn).fts_candidates(conn, query_words(text), scope, limit)

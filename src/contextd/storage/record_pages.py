@@ -2,7 +2,7 @@
 the tags used in it (for a person scrolling a large store, as the web view does)."""
 
 from contextd.models import Record
-from contextd.storage.connection import Connection
+from contextd.storage.connection import Connection, dialect_of
 from contextd.storage.records import COLUMNS, RecordFilter, record_from_row
 
 __all__ = ["count_records", "page_of_records", "tag_counts"]
@@ -10,7 +10,7 @@ __all__ = ["count_records", "page_of_records", "tag_counts"]
 
 def page_of_records(conn: Connection, scope: RecordFilter, limit: int, offset: int) -> list[Record]:
     """Newest first: `limit` records of `scope` after skipping `offset`."""
-    where, params = scope.where(conn.dialect)
+    where, params = scope.where(dialect_of(conn))
     sql = (
         f"SELECT {COLUMNS} FROM records WHERE {where} "
         "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
@@ -19,15 +19,16 @@ def page_of_records(conn: Connection, scope: RecordFilter, limit: int, offset: i
 
 
 def count_records(conn: Connection, scope: RecordFilter) -> int:
-    where, params = scope.where(conn.dialect)
+    where, params = scope.where(dialect_of(conn))
     return int(conn.execute(f"SELECT count(*) FROM records WHERE {where}", params).fetchone()[0])
 
 
 def tag_counts(conn: Connection, scope: RecordFilter, limit: int) -> list[tuple[str, int]]:
     """The tags of `scope`'s records with how many carry each, most used first."""
-    where, params = scope.where(conn.dialect)
+    dialect = dialect_of(conn)
+    where, params = scope.where(dialect)
     sql = (
-        f"SELECT tag.value, count(*) FROM records, {conn.dialect.json_rows('records.tags', 'tag')} "
+        f"SELECT tag.value, count(*) FROM records, {dialect.json_rows('records.tags', 'tag')} "
         f"WHERE {where} GROUP BY tag.value ORDER BY count(*) DESC, tag.value LIMIT ?"
     )
     return [(str(tag), int(n)) for tag, n in conn.execute(sql, [*params, limit])]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from msgspec import Struct
 
 from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
-from contextd.storage.connection import Connection
+from contextd.storage.connection import Connection, dialect_of
 
 if TYPE_CHECKING:
     from contextd.storage.dialect import Dialect
@@ -199,7 +199,7 @@ def _json_list(text: object) -> tuple[Any, ...]:
 def insert_record(conn: Connection, record: Record) -> None:
     values = _row_values(record)
     body_text = search_text(record)
-    extra = conn.dialect.fts_columns(_indexed(values, body_text))
+    extra = dialect_of(conn).fts_columns(_indexed(values, body_text))
     columns = "".join(f", {name}" for name, _, _ in extra)
     marks = "".join(f", {mark}" for _, mark, _ in extra)
     conn.execute(
@@ -212,7 +212,7 @@ def replace_record(conn: Connection, record: Record) -> None:
     """Write every field of an existing record (the full-text index follows text changes)."""
     values = _row_values(record)
     body_text = search_text(record)
-    extra = conn.dialect.fts_columns(_indexed(values, body_text))
+    extra = dialect_of(conn).fts_columns(_indexed(values, body_text))
     assignments = ", ".join(
         f"{name} = ?" for name in [n.strip() for n in COLUMNS.split(",")[1:]] + ["body_text"]
     )
@@ -282,7 +282,7 @@ def _by_ids(
     conn: Connection, columns: str, ids: Sequence[str], scope: RecordFilter
 ) -> list[Sequence[object]]:
     # Each listed id is looked up by its index instead of scanning the scope.
-    dialect = conn.dialect
+    dialect = dialect_of(conn)
     where, params = scope.where(dialect)
     selected = ", ".join(f"records.{name.strip()}" for name in columns.split(","))
     sql = (
@@ -305,7 +305,7 @@ def list_records(
     oldest_first: bool = False,
     limit: int | None = None,
 ) -> list[Record]:
-    where, params = scope.where(conn.dialect)
+    where, params = scope.where(dialect_of(conn))
     order = "ASC" if oldest_first else "DESC"
     sql = f"SELECT {COLUMNS} FROM records WHERE {where} ORDER BY created_at {order}, id {order}"
     if limit is not None:
@@ -315,7 +315,7 @@ def list_records(
 
 
 def count_by_kind(conn: Connection, scope: RecordFilter) -> dict[Kind, int]:
-    where, params = scope.where(conn.dialect)
+    where, params = scope.where(dialect_of(conn))
     rows = conn.execute(f"SELECT kind, count(*) FROM records WHERE {where} GROUP BY kind", params)
     return {Kind(kind): count for kind, count in rows}
 
@@ -331,7 +331,7 @@ def same_title(conn: Connection, record: Record) -> Record | None:
     """A stored record of the same kind and scope whose title equals `record`'s, ignoring case."""
     row = conn.execute(
         f"SELECT {COLUMNS} FROM records WHERE kind = ? "
-        f"AND project_id {conn.dialect.null_safe_eq} ? AND id != ? "
+        f"AND project_id {dialect_of(conn).null_safe_eq} ? AND id != ? "
         "AND lower(title) = lower(?) LIMIT 1",
         (str(record.kind), record.project_id, record.id, record.title),
     ).fetchone()
@@ -367,7 +367,7 @@ def delete_record(conn: Connection, record: Record, deleted_at: str) -> None:
         (record.id, record.project_id, deleted_at),
     )
     linked = conn.execute(
-        f"SELECT id, related_to FROM records WHERE {conn.dialect.json_list_has('related_to')}",
+        f"SELECT id, related_to FROM records WHERE {dialect_of(conn).json_list_has('related_to')}",
         (record.id,),
     ).fetchall()
     for other_id, related in linked:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from msgspec import Struct
 
 from contextd.models import Record
-from contextd.storage.connection import Connection
+from contextd.storage.connection import Connection, dialect_of
 from contextd.storage.records import COLUMNS as RECORD_COLUMNS
 from contextd.storage.records import record_from_row
 
@@ -40,8 +40,9 @@ _COLUMNS = "id, project_id, agent, started_at, ended_at, summary, developer"
 
 def close_open(conn: Connection, project_id: str, developer: str, ended_at: str) -> None:
     """End the developer's open session on the project, if one is."""
+    ended = dialect_of(conn).greatest("CAST(? AS TEXT)", "started_at")
     conn.execute(
-        f"UPDATE sessions SET ended_at = {conn.dialect.greatest('CAST(? AS TEXT)', 'started_at')} "
+        f"UPDATE sessions SET ended_at = {ended} "
         "WHERE project_id = ? AND developer = ? AND ended_at IS NULL",
         (ended_at, project_id, developer),
     )
@@ -65,7 +66,7 @@ def insert_session(conn: Connection, session: SessionRow) -> None:
 def end_session(conn: Connection, session_id: str, ended_at: str, summary: str | None) -> None:
     conn.execute(
         "UPDATE sessions SET ended_at = "
-        f"coalesce(ended_at, {conn.dialect.greatest('CAST(? AS TEXT)', 'started_at')}), "
+        f"coalesce(ended_at, {dialect_of(conn).greatest('CAST(? AS TEXT)', 'started_at')}), "
         "summary = coalesce(CAST(? AS TEXT), summary) WHERE id = ?",
         (ended_at, summary, session_id),
     )
@@ -95,7 +96,7 @@ def open_sessions(conn: Connection, project_ids: Iterable[str], developer: str) 
     wanted = json.dumps(sorted(project_ids))
     rows = conn.execute(
         "SELECT project_id, id FROM sessions WHERE ended_at IS NULL AND developer = ? "
-        f"AND project_id IN (SELECT value FROM {conn.dialect.json_rows('?', 'wanted')})",
+        f"AND project_id IN (SELECT value FROM {dialect_of(conn).json_rows('?', 'wanted')})",
         (developer, wanted),
     )
     return dict(rows.fetchall())

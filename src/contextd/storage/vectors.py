@@ -5,7 +5,7 @@ from collections.abc import Iterable
 
 from msgspec import Struct
 
-from contextd.storage.connection import Connection
+from contextd.storage.connection import Connection, dialect_of
 
 __all__ = [
     "EmbeddingRow",
@@ -51,7 +51,7 @@ def decode(blob: bytes) -> list[float]:
 def upsert_embeddings(conn: Connection, rows: Iterable[EmbeddingRow], stamp: str) -> None:
     """Store vectors, replacing a record's old one (with a fresh seq, so readers notice)."""
     batch = list(rows)
-    dialect = conn.dialect
+    dialect = dialect_of(conn)
     conn.executemany("DELETE FROM embeddings WHERE record_id = ?", [(r.record_id,) for r in batch])
     conn.executemany(  # a record deleted meanwhile simply gets no vector
         "INSERT INTO embeddings(record_id, provider, dimensions, text_hash, vector, updated_at) "
@@ -101,7 +101,7 @@ def load_vectors(
 ) -> list[StoredVector]:
     """Vectors stored after `after_seq`, oldest first: those of this provider and width with
     their blob, every other one with None (a reader still needs to know it arrived)."""
-    dialect = conn.dialect
+    dialect = dialect_of(conn)
     rows = conn.execute(
         "SELECT e.seq, e.record_id, r.project_id, "
         f"CASE WHEN e.provider = ? AND e.dimensions = ? THEN {dialect.vector_column('e.vector')} "
@@ -128,7 +128,7 @@ class VectorBlock(Struct, frozen=True):
 def load_block(conn: Connection, provider: str, dimensions: int) -> VectorBlock:
     """All vectors of this provider and width, oldest first, read in one statement and joined
     into one buffer: a first search loads 10k vectors in a third of the per-row time."""
-    dialect = conn.dialect
+    dialect = dialect_of(conn)
     rows = conn.execute(
         f"SELECT e.record_id, r.project_id, {dialect.vector_column('e.vector')} "
         "FROM embeddings AS e JOIN records AS r ON r.id = e.record_id "
