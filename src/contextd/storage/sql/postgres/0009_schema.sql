@@ -69,7 +69,9 @@ CREATE TABLE records (
 CREATE INDEX records_scope ON records(project_id, status, kind);
 CREATE INDEX records_superseded_by ON records(superseded_by);
 CREATE INDEX records_title ON records(kind, project_id, lower(title));
-CREATE INDEX records_fts ON records USING gin(fts);
+-- No pending list (fastupdate): every search would scan the entries not yet merged, and
+-- a team store is written a few times a second, not in bulk.
+CREATE INDEX records_fts ON records USING gin(fts) WITH (fastupdate = off);
 -- bm25's average document length is read from this index alone.
 CREATE INDEX records_fts_length ON records(fts_length);
 
