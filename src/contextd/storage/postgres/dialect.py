@@ -17,38 +17,44 @@ __all__ = ["POSTGRES", "PostgresDialect"]
 _K1, _B = 1.2, 0.75
 _SMALL_STORE = 2000
 _COMMON_SHARE = 0.25
-_WEIGHT = dict(zip("ABCD", COLUMN_WEIGHTS, strict=True))
 
-_FREQUENCY = " ".join(f"WHEN '{label}' THEN {weight}" for label, weight in _WEIGHT.items())
+# A term's frequency in a record, each occurrence weighted by its column (FTS5's bm25 weights),
+# read by ts_rank_cd in C: for a one-term query every occurrence is a cover of its own and
+# counts its weight. Weights go in D, C, B, A order (hints, tags, body, title) and may not
+# exceed 1, hence the scale.
+_SCALE = max(COLUMN_WEIGHTS)
+_RANK_WEIGHTS = "{" + ",".join(str(w / _SCALE) for w in reversed(COLUMN_WEIGHTS)) + "}"
+_FREQUENCY = f"{_SCALE} * ts_rank_cd('{_RANK_WEIGHTS}', r.fts, t.query, 0)".replace(
+    "{", "{{"
+).replace("}", "}}")  # literal braces in the statement template below
 # One statement, one round trip: the store's totals and each term's document count, the terms
 # kept (in a large store, those most records hold are dropped unless every one is: then the
 # rarest stays, as FTS5 does in sqlite_dialect.py), their IDF, and every matching record in
-# scope scored by FTS5's bm25 (a term's frequency in a record summed over the columns,
-# weighted by column).
+# scope scored by FTS5's bm25.
 _CANDIDATES = (
     "WITH wanted(lexeme, n) AS (SELECT * FROM unnest(CAST(? AS text[])) WITH ORDINALITY), "
-    "totals AS (SELECT count(*) AS total, coalesce(sum(fts_length), 0) AS tokens FROM records), "
-    "hits AS (SELECT w.lexeme, w.n, (SELECT count(*) FROM records "
+    "totals AS MATERIALIZED (SELECT count(*) AS total, coalesce(sum(fts_length), 0) AS tokens "
+    "  FROM records), "
+    "hits AS MATERIALIZED (SELECT w.lexeme, w.n, (SELECT count(*) FROM records "
     "  WHERE fts @@ CAST(quote_literal(w.lexeme) AS tsquery)) AS hits FROM wanted AS w), "
-    "common AS (SELECT h.lexeme, h.hits > t.total * {common} AND t.total >= {small} "
-    "  AND (SELECT count(*) FROM wanted) > 1 AS dropped, h.n, h.hits FROM hits AS h, totals AS t), "
+    "common AS MATERIALIZED (SELECT h.lexeme, h.n, h.hits, h.hits > t.total * {common} "
+    "  AND t.total >= {small} AND (SELECT count(*) FROM wanted) > 1 AS dropped "
+    "  FROM hits AS h, totals AS t), "
     "kept AS (SELECT lexeme, hits FROM common WHERE NOT dropped UNION ALL "
     "  SELECT lexeme, hits FROM (SELECT lexeme, hits FROM common ORDER BY hits, n LIMIT 1) "
     "  AS rarest WHERE NOT EXISTS (SELECT 1 FROM common WHERE NOT dropped)), "
-    "terms AS (SELECT k.lexeme, GREATEST(ln((t.total - k.hits + 0.5) / (k.hits + 0.5)), 1e-6) "
-    "  AS idf FROM kept AS k, totals AS t), "
-    "matching AS (SELECT CAST(string_agg(quote_literal(lexeme), ' | ') AS tsquery) AS query "
-    "  FROM terms) "
-    "SELECT r.id, sum(t.idf * (s.f * {k1plus}) / (s.f + {k1} * ({one_minus_b} + {b} * "
-    "  r.fts_length / (SELECT GREATEST(tokens, 1) / GREATEST(total, 1)::float8 FROM totals)))) "
-    "  AS score "
+    "terms AS MATERIALIZED (SELECT CAST(quote_literal(k.lexeme) AS tsquery) AS query, "
+    "  GREATEST(ln((t.total - k.hits + 0.5) / (k.hits + 0.5)), 1e-6) AS idf "
+    "  FROM kept AS k, totals AS t), "
+    "average AS MATERIALIZED (SELECT GREATEST(tokens, 1) / GREATEST(total, 1)::float8 AS dl "
+    "  FROM totals) "
+    "SELECT r.id, (SELECT sum(t.idf * f * {k1plus} / (f + {k1} * ({one_minus_b} + {b} * "
+    "  r.fts_length / (SELECT dl FROM average)))) "
+    "  FROM terms AS t CROSS JOIN LATERAL (VALUES (" + _FREQUENCY + ")) AS s(f)) AS score "
     "FROM records AS r "
-    "CROSS JOIN LATERAL (SELECT u.lexeme, sum(CASE w " + _FREQUENCY + " END) AS f "
-    "  FROM unnest(r.fts) AS u, unnest(u.weights) AS w "
-    "  WHERE u.lexeme IN (SELECT lexeme FROM terms) GROUP BY u.lexeme) AS s "
-    "JOIN terms AS t ON t.lexeme = s.lexeme "
-    "WHERE r.fts @@ (SELECT query FROM matching) AND {where} "
-    "GROUP BY r.seq, r.id ORDER BY score DESC, r.seq LIMIT ?"
+    "WHERE r.fts @@ (SELECT CAST(string_agg(CAST(query AS text), ' | ') AS tsquery) "
+    "  FROM terms) AND {where} "
+    "ORDER BY score DESC, r.seq LIMIT ?"
 )
 
 
