@@ -1,6 +1,7 @@
 """Shared fixtures: every test gets its own CONTEXTD_HOME and a clean environment."""
 
 import json
+import os
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from click.testing import CliRunner, Result
 from contextd.app import App, open_app
 from contextd.cli.main import cli
 from contextd.config import load_settings
+from tests.pg_cluster import PASSWORD, Cluster, ClusterUnavailable, start_cluster
 
 
 def pytest_report_header() -> str:
@@ -27,15 +29,48 @@ def pytest_report_header() -> str:
     return f"SQLite {sqlite3.sqlite_version}, FTS5 {fts5}, extension loading {loadable}"
 
 
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A real PostgreSQL with pgvector on a loopback port, for the whole run."""
+    try:
+        cluster = start_cluster()
+    except ClusterUnavailable as exc:
+        pytest.skip(f"PostgreSQL with pgvector could not start here: {exc}")
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh database on the test server; its password is in PGPASSWORD, not in the URL."""
+    url = pg_cluster.database()
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    yield url
+    pg_cluster.drop(url)
+
+
+def use_server(folder: Path, url: str) -> None:
+    """Point the home at the team server: `[store] url` in its config.toml."""
+    config = folder / "config.toml"
+    text = config.read_text(encoding="utf-8") if config.exists() else ""
+    config.write_text(text + f'[store]\nurl = "{url}"\n', encoding="utf-8")
+
+
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private store folder; nothing a test does reaches the real ~/.contextd."""
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Path:
+    """A private store folder; nothing a test does reaches the real ~/.contextd.
+
+    With CONTEXTD_TEST_STORE=postgresql every test's store is on the test server instead
+    (a way to run the whole suite against PostgreSQL; tests that open the SQLite file
+    themselves then fail by design)."""
     folder = tmp_path / "home"
     folder.mkdir(mode=0o700)
     # Fast, deterministic vectors by default; tests of the real model opt in with `local_model`.
     (folder / "config.toml").write_text(
         '[embeddings]\nprovider = "hashing"\n[hooks]\nautostart_daemon = false\n', encoding="utf-8"
     )
+    if os.environ.get("CONTEXTD_TEST_STORE") == "postgresql":
+        use_server(folder, request.getfixturevalue("pg_url"))
     monkeypatch.setenv("CONTEXTD_HOME", str(folder))
     monkeypatch.delenv("CONTEXTD_PROJECT", raising=False)
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)  # the daemon's socket: in the home

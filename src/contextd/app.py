@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from contextd.sync.remotes import RemoteService
     from contextd.sync.service import SyncService
 
-__all__ = ["App", "can_write_store", "open_app"]
+__all__ = ["App", "can_write_store", "open_app", "scratch_settings"]
 
 
 class App(Struct, dict=True):
@@ -78,7 +78,14 @@ class App(Struct, dict=True):
         from contextd.share.files import RepositoryFiles
 
         files = RepositoryFiles(self.settings.cwd, self.settings.share.records)
-        return RecordService(self.db, self.indexer, self.vector_index, self.duplicates, files)
+        return RecordService(
+            self.db,
+            self.indexer,
+            self.vector_index,
+            self.duplicates,
+            files,
+            developer=self.settings.developer,
+        )
 
     @cached_property
     def shares(self) -> "ShareService":
@@ -137,7 +144,7 @@ class App(Struct, dict=True):
     def sessions(self) -> "SessionService":
         from contextd.core.sessions import SessionService
 
-        return SessionService(self.db)
+        return SessionService(self.db, self.settings.developer)
 
     @cached_property
     def hook_state(self) -> "HookState":
@@ -218,28 +225,26 @@ class App(Struct, dict=True):
 
 
 def can_write_store(settings: Settings) -> bool:
-    """Whether the store in the settings' home can be written (False on a read-only home)."""
-    return store_writable(settings.db_path)
+    """Whether the store in the settings' home can be written (False on a read-only home);
+    a team server is written whatever the home's permissions."""
+    return settings.on_server or store_writable(settings.db_path)
 
 
 @contextmanager
 def open_app(
     settings: Settings, *, busy_timeout_ms: int | None = None, read_only: bool = False
 ) -> Iterator[App]:
-    """Open the store at the settings' home and yield the wired services; closes on exit.
+    """Open the store (the home's SQLite file, or the team server [store] url names) and
+    yield the wired services; closes on exit.
 
-    `busy_timeout_ms` shortens how long a write waits for another writer (hooks must not
-    block an agent for the default 15 s). `read_only` opens an existing store without
-    writing a byte of the home; every write then fails with StoreError."""
+    `busy_timeout_ms` shortens how long a write waits for another writer, and how long a
+    server may take to answer (hooks must not block an agent for the default 15 s).
+    `read_only` opens an existing store without writing a byte of the home (or anything on
+    the server); every write then fails with StoreError."""
     choice = select_provider(settings.embeddings, settings.home)
     if not read_only:
         _make_home_private(settings.home)
-    if read_only:
-        db = Database.open_read_only(settings.db_path)
-    elif busy_timeout_ms is None:
-        db = Database.open(settings.db_path)
-    else:
-        db = Database.open(settings.db_path, busy_timeout_ms=busy_timeout_ms)
+    db = _open_store(settings, busy_timeout_ms, read_only)
     index: VectorIndex | None = None
     try:
         provider = choice.provider
@@ -249,6 +254,41 @@ def open_app(
         if index is not None:
             index.close()
         db.close()
+
+
+@contextmanager
+def scratch_settings(settings: Settings) -> Iterator[Settings]:
+    """Settings for a throwaway store beside the user's (a temporary home; on a team server,
+    a temporary schema there too), removed when the block ends."""
+    import tempfile
+
+    from msgspec.structs import replace
+
+    with tempfile.TemporaryDirectory(prefix="contextd-scratch-") as scratch:
+        local = replace(settings, home=Path(scratch), project=None)
+        if not settings.on_server:
+            yield local
+            return
+        from contextd.storage.server import scratch_url
+
+        timeout = settings.store.connect_timeout_s
+        with scratch_url(settings.store.url, connect_timeout_s=timeout) as url:
+            yield replace(local, store=replace(settings.store, url=url))
+
+
+def _open_store(settings: Settings, busy_timeout_ms: int | None, read_only: bool) -> Database:
+    if settings.on_server:
+        from contextd.storage.server import open_server  # psycopg only for a team server
+
+        timeout = settings.store.connect_timeout_s
+        if busy_timeout_ms is not None:
+            timeout = min(timeout, busy_timeout_ms / 1000)
+        return open_server(settings.store, connect_timeout_s=timeout, read_only=read_only)
+    if read_only:
+        return Database.open_read_only(settings.db_path)
+    if busy_timeout_ms is None:
+        return Database.open(settings.db_path)
+    return Database.open(settings.db_path, busy_timeout_ms=busy_timeout_ms)
 
 
 def _make_home_private(home: Path) -> None:
@@ -264,11 +304,16 @@ def _make_home_private(home: Path) -> None:
 def _vectors(
     db: Database, provider: "EmbeddingProvider", settings: Settings
 ) -> tuple["Indexer", "VectorIndex"]:
-    """The indexer and SQLite's vector index, or Qdrant's in front of it when config asks."""
+    """The indexer and the store's vector index (SQLite's numpy matrix, or the server's
+    pgvector index), or Qdrant's in front of it when config asks."""
     from contextd.retrieval.indexer import Indexer  # only when vectors are on
     from contextd.retrieval.vector_index import SqliteVectorIndex
 
     indexer = Indexer(db, provider)
+    if db.backend != "sqlite" and settings.vectors.backend != "qdrant":
+        from contextd.retrieval.pgvector_index import PgvectorIndex
+
+        return indexer, PgvectorIndex(db, provider.id, provider.dimensions)
     sqlite = SqliteVectorIndex(db, provider.id, provider.dimensions)
     if settings.vectors.backend != "qdrant":
         return indexer, sqlite

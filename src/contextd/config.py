@@ -17,6 +17,7 @@ from msgspec.structs import asdict, fields, replace
 from contextd import home_folder
 from contextd.agent_dirs import project_dirs
 from contextd.errors import ConfigError
+from contextd.server_url import url_problem
 
 __all__ = [
     "CONFIG_FILE",
@@ -28,6 +29,7 @@ __all__ = [
     "RefreshSettings",
     "SearchSettings",
     "ShareSettings",
+    "StoreSettings",
     "SyncSettings",
     "Settings",
     "VectorSettings",
@@ -146,6 +148,18 @@ class ShareSettings(Struct, frozen=True):
     records: str = "decision constraint pipeline convention gotcha"
 
 
+class StoreSettings(Struct, frozen=True):
+    """Where the records live: empty `url` keeps them in the home's SQLite file; a
+    postgresql:// URL puts every surface on that team server (its password comes from
+    PGPASSWORD or ~/.pgpass, never from this file). `developer` names whose sessions and
+    checkpoints are whose on a shared server (default: login name @ host name)."""
+
+    url: str = ""
+    developer: str = ""
+    connect_timeout_s: float = 5.0
+    pool_size: int = 8  # connections a long-lived process (daemon, MCP server, web view) keeps
+
+
 class LifecycleSettings(Struct, frozen=True):
     """When an active record counts as stale: not verified for this many days, or (when
     `code_staleness` is on) the code it names changed in git since it was verified."""
@@ -172,10 +186,41 @@ class Settings(Struct, frozen=True):
     sync: SyncSettings = field(default_factory=SyncSettings)
     vectors: VectorSettings = field(default_factory=VectorSettings)
     share: ShareSettings = field(default_factory=ShareSettings)
+    store: StoreSettings = field(default_factory=StoreSettings)
 
     @property
     def db_path(self) -> Path:
         return self.home / DB_FILE
+
+    @property
+    def store_location(self) -> str:
+        """Where the records are, as a person reads it: the SQLite file, or the server's URL
+        (never a password)."""
+        if self.on_server:
+            from contextd.server_url import redact
+
+            return redact(self.store.url)
+        return str(self.db_path)
+
+    @property
+    def on_server(self) -> bool:
+        """Whether the records live on a team server rather than in the home."""
+        return bool(self.store.url)
+
+    @property
+    def developer(self) -> str:
+        """Who works here, as sessions on a team server are told apart: [store] developer,
+        else login@host on a server; '' for a home's own store (one person's)."""
+        if self.store.developer or not self.on_server:
+            return self.store.developer
+        import getpass
+        import socket
+
+        try:
+            user = getpass.getuser()
+        except (KeyError, OSError):
+            user = "unknown"
+        return f"{user}@{socket.gethostname()}"
 
     @property
     def config_path(self) -> Path:
@@ -192,6 +237,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "sync": SyncSettings,
     "vectors": VectorSettings,
     "share": ShareSettings,
+    "store": StoreSettings,
 }
 
 
@@ -213,6 +259,8 @@ _POSITIVE = {
     ("embeddings", "timeout_s"),
     ("embeddings", "threads"),
     ("vectors", "timeout_s"),
+    ("store", "connect_timeout_s"),
+    ("store", "pool_size"),
     ("search", "recency_half_life_days"),
     ("search", "candidate_pool"),
     ("search", "rrf_k"),
@@ -295,6 +343,10 @@ def _check_choice(section: str, name: str, value: object) -> None:
             f"{section}.{name} takes the name of an environment variable (such as "
             "OPENAI_API_KEY), not the key itself; put the key in that variable."
         )
+    if (section, name) == ("store", "url") and value:
+        problem = url_problem(str(value))
+        if problem:
+            raise ConfigError(problem)
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{section}.{name} must be a finite number; got {value!r}.")
     if isinstance(value, int | float) and not isinstance(value, bool):

@@ -33,6 +33,7 @@ def test_config_json_shows_the_paths_and_every_settings_section(run: Cli, home: 
         "context",
         "lifecycle",
         "refresh",
+        "store",
         "share",
         "hooks",
         "sync",

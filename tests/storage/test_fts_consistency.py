@@ -322,7 +322,7 @@ def test_coverage_is_zero_when_nothing_matches(app: App) -> None:
 
 
 def test_in_a_large_store_a_common_word_is_kept_when_it_is_the_only_one_found() -> None:
-    from contextd.storage.fts import _selective, _Word
+    from contextd.storage.sqlite_dialect import _selective, _Word
 
     stats = {
         "database": _Word(0, frozenset()),

@@ -30,7 +30,7 @@ def config(ctx: click.Context, check: bool, show_toml: bool) -> None:
     payload: dict[str, Any] = {
         "home": str(settings.home),
         "config": str(settings.config_path),
-        "database": str(settings.db_path),
+        "database": settings.store_location,
         "settings": settings_view(settings),
     }
     if check:
@@ -46,7 +46,7 @@ def config(ctx: click.Context, check: bool, show_toml: bool) -> None:
     def human() -> None:
         click.echo(
             f"home      {settings.home}\nconfig    {settings.config_path}\n"
-            f"database  {settings.db_path}\n"
+            f"database  {settings.store_location}\n"
         )
         for section, values in payload["settings"].items():
             click.echo(f"[{section}]")

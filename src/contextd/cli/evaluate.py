@@ -2,14 +2,13 @@
 
 import contextlib
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import click
 from msgspec.structs import asdict, replace
 
-from contextd.app import open_app
+from contextd.app import open_app, scratch_settings
 from contextd.cli._context import common_options, get_settings
 from contextd.cli._output import emit, table
 from contextd.core.evaluation import METRICS, Evaluator, load_dataset
@@ -50,21 +49,19 @@ def evaluate(folder: Path, ranking: str | None) -> None:
         if done >= total:
             bar.__exit__(None, None, None)
 
-    with tempfile.TemporaryDirectory(prefix="contextd-eval-") as scratch:
-        scratch_settings = replace(settings, home=Path(scratch), project=None)
-        with open_app(scratch_settings) as app:
-            # The index build time measures indexing: the model loads (and the local model's
-            # graph is built in this scratch home) before it starts.
-            with contextlib.suppress(ProviderUnavailableError):
-                app.index.warm()
-            report = Evaluator(app.projects, app.records, app.search).run(corpus, queries, progress)
-            report.config = {
-                "dataset": str(folder),
-                "embeddings": app.indexer.provider.id if app.indexer else "none",
-                "provider_note": app.provider_note,
-                "search": asdict(settings.search),
-                "context": asdict(settings.context),
-            }
+    with scratch_settings(settings) as scratch, open_app(scratch) as app:
+        # The index build time measures indexing: the model loads (and the local model's
+        # graph is built in this scratch home) before it starts.
+        with contextlib.suppress(ProviderUnavailableError):
+            app.index.warm()
+        report = Evaluator(app.projects, app.records, app.search).run(corpus, queries, progress)
+        report.config = {
+            "dataset": str(folder),
+            "embeddings": app.indexer.provider.id if app.indexer else "none",
+            "provider_note": app.provider_note,
+            "search": asdict(settings.search),
+            "context": asdict(settings.context),
+        }
 
     def human() -> None:
         header = ["", *METRICS, "p50_ms", "p95_ms", "n"]

@@ -61,6 +61,7 @@ COMMAND_MODULES = {
     "daemon": "daemon",
     "mcp": "mcp_command",
     "ui": "ui",
+    "store": "store",
 }
 
 

@@ -25,7 +25,7 @@ def init() -> None:
     payload = {
         "home": str(outcome.home),
         "config": str(outcome.config_path),
-        "database": str(outcome.db_path),
+        "database": outcome.store_location,
         "created_config": outcome.wrote_config,
     }
 
@@ -33,7 +33,7 @@ def init() -> None:
         click.echo(f"contextd home  {outcome.home}")
         note = "written" if outcome.wrote_config else "kept as it was"
         click.echo(f"config         {outcome.config_path} ({note})")
-        click.echo(f"database       {outcome.db_path}")
+        click.echo(f"database       {outcome.store_location}")
         click.echo("Next: run `contextd attach` inside a project folder.")
 
     emit(payload, human)

@@ -17,6 +17,7 @@ class HomeOutcome(Struct, frozen=True):
     config_path: Path
     db_path: Path
     wrote_config: bool
+    store_location: str  # the SQLite file, or the team server's URL
 
 
 def initialise_home(settings: Settings) -> HomeOutcome:
@@ -34,4 +35,4 @@ def initialise_home(settings: Settings) -> HomeOutcome:
         pass  # another process wrote it first: theirs stands
     except OSError as exc:
         raise StoreError(f"Cannot set up {settings.home}: {exc.strerror}.") from exc
-    return HomeOutcome(settings.home, path, settings.db_path, wrote)
+    return HomeOutcome(settings.home, path, settings.db_path, wrote, settings.store_location)

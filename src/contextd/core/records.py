@@ -1,7 +1,6 @@
 """Writing and reading records: create, update, and the lifecycle from active to deleted."""
 
 import logging
-import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
@@ -39,6 +38,7 @@ from contextd.storage import id_prefixes
 from contextd.storage import records as rows
 from contextd.storage import sessions as session_rows
 from contextd.storage import vectors as vector_rows
+from contextd.storage.connection import Connection
 from contextd.storage.db import Database
 
 __all__ = ["PreparedWrite", "RecordDetail", "RecordFiles", "RecordService"]
@@ -73,7 +73,7 @@ class RecordFiles(Protocol):
 
     def written(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         records: Sequence[Record],
         private: frozenset[str],
         checkout: str | None,
@@ -81,7 +81,7 @@ class RecordFiles(Protocol):
         """`checkout`: the work tree the write was asked from, when the caller knows it."""
         ...
 
-    def removed(self, conn: sqlite3.Connection, record: Record) -> None: ...
+    def removed(self, conn: Connection, record: Record) -> None: ...
 
 
 class RecordService:
@@ -94,8 +94,10 @@ class RecordService:
         index: VectorIndex | None = None,
         guard: DuplicateGuard | None = None,
         files: RecordFiles | None = None,
+        developer: str = "",
     ) -> None:
         self._db = db
+        self._developer = developer  # whose open session new records join
         self._indexer = indexer
         self._index = index
         self._guard = guard
@@ -178,6 +180,9 @@ class RecordService:
             want_similar=want_similar,
         )
         with self._db.transaction():
+            # Checked again holding the write lock: another writer (an agent on another
+            # machine, say) may have stored the same record since it was prepared.
+            self._check_again(prepared, force=force, exempt=frozenset(replaced))
             records = self.write_all(prepared, project.checkout if project else None)
             for old in replaced:
                 self.supersede(old, records[0].id)
@@ -220,6 +225,15 @@ class RecordService:
                 )
             )
         return prepared
+
+    def _check_again(
+        self, prepared: Sequence[PreparedWrite], *, force: bool, exempt: frozenset[str]
+    ) -> None:
+        if force or self._guard is None:
+            return
+        for change in prepared:
+            vector = change.vectors[0].vector if change.vectors else None
+            self._guard.check(change.record, vector, exempt=exempt)
 
     def similar(self, record: Record) -> list[Similar]:
         """Stored records close to a stored `record` (advisory: restatements and
@@ -375,7 +389,9 @@ class RecordService:
         """
         with self._db.transaction() as conn:
             new = {p.record.project_id for p in prepared if p.before is None}
-            sessions = session_rows.open_sessions(conn, {p for p in new if p is not None})
+            sessions = session_rows.open_sessions(
+                conn, {p for p in new if p is not None}, self._developer
+            )
             written = []
             for change in prepared:
                 if change.before is None:
@@ -488,7 +504,11 @@ class RecordService:
         """The project's and global records, newest first (active ones unless asked)."""
         statuses = () if include_inactive else (Status.ACTIVE,)
         scope = rows.RecordFilter(
-            project.id, kinds=kinds, statuses=statuses, checkout=project.checkout
+            project.id,
+            kinds=kinds,
+            statuses=statuses,
+            checkout=project.checkout,
+            developer=self._developer,
         )
         return rows.list_records(self._db.connection(), scope, limit=limit)
 
@@ -505,7 +525,9 @@ class RecordService:
         return rows.count_by_kind(self._db.connection(), scope)
 
     def latest(self, project: Project, kind: Kind) -> Record | None:
-        scope = rows.RecordFilter(project.id, kinds=(kind,), checkout=project.checkout)
+        scope = rows.RecordFilter(
+            project.id, kinds=(kind,), checkout=project.checkout, developer=self._developer
+        )
         found = rows.list_records(self._db.connection(), scope, limit=1)
         return found[0] if found else None
 
@@ -519,7 +541,7 @@ class RecordService:
 
     def _changed(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         records: Sequence[Record],
         private: frozenset[str] = frozenset(),
         checkout: str | None = None,

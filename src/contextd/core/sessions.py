@@ -32,11 +32,15 @@ class SessionReport(Struct, frozen=True):
 
 
 class SessionService:
-    def __init__(self, db: Database) -> None:
+    """Sessions of one developer (`developer`: '' for a home's own store)."""
+
+    def __init__(self, db: Database, developer: str = "") -> None:
         self._db = db
+        self._developer = developer
 
     def start(self, project: Project, agent: str) -> SessionRow:
-        """Open a session for `agent`, closing any session still open on the project.
+        """Open a session for `agent`, closing this developer's session still open on the
+        project.
 
         Raises:
             ValidationError: the agent's name is not one line of text, or holds a secret.
@@ -46,8 +50,10 @@ class SessionService:
             # Stamped once the write lock is held: a session opened by another process while
             # this one waited is closed after it started, never before.
             stamp = now()
-            rows.close_open(conn, project.id, stamp)
-            session = SessionRow(new_id(), project.id, name or "unknown", stamp, None, None)
+            rows.close_open(conn, project.id, self._developer, stamp)
+            session = SessionRow(
+                new_id(), project.id, name or "unknown", stamp, None, None, self._developer
+            )
             rows.insert_session(conn, session)
         return session
 
@@ -104,7 +110,7 @@ class SessionService:
         return rows.latest_session(self._db.connection(), project.id)
 
     def open_for(self, project: Project) -> SessionRow | None:
-        return rows.open_session(self._db.connection(), project.id)
+        return rows.open_session(self._db.connection(), project.id, self._developer)
 
     def list_sessions(self, project: Project | None, limit: int | None = None) -> list[SessionRow]:
         """Newest first, of `project` or of every project (None)."""

@@ -53,6 +53,7 @@ def serve(app: App, stamp: str, runtime_dir: str | None, *, warm: bool = True) -
             return
         spot = rendezvous.claim(str(home), runtime_dir)
         if warm:
+            app.db.warm()  # a server's connection pool, open before the first prompt
             app.index.warm()
         stopping = threading.Event()
         handlers = Handlers(app, stamp, stopping)

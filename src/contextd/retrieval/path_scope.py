@@ -1,14 +1,14 @@
 """Which records concern a file: a constraint whose scope covers it, or text that names it."""
 
 import posixpath
-import sqlite3
 
 from contextd.storage import records as rows
+from contextd.storage.connection import Connection
 
 __all__ = ["records_naming"]
 
 
-def records_naming(conn: sqlite3.Connection, path: str, scope: rows.RecordFilter) -> set[str]:
+def records_naming(conn: Connection, path: str, scope: rows.RecordFilter) -> set[str]:
     """Ids of records in `scope` about the project-relative `path`: constraints whose scope
     globs match it (as .gitignore lines do), and records whose text holds the path or the
     file's name."""

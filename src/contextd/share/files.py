@@ -6,7 +6,6 @@ holds it. Which records are shared is set by `[share] records` (kinds, and memor
 a record written with --private, and every global one, stays in the store only.
 """
 
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from contextd.share.format import render_record
 from contextd.share.layout import digest_of, records_folder, shared_checkout
 from contextd.storage import projects as project_rows
 from contextd.storage import shared as rows
+from contextd.storage.connection import Connection
 
 __all__ = ["RepositoryFiles", "file_name", "write"]
 
@@ -41,7 +41,7 @@ class RepositoryFiles:
 
     def written(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         records: Sequence[Record],
         private: frozenset[str],
         checkout: str | None,
@@ -59,7 +59,7 @@ class RepositoryFiles:
             if target is not None:
                 write(conn, target, record)
 
-    def removed(self, conn: sqlite3.Connection, record: Record) -> None:
+    def removed(self, conn: Connection, record: Record) -> None:
         if record.project_id is None:
             return
         checkout = self.checkout_for(conn, record.project_id)
@@ -70,7 +70,7 @@ class RepositoryFiles:
         rows.drop_files(conn, checkout, [path.name])
 
     def checkout_for(
-        self, conn: sqlite3.Connection, project_id: str, asked_from: str | None = None
+        self, conn: Connection, project_id: str, asked_from: str | None = None
     ) -> str | None:
         """The shared checkout a write lands in: the one it was asked from, else the
         project's attached folder holding this command, else its only shared checkout; None
@@ -90,7 +90,7 @@ class RepositoryFiles:
         return shared[0] if len(shared) == 1 else None
 
 
-def write(conn: sqlite3.Connection, checkout: str, record: Record) -> None:
+def write(conn: Connection, checkout: str, record: Record) -> None:
     """Write `record`'s file in `checkout` and note that the checkout holds it."""
     text = render_record(record)
     path = records_folder(checkout) / file_name(record.id)

@@ -9,7 +9,6 @@ A file gone from the checkout leaves that checkout's view; the record stays for 
 """
 
 import os
-import sqlite3
 from pathlib import Path
 
 from msgspec import Struct
@@ -20,6 +19,7 @@ from contextd.share.layout import digest_of, records_folder
 from contextd.storage import records as record_rows
 from contextd.storage import shared as rows
 from contextd.storage import vectors as vector_rows
+from contextd.storage.connection import Connection
 from contextd.storage.db import Database
 from contextd.storage.shared import sharing_of
 
@@ -44,7 +44,7 @@ class Taken(Struct, frozen=True):
     refused: int = 0
 
 
-def changed_files(conn: sqlite3.Connection, checkout: str) -> Scan:
+def changed_files(conn: Connection, checkout: str) -> Scan:
     """The record files of `checkout` whose size or change time differ from the last read."""
     known = rows.files_of(conn, checkout)
     seen: dict[str, tuple[int, int]] = {}
@@ -105,7 +105,7 @@ def _read(path: Path) -> tuple[bytes, tuple[int, int], str | None]:
 
 
 def _record(
-    conn: sqlite3.Connection, project: Project, name: str, data: bytes
+    conn: Connection, project: Project, name: str, data: bytes
 ) -> tuple[Record | None, str | None]:
     """The file's record placed in `project`, or why it is refused."""
     from contextd.share.check import check_file  # the rules load only when a file is new
@@ -120,7 +120,7 @@ def _record(
     return replace(record, project_id=project.id, session_id=session), None
 
 
-def _store(conn: sqlite3.Connection, record: Record, digest: str) -> str:
+def _store(conn: Connection, record: Record, digest: str) -> str:
     """Insert or replace the record's row as the file says; "added", "changed" or ""."""
     stored = record_rows.get_record(conn, record.id)
     if stored == record:

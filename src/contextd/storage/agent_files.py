@@ -1,8 +1,8 @@
 """SQL for agent files: which managed block `export` last wrote to which file."""
 
-import sqlite3
-
 from msgspec import Struct
+
+from contextd.storage.connection import Connection
 
 __all__ = ["WrittenBlock", "record_written", "written_block"]
 
@@ -15,7 +15,7 @@ class WrittenBlock(Struct, frozen=True):
     written_at: str
 
 
-def written_block(conn: sqlite3.Connection, project_id: str, path: str) -> WrittenBlock | None:
+def written_block(conn: Connection, project_id: str, path: str) -> WrittenBlock | None:
     row = conn.execute(
         "SELECT project_id, path, target, sha256, written_at FROM agent_files "
         "WHERE project_id = ? AND path = ?",
@@ -24,7 +24,7 @@ def written_block(conn: sqlite3.Connection, project_id: str, path: str) -> Writt
     return WrittenBlock(*row) if row else None
 
 
-def record_written(conn: sqlite3.Connection, block: WrittenBlock) -> None:
+def record_written(conn: Connection, block: WrittenBlock) -> None:
     conn.execute(
         "INSERT INTO agent_files(project_id, path, target, sha256, written_at) "
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT(project_id, path) DO UPDATE SET "

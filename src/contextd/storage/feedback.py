@@ -1,14 +1,13 @@
 """SQL for feedback: queries a user or agent marked as answered by a record."""
 
-import sqlite3
-
+from contextd.storage.connection import Connection, dialect_of
 from contextd.storage.vectors import decode, encode
 
 __all__ = ["add_feedback", "feedback_vectors"]
 
 
 def add_feedback(
-    conn: sqlite3.Connection,
+    conn: Connection,
     project_id: str | None,
     record_id: str,
     query: str,
@@ -24,13 +23,14 @@ def add_feedback(
 
 
 def feedback_vectors(
-    conn: sqlite3.Connection, project_id: str | None, provider: str
+    conn: Connection, project_id: str | None, provider: str
 ) -> list[tuple[str, list[float]]]:
     """(record id, query vector) of the project's feedback embedded by `provider`."""
     return [
         (str(rid), decode(bytes(blob)))
         for rid, blob in conn.execute(
-            "SELECT record_id, vector FROM feedback WHERE project_id IS ? AND provider = ? "
+            "SELECT record_id, vector FROM feedback "
+            f"WHERE project_id {dialect_of(conn).null_safe_eq} ? AND provider = ? "
             "AND vector IS NOT NULL",
             (project_id, provider),
         )

@@ -1,10 +1,11 @@
 """SQL for what the hooks showed each agent session, and the pre-compaction snapshots."""
 
 import json
-import sqlite3
 from typing import Any
 
 from msgspec import Struct
+
+from contextd.storage.connection import Connection
 
 __all__ = [
     "Snapshot",
@@ -32,9 +33,7 @@ class Snapshot(Struct, frozen=True):
     reported_at: str | None
 
 
-def add_shown(
-    conn: sqlite3.Connection, session_key: str, record_ids: list[str], via: str, at: str
-) -> None:
+def add_shown(conn: Connection, session_key: str, record_ids: list[str], via: str, at: str) -> None:
     # A record given again keeps the latest time: a compaction report compares against it.
     conn.executemany(
         "INSERT INTO hook_shown(session_key, record_id, via, shown_at) VALUES (?, ?, ?, ?) "
@@ -44,29 +43,30 @@ def add_shown(
 
 
 def shown_ids(
-    conn: sqlite3.Connection, session_key: str, *, via: str | None = None, since: str = ""
+    conn: Connection, session_key: str, *, via: str | None = None, since: str = ""
 ) -> list[str]:
     """Record ids shown to the session (by one route, or any), at or after `since`."""
-    sql = "SELECT DISTINCT record_id FROM hook_shown WHERE session_key = ? AND shown_at >= ?"
+    sql = "SELECT record_id FROM hook_shown WHERE session_key = ? AND shown_at >= ?"
     params: list[object] = [session_key, since]
     if via is not None:
         sql += " AND via = ?"
         params.append(via)
-    return [row[0] for row in conn.execute(sql + " ORDER BY shown_at, record_id", params)]
+    sql += " GROUP BY record_id ORDER BY min(shown_at), record_id"
+    return [row[0] for row in conn.execute(sql, params)]
 
 
-def first_shown_at(conn: sqlite3.Connection, session_key: str) -> str | None:
+def first_shown_at(conn: Connection, session_key: str) -> str | None:
     row = conn.execute(
         "SELECT min(shown_at) FROM hook_shown WHERE session_key = ?", (session_key,)
     ).fetchone()
     return None if row is None or row[0] is None else str(row[0])
 
 
-def forget_shown_before(conn: sqlite3.Connection, cutoff: str) -> None:
+def forget_shown_before(conn: Connection, cutoff: str) -> None:
     conn.execute("DELETE FROM hook_shown WHERE shown_at < ?", (cutoff,))
 
 
-def insert_snapshot(conn: sqlite3.Connection, snapshot: Snapshot) -> None:
+def insert_snapshot(conn: Connection, snapshot: Snapshot) -> None:
     conn.execute(
         "INSERT INTO compaction_snapshots(id, session_key, project_id, taken_at, trigger, "
         "record_ids, quality_issues) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -83,7 +83,7 @@ def insert_snapshot(conn: sqlite3.Connection, snapshot: Snapshot) -> None:
 
 
 def latest_snapshot(
-    conn: sqlite3.Connection, project_id: str, session_key: str | None = None
+    conn: Connection, project_id: str, session_key: str | None = None
 ) -> Snapshot | None:
     sql = (
         "SELECT id, session_key, project_id, taken_at, trigger, record_ids, quality_issues, "
@@ -109,9 +109,7 @@ def latest_snapshot(
     )
 
 
-def save_report(
-    conn: sqlite3.Connection, snapshot_id: str, report: dict[str, Any], at: str
-) -> None:
+def save_report(conn: Connection, snapshot_id: str, report: dict[str, Any], at: str) -> None:
     conn.execute(
         "UPDATE compaction_snapshots SET report = ?, reported_at = ? WHERE id = ?",
         (json.dumps(report, ensure_ascii=False), at, snapshot_id),

@@ -1,17 +1,16 @@
 """Ids typed as a prefix: lookup and the shortest unique prefix, for any table keyed by `id`."""
 
-import sqlite3
 from collections.abc import Iterable
 from typing import Literal
+
+from contextd.storage.connection import Connection
 
 __all__ = ["IdTable", "ids_with_prefix", "shortest_unique_prefixes"]
 
 IdTable = Literal["records", "sessions"]
 
 
-def ids_with_prefix(
-    conn: sqlite3.Connection, table: IdTable, prefix: str, limit: int = 6
-) -> list[str]:
+def ids_with_prefix(conn: Connection, table: IdTable, prefix: str, limit: int = 6) -> list[str]:
     """Ids of `table` that start with `prefix` (at most `limit`)."""
     return [
         row[0]
@@ -23,7 +22,7 @@ def ids_with_prefix(
 
 
 def shortest_unique_prefixes(
-    conn: sqlite3.Connection, table: IdTable, ids: Iterable[str], minimum: int
+    conn: Connection, table: IdTable, ids: Iterable[str], minimum: int
 ) -> dict[str, str]:
     """For each id, the shortest prefix (at least `minimum` long) no other id of `table`
     shares: only its two sorted neighbours can share more than any other id."""
@@ -33,8 +32,9 @@ def shortest_unique_prefixes(
             row[0]
             for row in conn.execute(
                 f"SELECT * FROM (SELECT id FROM {table} WHERE id < ? ORDER BY id DESC LIMIT 1) "
-                "UNION ALL "
-                f"SELECT * FROM (SELECT id FROM {table} WHERE id > ? ORDER BY id LIMIT 1)",
+                "AS lower_id UNION ALL "
+                f"SELECT * FROM (SELECT id FROM {table} WHERE id > ? ORDER BY id LIMIT 1) "
+                "AS higher_id",
                 (item_id, item_id),
             )
         ]

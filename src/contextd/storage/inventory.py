@@ -1,8 +1,8 @@
 """SQL for the survey of a store: counts per scope, kind and status, and latest activity."""
 
-import sqlite3
-
 from msgspec import Struct
+
+from contextd.storage.connection import Connection
 
 __all__ = [
     "LatestCheckpoint",
@@ -22,7 +22,7 @@ class LatestCheckpoint(Struct, frozen=True):
     created_at: str
 
 
-def kind_status_counts(conn: sqlite3.Connection) -> dict[str, dict[tuple[str, str], int]]:
+def kind_status_counts(conn: Connection) -> dict[str, dict[tuple[str, str], int]]:
     """Per project id (GLOBAL for global records): count of records by (kind, status)."""
     out: dict[str, dict[tuple[str, str], int]] = {}
     rows = conn.execute(
@@ -34,7 +34,7 @@ def kind_status_counts(conn: sqlite3.Connection) -> dict[str, dict[tuple[str, st
     return out
 
 
-def category_counts(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
+def category_counts(conn: Connection) -> dict[str, dict[str, int]]:
     """Per project id (GLOBAL for global records): count of active memories by category."""
     out: dict[str, dict[str, int]] = {}
     rows = conn.execute(
@@ -46,7 +46,7 @@ def category_counts(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
     return out
 
 
-def last_activity(conn: sqlite3.Connection) -> dict[str, str]:
+def last_activity(conn: Connection) -> dict[str, str]:
     """Per project id (GLOBAL for global records): the latest updated_at of its records."""
     rows = conn.execute(
         "SELECT coalesce(project_id, ''), max(updated_at) FROM records GROUP BY project_id"
@@ -54,7 +54,7 @@ def last_activity(conn: sqlite3.Connection) -> dict[str, str]:
     return dict(rows.fetchall())
 
 
-def latest_checkpoints(conn: sqlite3.Connection) -> dict[str, LatestCheckpoint]:
+def latest_checkpoints(conn: Connection) -> dict[str, LatestCheckpoint]:
     """Per project id: its newest active checkpoint."""
     rows = conn.execute(
         "SELECT project_id, id, title, created_at FROM ("
@@ -62,7 +62,7 @@ def latest_checkpoints(conn: sqlite3.Connection) -> dict[str, LatestCheckpoint]:
         "    PARTITION BY project_id ORDER BY created_at DESC, id DESC) AS rank"
         "  FROM records WHERE kind = 'checkpoint' AND status = 'active'"
         "  AND project_id IS NOT NULL"
-        ") WHERE rank = 1"
+        ") AS ranked WHERE rank = 1"
     )
     return {
         project_id: LatestCheckpoint(rid, title, created)

@@ -23,11 +23,16 @@ class Migration(Struct, frozen=True):
 
 
 @functools.cache  # read once per process: every open asks for the newest version
-def known_migrations() -> tuple[Migration, ...]:
-    """Every migration shipped with this version of contextd, oldest first."""
+def known_migrations(backend: str = "sqlite") -> tuple[Migration, ...]:
+    """Every migration shipped with this version of contextd for `backend` ("sqlite", or
+    "postgresql": sql/postgres/, whose numbers name the same schema as SQLite's), oldest
+    first."""
     found: list[Migration] = []
     # A plain folder beside this module (importlib.resources costs the hooks ~10 imports).
-    for entry in (Path(__file__).parent / "sql").iterdir():
+    folder = Path(__file__).parent / "sql"
+    if backend != "sqlite":
+        folder = folder / "postgres"
+    for entry in folder.iterdir():
         match = _NAME.match(entry.name)
         if match:
             sql = entry.read_text(encoding="utf-8")

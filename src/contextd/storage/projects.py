@@ -1,9 +1,9 @@
 """SQL for projects and the folders they are attached at."""
 
-import sqlite3
 from pathlib import Path
 
 from contextd.models import Project
+from contextd.storage.connection import Connection
 
 __all__ = [
     "add_path",
@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 
-def _project(conn: sqlite3.Connection, row: sqlite3.Row | tuple[str, ...]) -> Project:
+def _project(conn: Connection, row: tuple[str, ...]) -> Project:
     project_id, slug, name, remote, created, updated = row
     paths = tuple(
         r[0]
@@ -36,7 +36,7 @@ def _project(conn: sqlite3.Connection, row: sqlite3.Row | tuple[str, ...]) -> Pr
 _COLUMNS = "id, slug, name, git_remote, created_at, updated_at"
 
 
-def insert_project(conn: sqlite3.Connection, project: Project) -> None:
+def insert_project(conn: Connection, project: Project) -> None:
     conn.execute(
         f"INSERT INTO projects({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
         (
@@ -53,7 +53,7 @@ def insert_project(conn: sqlite3.Connection, project: Project) -> None:
 
 
 def touch_project(
-    conn: sqlite3.Connection, project_id: str, git_remote: str | None, updated_at: str
+    conn: Connection, project_id: str, git_remote: str | None, updated_at: str
 ) -> None:
     conn.execute(
         "UPDATE projects SET git_remote = coalesce(?, git_remote), updated_at = ? WHERE id = ?",
@@ -61,27 +61,27 @@ def touch_project(
     )
 
 
-def get_project(conn: sqlite3.Connection, project_id: str) -> Project | None:
+def get_project(conn: Connection, project_id: str) -> Project | None:
     row = conn.execute(f"SELECT {_COLUMNS} FROM projects WHERE id = ?", (project_id,)).fetchone()
     return _project(conn, row) if row else None
 
 
-def list_projects(conn: sqlite3.Connection) -> list[Project]:
+def list_projects(conn: Connection) -> list[Project]:
     rows = conn.execute(f"SELECT {_COLUMNS} FROM projects ORDER BY slug").fetchall()
     return [_project(conn, row) for row in rows]
 
 
-def find_by_slug_or_name(conn: sqlite3.Connection, text: str) -> list[Project]:
+def find_by_slug_or_name(conn: Connection, text: str) -> list[Project]:
     """Projects whose slug or name equals `text` (case-insensitive), or whose id starts with it."""
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM projects WHERE lower(slug) = lower(?) OR lower(name) = lower(?)"
-        " OR (length(?) >= 8 AND id LIKE ? || '%')",
+        " OR (length(CAST(? AS TEXT)) >= 8 AND id LIKE CAST(? AS TEXT) || '%')",
         (text, text, text, text.lower()),
     ).fetchall()
     return [_project(conn, row) for row in rows]
 
 
-def find_by_remote(conn: sqlite3.Connection, git_remote: str) -> Project | None:
+def find_by_remote(conn: Connection, git_remote: str) -> Project | None:
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM projects WHERE git_remote = ? ORDER BY created_at LIMIT 1",
         (git_remote,),
@@ -89,16 +89,16 @@ def find_by_remote(conn: sqlite3.Connection, git_remote: str) -> Project | None:
     return _project(conn, row) if row else None
 
 
-def slug_taken(conn: sqlite3.Connection, slug: str) -> bool:
+def slug_taken(conn: Connection, slug: str) -> bool:
     return conn.execute("SELECT 1 FROM projects WHERE slug = ?", (slug,)).fetchone() is not None
 
 
-def list_paths(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+def list_paths(conn: Connection) -> list[tuple[str, str]]:
     """Every (path, project id) attachment."""
     return [(r[0], r[1]) for r in conn.execute("SELECT path, project_id FROM project_paths")]
 
 
-def project_for_path(conn: sqlite3.Connection, path: Path) -> tuple[str, str] | None:
+def project_for_path(conn: Connection, path: Path) -> tuple[str, str] | None:
     """The attachment (path, project id) whose folder holds `path`, the deepest one winning."""
     best: tuple[str, str] | None = None
     for attached, project_id in list_paths(conn):
@@ -107,7 +107,7 @@ def project_for_path(conn: sqlite3.Connection, path: Path) -> tuple[str, str] | 
     return best
 
 
-def add_path(conn: sqlite3.Connection, project_id: str, path: str, attached_at: str) -> None:
+def add_path(conn: Connection, project_id: str, path: str, attached_at: str) -> None:
     conn.execute(
         "INSERT INTO project_paths(path, project_id, attached_at) VALUES (?, ?, ?) "
         "ON CONFLICT(path) DO UPDATE SET project_id = excluded.project_id",
@@ -115,11 +115,11 @@ def add_path(conn: sqlite3.Connection, project_id: str, path: str, attached_at: 
     )
 
 
-def remove_path(conn: sqlite3.Connection, path: str) -> None:
+def remove_path(conn: Connection, path: str) -> None:
     conn.execute("DELETE FROM project_paths WHERE path = ?", (path,))
 
 
-def delete_project(conn: sqlite3.Connection, project_id: str) -> int:
+def delete_project(conn: Connection, project_id: str) -> int:
     """Remove a project with its records, sessions and tombstones; returns the records removed."""
     count: int = conn.execute(
         "SELECT count(*) FROM records WHERE project_id = ?", (project_id,)

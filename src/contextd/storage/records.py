@@ -1,14 +1,17 @@
 """SQL for records of every kind, their tombstones, and listings by project scope."""
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from msgspec import Struct
 
 from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
+from contextd.storage.connection import Connection, dialect_of
+
+if TYPE_CHECKING:
+    from contextd.storage.dialect import Dialect
 
 __all__ = [
     "RecordFilter",
@@ -54,10 +57,13 @@ class RecordFilter(Struct, frozen=True):
     # The checkout (attached work tree) whose view applies: a shared record is seen only when
     # one of that checkout's files holds it. None: every shared record of the project.
     checkout: str | None = None
+    # Whose checkpoints count: a checkpoint made in another developer's session is left out
+    # (where *this* developer's work stopped). None: everyone's.
+    developer: str | None = None
 
-    def where(self, alias: str = "records") -> tuple[str, list[object]]:
-        """SQL condition and parameters for this filter."""
-        clauses = ["1"]
+    def where(self, dialect: "Dialect", alias: str = "records") -> tuple[str, list[object]]:
+        """SQL condition and parameters for this filter, in `dialect`."""
+        clauses = ["1 = 1"]
         params: list[object] = []
         if not self.every_project:
             clauses = [f"({alias}.project_id = ? OR {alias}.project_id IS NULL)"]
@@ -79,7 +85,7 @@ class RecordFilter(Struct, frozen=True):
             clauses.append(f"{alias}.{moment} < ?")
             params.append(self.before)
         for tag in self.tags:
-            clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
+            clauses.append(dialect.json_list_has(f"{alias}.tags"))
             params.append(tag)
         if self.checkout is not None:
             clauses.append(
@@ -87,6 +93,12 @@ class RecordFilter(Struct, frozen=True):
                 f"WHERE f.record_id = {alias}.id AND f.checkout = ?))"
             )
             params.append(self.checkout)
+        if self.developer is not None:
+            clauses.append(
+                f"({alias}.kind != 'checkpoint' OR {alias}.session_id IS NULL OR "
+                f"{alias}.session_id IN (SELECT id FROM sessions WHERE developer = ?))"
+            )
+            params.append(self.developer)
         return " AND ".join(clauses), params
 
 
@@ -188,24 +200,40 @@ def _json_list(text: object) -> tuple[Any, ...]:
     return () if text == "[]" else tuple(json.loads(str(text)))
 
 
-def insert_record(conn: sqlite3.Connection, record: Record) -> None:
-    conn.execute(
-        f"INSERT INTO records({COLUMNS}, body_text) VALUES ({_PLACEHOLDERS}, ?)",
-        (*_row_values(record), search_text(record)),
-    )
-
-
-def replace_record(conn: sqlite3.Connection, record: Record) -> None:
-    """Write every field of an existing record (the FTS trigger follows text changes)."""
-    assignments = ", ".join(f"{name.strip()} = ?" for name in COLUMNS.split(",")[1:])
+def insert_record(conn: Connection, record: Record) -> None:
     values = _row_values(record)
+    body_text = search_text(record)
+    extra = dialect_of(conn).fts_columns(_indexed(values, body_text))
+    columns = "".join(f", {name}" for name, _, _ in extra)
+    marks = "".join(f", {mark}" for _, mark, _ in extra)
     conn.execute(
-        f"UPDATE records SET {assignments}, body_text = ? WHERE id = ?",
-        (*values[1:], search_text(record), record.id),
+        f"INSERT INTO records({COLUMNS}, body_text{columns}) VALUES ({_PLACEHOLDERS}, ?{marks})",
+        (*values, body_text, *(value for _, _, value in extra)),
     )
 
 
-def get_record(conn: sqlite3.Connection, record_id: str) -> Record | None:
+def replace_record(conn: Connection, record: Record) -> None:
+    """Write every field of an existing record (the full-text index follows text changes)."""
+    values = _row_values(record)
+    body_text = search_text(record)
+    extra = dialect_of(conn).fts_columns(_indexed(values, body_text))
+    assignments = ", ".join(
+        f"{name} = ?" for name in [n.strip() for n in COLUMNS.split(",")[1:]] + ["body_text"]
+    )
+    assignments += "".join(f", {name} = {mark}" for name, mark, _ in extra)
+    conn.execute(
+        f"UPDATE records SET {assignments} WHERE id = ?",
+        (*values[1:], body_text, *(value for _, _, value in extra), record.id),
+    )
+
+
+def _indexed(values: tuple[object, ...], body_text: str) -> tuple[str, str, str, str]:
+    """The texts full-text search indexes (title, body words, tags and hints as JSON), as
+    SQLite's FTS5 triggers read them from the row."""
+    return str(values[3]), body_text, str(values[6]), str(values[7])
+
+
+def get_record(conn: Connection, record_id: str) -> Record | None:
     row = conn.execute(f"SELECT {COLUMNS} FROM records WHERE id = ?", (record_id,)).fetchone()
     return record_from_row(row) if row else None
 
@@ -239,7 +267,7 @@ def _head(row: Sequence[object]) -> RecordHead:
 
 
 def heads_in_scope(
-    conn: sqlite3.Connection, ids: Sequence[str], scope: RecordFilter
+    conn: Connection, ids: Sequence[str], scope: RecordFilter
 ) -> dict[str, RecordHead]:
     """Heads of those of `ids` that exist and pass `scope`, by id."""
     heads = (_head(row) for row in _by_ids(conn, _HEAD_COLUMNS, ids, scope))
@@ -247,7 +275,7 @@ def heads_in_scope(
 
 
 def records_in_scope(
-    conn: sqlite3.Connection, ids: Sequence[str], scope: RecordFilter
+    conn: Connection, ids: Sequence[str], scope: RecordFilter
 ) -> dict[str, Record]:
     """Those of `ids` that exist and pass `scope`, by id."""
     records = (record_from_row(row) for row in _by_ids(conn, COLUMNS, ids, scope))
@@ -255,50 +283,54 @@ def records_in_scope(
 
 
 def _by_ids(
-    conn: sqlite3.Connection, columns: str, ids: Sequence[str], scope: RecordFilter
+    conn: Connection, columns: str, ids: Sequence[str], scope: RecordFilter
 ) -> list[Sequence[object]]:
-    # CROSS JOIN makes SQLite look each id up by its index instead of scanning the scope.
-    where, params = scope.where()
+    # Each listed id is looked up by its index instead of scanning the scope.
+    dialect = dialect_of(conn)
+    where, params = scope.where(dialect)
     selected = ", ".join(f"records.{name.strip()}" for name in columns.split(","))
     sql = (
-        f"SELECT {selected} FROM json_each(?) AS wanted CROSS JOIN records "
-        f"ON records.id = wanted.value WHERE {where}"
+        f"SELECT {selected} FROM {dialect.json_rows('?', 'wanted')} {dialect.index_join} "
+        f"records ON records.id = wanted.value WHERE {where}"
     )
     return conn.execute(sql, (json.dumps(list(ids)), *params)).fetchall()
 
 
 def naming(
-    conn: sqlite3.Connection, needles: Sequence[str], scope: RecordFilter
+    conn: Connection, needles: Sequence[str], scope: RecordFilter
 ) -> list[tuple[str, bool, list[str]]]:
     """Records in `scope` whose text holds one of `needles`, and constraints with a scope:
     (id, whether the text holds a needle, the constraint's scope globs)."""
-    where, params = scope.where()
-    text = "records.title || char(10) || records.body_text || char(10) || records.retrieval_hints"
-    held = " OR ".join(f"instr({text}, ?) > 0" for _ in needles) or "0"
-    scoped = "records.kind = 'constraint' AND json_array_length(records.body, '$.scope') > 0"
+    dialect = dialect_of(conn)
+    where, params = scope.where(dialect)
+    text = "records.title || ' ' || records.body_text || ' ' || records.retrieval_hints"
+    held = " OR ".join(dialect.contains(text) for _ in needles) or "1 = 0"
     sql = (
-        f"SELECT records.id, ({held}) AS named, "
-        f"CASE WHEN {scoped} THEN json_extract(records.body, '$.scope') END "
-        f"FROM records WHERE {where} AND (({held}) OR ({scoped}))"
+        f"SELECT records.id, ({held}) AS named, records.kind, records.body "
+        f"FROM records WHERE {where} AND (({held}) OR records.kind = 'constraint')"
     )
-    rows = conn.execute(sql, (*needles, *params, *needles)).fetchall()
-    return [(str(r[0]), bool(r[1]), json.loads(r[2]) if r[2] else []) for r in rows]
+    found = []
+    for record_id, named, kind, body in conn.execute(sql, (*needles, *params, *needles)):
+        scope_globs = json.loads(body).get("scope", []) if kind == "constraint" else []
+        if named or scope_globs:
+            found.append((str(record_id), bool(named), list(scope_globs)))
+    return found
 
 
-def tombstone_of(conn: sqlite3.Connection, record_id: str) -> str | None:
+def tombstone_of(conn: Connection, record_id: str) -> str | None:
     """When the record was deleted, if it was."""
     row = conn.execute("SELECT deleted_at FROM tombstones WHERE id = ?", (record_id,)).fetchone()
     return str(row[0]) if row else None
 
 
 def list_records(
-    conn: sqlite3.Connection,
+    conn: Connection,
     scope: RecordFilter,
     *,
     oldest_first: bool = False,
     limit: int | None = None,
 ) -> list[Record]:
-    where, params = scope.where()
+    where, params = scope.where(dialect_of(conn))
     order = "ASC" if oldest_first else "DESC"
     sql = f"SELECT {COLUMNS} FROM records WHERE {where} ORDER BY created_at {order}, id {order}"
     if limit is not None:
@@ -307,23 +339,24 @@ def list_records(
     return [record_from_row(row) for row in conn.execute(sql, params)]
 
 
-def count_by_kind(conn: sqlite3.Connection, scope: RecordFilter) -> dict[Kind, int]:
-    where, params = scope.where()
+def count_by_kind(conn: Connection, scope: RecordFilter) -> dict[Kind, int]:
+    where, params = scope.where(dialect_of(conn))
     rows = conn.execute(f"SELECT kind, count(*) FROM records WHERE {where} GROUP BY kind", params)
     return {Kind(kind): count for kind, count in rows}
 
 
-def successors_of(conn: sqlite3.Connection, record_id: str) -> list[str]:
+def successors_of(conn: Connection, record_id: str) -> list[str]:
     """Ids of records that name `record_id` as their successor."""
     return [
         r[0] for r in conn.execute("SELECT id FROM records WHERE superseded_by = ?", (record_id,))
     ]
 
 
-def same_title(conn: sqlite3.Connection, record: Record) -> Record | None:
+def same_title(conn: Connection, record: Record) -> Record | None:
     """A stored record of the same kind and scope whose title equals `record`'s, ignoring case."""
     row = conn.execute(
-        f"SELECT {COLUMNS} FROM records WHERE kind = ? AND project_id IS ? AND id != ? "
+        f"SELECT {COLUMNS} FROM records WHERE kind = ? "
+        f"AND project_id {dialect_of(conn).null_safe_eq} ? AND id != ? "
         "AND lower(title) = lower(?) LIMIT 1",
         (str(record.kind), record.project_id, record.id, record.title),
     ).fetchone()
@@ -331,7 +364,7 @@ def same_title(conn: sqlite3.Connection, record: Record) -> Record | None:
 
 
 def chain_end(
-    conn: sqlite3.Connection, superseded_by: str | None, max_steps: int = 50
+    conn: Connection, superseded_by: str | None, max_steps: int = 50
 ) -> RecordHead | None:
     """The last record of a supersede chain starting at `superseded_by` (None if a link
     points nowhere)."""
@@ -350,14 +383,11 @@ def chain_end(
     return None
 
 
-def forward_links(conn: sqlite3.Connection, old_id: str, new_id: str) -> int:
+def forward_links(conn: Connection, old_id: str, new_id: str) -> int:
     """Point every link to `old_id` at `new_id` instead: related ids (a record never links to
     itself), supersede links and learned answers. Returns how many records changed."""
-    linked = conn.execute(
-        "SELECT id, related_to FROM records WHERE EXISTS "
-        "(SELECT 1 FROM json_each(records.related_to) WHERE value = ?)",
-        (old_id,),
-    ).fetchall()
+    has = dialect_of(conn).json_list_has("records.related_to")
+    linked = conn.execute(f"SELECT id, related_to FROM records WHERE {has}", (old_id,)).fetchall()
     for other_id, related in linked:
         moved = [new_id if item == old_id else item for item in json.loads(related)]
         kept = [item for item in dict.fromkeys(moved) if item != other_id]
@@ -370,7 +400,7 @@ def forward_links(conn: sqlite3.Connection, old_id: str, new_id: str) -> int:
     return len(linked) + successors
 
 
-def delete_record(conn: sqlite3.Connection, record: Record, deleted_at: str) -> None:
+def delete_record(conn: Connection, record: Record, deleted_at: str) -> None:
     """Remove a record, leave a tombstone, and drop links other records held to it."""
     conn.execute("DELETE FROM records WHERE id = ?", (record.id,))
     conn.execute(
@@ -379,8 +409,7 @@ def delete_record(conn: sqlite3.Connection, record: Record, deleted_at: str) -> 
         (record.id, record.project_id, deleted_at),
     )
     linked = conn.execute(
-        "SELECT id, related_to FROM records WHERE EXISTS "
-        "(SELECT 1 FROM json_each(records.related_to) WHERE value = ?)",
+        f"SELECT id, related_to FROM records WHERE {dialect_of(conn).json_list_has('related_to')}",
         (record.id,),
     ).fetchall()
     for other_id, related in linked:

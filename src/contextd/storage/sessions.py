@@ -1,12 +1,13 @@
-"""SQL for sessions: one stretch of work by one agent on one project (at most one open)."""
+"""SQL for sessions: one stretch of work by one agent on one project, at most one open per
+developer (a home's store has one developer, ''; a team server has many)."""
 
 import json
-import sqlite3
 from collections.abc import Iterable
 
 from msgspec import Struct
 
 from contextd.models import Record
+from contextd.storage.connection import Connection, dialect_of
 from contextd.storage.records import COLUMNS as RECORD_COLUMNS
 from contextd.storage.records import record_from_row
 
@@ -31,22 +32,25 @@ class SessionRow(Struct, frozen=True):
     started_at: str
     ended_at: str | None
     summary: str | None
+    developer: str = ""
 
 
-_COLUMNS = "id, project_id, agent, started_at, ended_at, summary"
+_COLUMNS = "id, project_id, agent, started_at, ended_at, summary, developer"
 
 
-def close_open(conn: sqlite3.Connection, project_id: str, ended_at: str) -> None:
+def close_open(conn: Connection, project_id: str, developer: str, ended_at: str) -> None:
+    """End the developer's open session on the project, if one is."""
+    ended = dialect_of(conn).greatest("CAST(? AS TEXT)", "started_at")
     conn.execute(
-        "UPDATE sessions SET ended_at = max(?, started_at) "
-        "WHERE project_id = ? AND ended_at IS NULL",
-        (ended_at, project_id),
+        f"UPDATE sessions SET ended_at = {ended} "
+        "WHERE project_id = ? AND developer = ? AND ended_at IS NULL",
+        (ended_at, project_id, developer),
     )
 
 
-def insert_session(conn: sqlite3.Connection, session: SessionRow) -> None:
+def insert_session(conn: Connection, session: SessionRow) -> None:
     conn.execute(
-        f"INSERT INTO sessions({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO sessions({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
             session.id,
             session.project_id,
@@ -54,21 +58,21 @@ def insert_session(conn: sqlite3.Connection, session: SessionRow) -> None:
             session.started_at,
             session.ended_at,
             session.summary,
+            session.developer,
         ),
     )
 
 
-def end_session(
-    conn: sqlite3.Connection, session_id: str, ended_at: str, summary: str | None
-) -> None:
+def end_session(conn: Connection, session_id: str, ended_at: str, summary: str | None) -> None:
     conn.execute(
-        "UPDATE sessions SET ended_at = coalesce(ended_at, max(?, started_at)), "
-        "summary = coalesce(?, summary) WHERE id = ?",
+        "UPDATE sessions SET ended_at = "
+        f"coalesce(ended_at, {dialect_of(conn).greatest('CAST(? AS TEXT)', 'started_at')}), "
+        "summary = coalesce(CAST(? AS TEXT), summary) WHERE id = ?",
         (ended_at, summary, session_id),
     )
 
 
-def latest_session(conn: sqlite3.Connection, project_id: str) -> SessionRow | None:
+def latest_session(conn: Connection, project_id: str) -> SessionRow | None:
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? "
         "ORDER BY started_at DESC, id DESC LIMIT 1",
@@ -77,34 +81,33 @@ def latest_session(conn: sqlite3.Connection, project_id: str) -> SessionRow | No
     return SessionRow(*row) if row else None
 
 
-def open_session(conn: sqlite3.Connection, project_id: str) -> SessionRow | None:
-    """The project's open session, if one is (the schema allows at most one)."""
+def open_session(conn: Connection, project_id: str, developer: str) -> SessionRow | None:
+    """The developer's open session on the project, if one is (the schema allows one)."""
     row = conn.execute(
-        f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? AND ended_at IS NULL",
-        (project_id,),
+        f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? AND developer = ? "
+        "AND ended_at IS NULL",
+        (project_id, developer),
     ).fetchone()
     return SessionRow(*row) if row else None
 
 
-def open_sessions(conn: sqlite3.Connection, project_ids: Iterable[str]) -> dict[str, str]:
-    """The open session's id of each of these projects that has one."""
+def open_sessions(conn: Connection, project_ids: Iterable[str], developer: str) -> dict[str, str]:
+    """The id of the developer's open session on each of these projects that has one."""
     wanted = json.dumps(sorted(project_ids))
     rows = conn.execute(
-        "SELECT project_id, id FROM sessions WHERE ended_at IS NULL "
-        "AND project_id IN (SELECT value FROM json_each(?))",
-        (wanted,),
+        "SELECT project_id, id FROM sessions WHERE ended_at IS NULL AND developer = ? "
+        f"AND project_id IN (SELECT value FROM {dialect_of(conn).json_rows('?', 'wanted')})",
+        (developer, wanted),
     )
     return dict(rows.fetchall())
 
 
-def get_session(conn: sqlite3.Connection, session_id: str) -> SessionRow | None:
+def get_session(conn: Connection, session_id: str) -> SessionRow | None:
     row = conn.execute(f"SELECT {_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return SessionRow(*row) if row else None
 
 
-def list_sessions(
-    conn: sqlite3.Connection, project_id: str | None, limit: int | None
-) -> list[SessionRow]:
+def list_sessions(conn: Connection, project_id: str | None, limit: int | None) -> list[SessionRow]:
     """Sessions newest first, of one project or (with None) of every project."""
     where = "" if project_id is None else "WHERE project_id = ?"
     params: list[object] = [] if project_id is None else [project_id]
@@ -115,7 +118,7 @@ def list_sessions(
     return [SessionRow(*row) for row in conn.execute(sql, params)]
 
 
-def records_of_session(conn: sqlite3.Connection, session: SessionRow, until: str) -> list[Record]:
+def records_of_session(conn: Connection, session: SessionRow, until: str) -> list[Record]:
     """The project's records linked to the session or created in its window (started_at to
     `until`, both included), oldest first; global records belong to no session."""
     rows = conn.execute(

@@ -1,8 +1,8 @@
 """SQL for shared records: the record files each checkout holds, and the records they hold."""
 
-import sqlite3
-
 from msgspec import Struct
+
+from contextd.storage.connection import Connection
 
 __all__ = [
     "FileRow",
@@ -28,7 +28,7 @@ class FileRow(Struct, frozen=True):
     problem: str | None
 
 
-def files_of(conn: sqlite3.Connection, checkout: str) -> dict[str, FileRow]:
+def files_of(conn: Connection, checkout: str) -> dict[str, FileRow]:
     rows = conn.execute(
         "SELECT name, size, mtime_ns, digest, record_id, problem FROM shared_files "
         "WHERE checkout = ?",
@@ -37,7 +37,7 @@ def files_of(conn: sqlite3.Connection, checkout: str) -> dict[str, FileRow]:
     return {row[0]: FileRow(*row) for row in rows}
 
 
-def put_file(conn: sqlite3.Connection, checkout: str, row: FileRow) -> None:
+def put_file(conn: Connection, checkout: str, row: FileRow) -> None:
     conn.execute(
         "INSERT INTO shared_files(checkout, name, size, mtime_ns, digest, record_id, problem) "
         "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(checkout, name) DO UPDATE SET "
@@ -47,12 +47,12 @@ def put_file(conn: sqlite3.Connection, checkout: str, row: FileRow) -> None:
     )
 
 
-def has_files(conn: sqlite3.Connection, checkout: str) -> bool:
+def has_files(conn: Connection, checkout: str) -> bool:
     row = conn.execute("SELECT 1 FROM shared_files WHERE checkout = ? LIMIT 1", (checkout,))
     return row.fetchone() is not None
 
 
-def drop_files(conn: sqlite3.Connection, checkout: str, names: list[str]) -> None:
+def drop_files(conn: Connection, checkout: str, names: list[str]) -> None:
     conn.executemany(
         "DELETE FROM shared_files WHERE checkout = ? AND name = ?",
         [(checkout, name) for name in names],
@@ -62,15 +62,15 @@ def drop_files(conn: sqlite3.Connection, checkout: str, names: list[str]) -> Non
 LOCAL, SHARED, PRIVATE = 0, 1, 2
 
 
-def mark_shared(conn: sqlite3.Connection, record_id: str, digest: str) -> None:
+def mark_shared(conn: Connection, record_id: str, digest: str) -> None:
     conn.execute("UPDATE records SET shared = 1, file_digest = ? WHERE id = ?", (digest, record_id))
 
 
-def mark_private(conn: sqlite3.Connection, record_id: str) -> None:
+def mark_private(conn: Connection, record_id: str) -> None:
     conn.execute("UPDATE records SET shared = 2 WHERE id = ?", (record_id,))
 
 
-def sharing_of(conn: sqlite3.Connection, record_id: str) -> tuple[int, str | None]:
+def sharing_of(conn: Connection, record_id: str) -> tuple[int, str | None]:
     """(LOCAL, SHARED or PRIVATE, the digest of its file) of a stored record."""
     row = conn.execute(
         "SELECT shared, file_digest FROM records WHERE id = ?", (record_id,)
@@ -78,7 +78,7 @@ def sharing_of(conn: sqlite3.Connection, record_id: str) -> tuple[int, str | Non
     return (int(row[0]), row[1]) if row else (LOCAL, None)
 
 
-def local_records(conn: sqlite3.Connection, project_id: str) -> list[str]:
+def local_records(conn: Connection, project_id: str) -> list[str]:
     """Ids of the project's records not yet shared nor private, oldest first."""
     return [
         row[0]

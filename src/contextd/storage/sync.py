@@ -2,12 +2,12 @@
 conflicts and SSH remotes."""
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 
 from msgspec import Struct
 
 from contextd.models import Record
+from contextd.storage.connection import Connection, dialect_of
 from contextd.storage.records import COLUMNS, record_from_row
 
 __all__ = [
@@ -67,14 +67,12 @@ class RemoteRow(Struct, frozen=True):
     created_at: str
 
 
-def store_id(conn: sqlite3.Connection) -> str:
+def store_id(conn: Connection) -> str:
     """The id other stores know this one by."""
     return str(conn.execute("SELECT store_id FROM sync_store").fetchone()[0])
 
 
-def export_records(
-    conn: sqlite3.Connection, project_id: str | None, since: str | None
-) -> list[Record]:
+def export_records(conn: Connection, project_id: str | None, since: str | None) -> list[Record]:
     """Every record (of one project when `project_id` is given), changed since `since`."""
     clauses, params = _scope(project_id, since, "updated_at")
     sql = f"SELECT {COLUMNS} FROM records WHERE {clauses} ORDER BY created_at, id"
@@ -82,7 +80,7 @@ def export_records(
 
 
 def export_tombstones(
-    conn: sqlite3.Connection, project_id: str | None, since: str | None
+    conn: Connection, project_id: str | None, since: str | None
 ) -> list[Tombstone]:
     clauses, params = _scope(project_id, since, "deleted_at")
     sql = f"SELECT id, project_id, deleted_at FROM tombstones WHERE {clauses} ORDER BY id"
@@ -90,7 +88,7 @@ def export_tombstones(
 
 
 def _scope(project_id: str | None, since: str | None, stamp: str) -> tuple[str, list[object]]:
-    clauses: list[str] = ["1"]
+    clauses: list[str] = ["1 = 1"]
     params: list[object] = []
     if project_id is not None:
         clauses.append("project_id = ?")
@@ -101,39 +99,41 @@ def _scope(project_id: str | None, since: str | None, stamp: str) -> tuple[str, 
     return " AND ".join(clauses), params
 
 
-def tombstones_of(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str]:
+def tombstones_of(conn: Connection, ids: Sequence[str]) -> dict[str, str]:
     """deleted_at of those of `ids` that carry a tombstone."""
     rows = conn.execute(
-        "SELECT id, deleted_at FROM tombstones WHERE id IN (SELECT value FROM json_each(?))",
+        "SELECT id, deleted_at FROM tombstones "
+        f"WHERE id IN (SELECT value FROM {dialect_of(conn).json_rows('?', 'wanted')})",
         (json.dumps(list(ids)),),
     )
     return {str(r[0]): str(r[1]) for r in rows}
 
 
-def upsert_tombstone(conn: sqlite3.Connection, tombstone: Tombstone) -> None:
+def upsert_tombstone(conn: Connection, tombstone: Tombstone) -> None:
     """Keep the latest deletion date of a record."""
     conn.execute(
         "INSERT INTO tombstones(id, project_id, deleted_at) VALUES (?, ?, ?) "
-        "ON CONFLICT(id) DO UPDATE SET deleted_at = max(deleted_at, excluded.deleted_at)",
+        "ON CONFLICT(id) DO UPDATE SET deleted_at = "
+        f"{dialect_of(conn).greatest('tombstones.deleted_at', 'excluded.deleted_at')}",
         (tombstone.id, tombstone.project_id, tombstone.deleted_at),
     )
 
 
-def delete_tombstone(conn: sqlite3.Connection, record_id: str) -> None:
+def delete_tombstone(conn: Connection, record_id: str) -> None:
     conn.execute("DELETE FROM tombstones WHERE id = ?", (record_id,))
 
 
-def forget_tombstones(conn: sqlite3.Connection, before: str) -> int:
+def forget_tombstones(conn: Connection, before: str) -> int:
     """Drop tombstones of deletions older than `before`; returns how many."""
     return conn.execute("DELETE FROM tombstones WHERE deleted_at < ?", (before,)).rowcount
 
 
-def versions_of(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, set[str]]:
+def versions_of(conn: Connection, ids: Sequence[str]) -> dict[str, set[str]]:
     """The exchanged versions each of `ids` descends from (absent: never exchanged)."""
     found: dict[str, set[str]] = {}
     rows = conn.execute(
         "SELECT record_id, updated_at FROM sync_versions "
-        "WHERE record_id IN (SELECT value FROM json_each(?))",
+        f"WHERE record_id IN (SELECT value FROM {dialect_of(conn).json_rows('?', 'wanted')})",
         (json.dumps(list(ids)),),
     )
     for record_id, stamp in rows:
@@ -141,14 +141,15 @@ def versions_of(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, set[s
     return found
 
 
-def add_versions(conn: sqlite3.Connection, pairs: Iterable[tuple[str, str]]) -> None:
+def add_versions(conn: Connection, pairs: Iterable[tuple[str, str]]) -> None:
     """Remember (record id, updated_at) pairs as exchanged."""
     conn.executemany(
-        "INSERT OR IGNORE INTO sync_versions(record_id, updated_at) VALUES (?, ?)", pairs
+        "INSERT INTO sync_versions(record_id, updated_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+        pairs,
     )
 
 
-def upsert_conflict(conn: sqlite3.Connection, row: ConflictRow) -> None:
+def upsert_conflict(conn: Connection, row: ConflictRow) -> None:
     conn.execute(
         "INSERT INTO sync_conflicts(record_id, peer, local_updated_at, remote_updated_at, "
         "remote_record, detected_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(record_id) DO UPDATE "
@@ -166,11 +167,11 @@ def upsert_conflict(conn: sqlite3.Connection, row: ConflictRow) -> None:
     )
 
 
-def delete_conflict(conn: sqlite3.Connection, record_id: str) -> None:
+def delete_conflict(conn: Connection, record_id: str) -> None:
     conn.execute("DELETE FROM sync_conflicts WHERE record_id = ?", (record_id,))
 
 
-def list_conflicts(conn: sqlite3.Connection) -> list[ConflictRow]:
+def list_conflicts(conn: Connection) -> list[ConflictRow]:
     rows = conn.execute(
         "SELECT record_id, peer, local_updated_at, remote_updated_at, remote_record, "
         "detected_at FROM sync_conflicts ORDER BY detected_at, record_id"
@@ -200,7 +201,7 @@ def _remote(row: Sequence[object]) -> RemoteRow:
     )
 
 
-def insert_remote(conn: sqlite3.Connection, remote: RemoteRow) -> None:
+def insert_remote(conn: Connection, remote: RemoteRow) -> None:
     conn.execute(
         f"INSERT INTO sync_remotes({_REMOTE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
@@ -218,25 +219,23 @@ def insert_remote(conn: sqlite3.Connection, remote: RemoteRow) -> None:
     )
 
 
-def get_remote(conn: sqlite3.Connection, name: str) -> RemoteRow | None:
+def get_remote(conn: Connection, name: str) -> RemoteRow | None:
     row = conn.execute(
         f"SELECT {_REMOTE_COLUMNS} FROM sync_remotes WHERE name = ?", (name,)
     ).fetchone()
     return _remote(row) if row else None
 
 
-def list_remotes(conn: sqlite3.Connection) -> list[RemoteRow]:
+def list_remotes(conn: Connection) -> list[RemoteRow]:
     rows = conn.execute(f"SELECT {_REMOTE_COLUMNS} FROM sync_remotes ORDER BY name")
     return [_remote(row) for row in rows]
 
 
-def delete_remote(conn: sqlite3.Connection, name: str) -> bool:
+def delete_remote(conn: Connection, name: str) -> bool:
     return conn.execute("DELETE FROM sync_remotes WHERE name = ?", (name,)).rowcount > 0
 
 
-def stamp_remote(
-    conn: sqlite3.Connection, name: str, *, peer: str | None, column: str, stamp: str
-) -> None:
+def stamp_remote(conn: Connection, name: str, *, peer: str | None, column: str, stamp: str) -> None:
     """Record when `name` was last pulled from or pushed to, and the store id it answered with."""
     if column not in ("last_pull_at", "last_push_at"):
         raise ValueError(column)
@@ -246,7 +245,7 @@ def stamp_remote(
     )
 
 
-def record_counts(conn: sqlite3.Connection) -> list[tuple[str | None, str, str, int, str]]:
+def record_counts(conn: Connection) -> list[tuple[str | None, str, str, int, str]]:
     """(project id, kind, status, count, last updated_at) for every group of records."""
     rows = conn.execute(
         "SELECT project_id, kind, status, count(*), max(updated_at) FROM records "
@@ -255,7 +254,7 @@ def record_counts(conn: sqlite3.Connection) -> list[tuple[str | None, str, str, 
     return [(r[0], str(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in rows]
 
 
-def global_categories(conn: sqlite3.Connection) -> dict[str, int]:
+def global_categories(conn: Connection) -> dict[str, int]:
     """Active global records by category (kind when a record has none)."""
     rows = conn.execute(
         "SELECT coalesce(category, kind), count(*) FROM records "
@@ -264,20 +263,23 @@ def global_categories(conn: sqlite3.Connection) -> dict[str, int]:
     return {str(r[0]): int(r[1]) for r in rows}
 
 
-def last_checkpoints(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
+def last_checkpoints(conn: Connection) -> dict[str, tuple[str, str]]:
     """(title, created_at) of the latest checkpoint of each project."""
     rows = conn.execute(
-        "SELECT project_id, title, max(created_at) FROM records "
-        "WHERE kind = 'checkpoint' AND project_id IS NOT NULL GROUP BY project_id"
+        "SELECT project_id, title, created_at FROM ("
+        "  SELECT project_id, title, created_at, row_number() OVER ("
+        "    PARTITION BY project_id ORDER BY created_at DESC, id DESC) AS place"
+        "  FROM records WHERE kind = 'checkpoint' AND project_id IS NOT NULL"
+        ") AS newest WHERE place = 1"
     )
     return {str(r[0]): (str(r[1]), str(r[2])) for r in rows}
 
 
-def tombstones_before(conn: sqlite3.Connection, before: str) -> int:
+def tombstones_before(conn: Connection, before: str) -> int:
     """How many deletions are older than `before` (what forget_tombstones would drop)."""
     row = conn.execute("SELECT count(*) FROM tombstones WHERE deleted_at < ?", (before,))
     return int(row.fetchone()[0])
 
 
-def tombstone_count(conn: sqlite3.Connection) -> int:
+def tombstone_count(conn: Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM tombstones").fetchone()[0])

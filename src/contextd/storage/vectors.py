@@ -1,10 +1,11 @@
 """SQL for record vectors: float32 little-endian BLOBs tagged with provider, width and text hash."""
 
-import sqlite3
 import struct
 from collections.abc import Iterable
 
 from msgspec import Struct
+
+from contextd.storage.connection import Connection, dialect_of
 
 __all__ = [
     "EmbeddingRow",
@@ -47,20 +48,22 @@ def decode(blob: bytes) -> list[float]:
     return list(struct.unpack(f"<{len(blob) // 4}f", blob))
 
 
-def upsert_embeddings(conn: sqlite3.Connection, rows: Iterable[EmbeddingRow], stamp: str) -> None:
+def upsert_embeddings(conn: Connection, rows: Iterable[EmbeddingRow], stamp: str) -> None:
     """Store vectors, replacing a record's old one (with a fresh seq, so readers notice)."""
     batch = list(rows)
+    dialect = dialect_of(conn)
     conn.executemany("DELETE FROM embeddings WHERE record_id = ?", [(r.record_id,) for r in batch])
     conn.executemany(  # a record deleted meanwhile simply gets no vector
         "INSERT INTO embeddings(record_id, provider, dimensions, text_hash, vector, updated_at) "
-        "SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM records WHERE id = ?)",
+        f"SELECT ?, ?, ?, ?, {dialect.vector_placeholder}, ? "
+        "WHERE EXISTS (SELECT 1 FROM records WHERE id = ?)",
         [
             (
                 r.record_id,
                 r.provider,
                 len(r.vector),
                 r.text_hash,
-                encode(r.vector),
+                dialect.vector_param(r.vector),
                 stamp,
                 r.record_id,
             )
@@ -69,7 +72,7 @@ def upsert_embeddings(conn: sqlite3.Connection, rows: Iterable[EmbeddingRow], st
     )
 
 
-def stored_hashes(conn: sqlite3.Connection, provider: str, dimensions: int) -> dict[str, str]:
+def stored_hashes(conn: Connection, provider: str, dimensions: int) -> dict[str, str]:
     """record id -> text hash of its vector made by this provider and width."""
     return {
         r[0]: r[1]
@@ -80,7 +83,7 @@ def stored_hashes(conn: sqlite3.Connection, provider: str, dimensions: int) -> d
     }
 
 
-def generation(conn: sqlite3.Connection) -> tuple[int, int]:
+def generation(conn: Connection) -> tuple[int, int]:
     """Changes whenever a vector is added, replaced or removed."""
     row = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM embeddings").fetchone()
     return int(row[0]), int(row[1])
@@ -94,18 +97,24 @@ class StoredVector(Struct, frozen=True):
 
 
 def load_vectors(
-    conn: sqlite3.Connection, provider: str, dimensions: int, after_seq: int = 0
+    conn: Connection, provider: str, dimensions: int, after_seq: int = 0
 ) -> list[StoredVector]:
     """Vectors stored after `after_seq`, oldest first: those of this provider and width with
     their blob, every other one with None (a reader still needs to know it arrived)."""
+    dialect = dialect_of(conn)
     rows = conn.execute(
         "SELECT e.seq, e.record_id, r.project_id, "
-        "CASE WHEN e.provider = ? AND e.dimensions = ? THEN e.vector END "
-        "FROM embeddings AS e JOIN records AS r ON r.id = e.record_id WHERE e.seq > ? "
+        f"CASE WHEN e.provider = ? AND e.dimensions = ? THEN {dialect.vector_column('e.vector')} "
+        "END FROM embeddings AS e JOIN records AS r ON r.id = e.record_id WHERE e.seq > ? "
         "ORDER BY e.seq",
         (provider, dimensions, after_seq),
     ).fetchall()  # one call: iterating a cursor row by row costs more than the rows
-    return [StoredVector(int(r[0]), str(r[1]), r[2], r[3]) for r in rows]
+    return [
+        StoredVector(
+            int(r[0]), str(r[1]), r[2], None if r[3] is None else dialect.vector_blob(r[3])
+        )
+        for r in rows
+    ]
 
 
 class VectorBlock(Struct, frozen=True):
@@ -116,11 +125,12 @@ class VectorBlock(Struct, frozen=True):
     data: bytes  # the float32 little-endian vectors end to end
 
 
-def load_block(conn: sqlite3.Connection, provider: str, dimensions: int) -> VectorBlock:
+def load_block(conn: Connection, provider: str, dimensions: int) -> VectorBlock:
     """All vectors of this provider and width, oldest first, read in one statement and joined
     into one buffer: a first search loads 10k vectors in a third of the per-row time."""
+    dialect = dialect_of(conn)
     rows = conn.execute(
-        "SELECT e.record_id, r.project_id, e.vector "
+        f"SELECT e.record_id, r.project_id, {dialect.vector_column('e.vector')} "
         "FROM embeddings AS e JOIN records AS r ON r.id = e.record_id "
         "WHERE e.provider = ? AND e.dimensions = ? ORDER BY e.seq",
         (provider, dimensions),
@@ -128,11 +138,11 @@ def load_block(conn: sqlite3.Connection, provider: str, dimensions: int) -> Vect
     if not rows:
         return VectorBlock((), (), b"")
     record_ids, project_ids, blobs = zip(*rows, strict=True)
-    return VectorBlock(record_ids, project_ids, b"".join(blobs))
+    return VectorBlock(record_ids, project_ids, b"".join(map(dialect.vector_blob, blobs)))
 
 
 def missing_ids(
-    conn: sqlite3.Connection,
+    conn: Connection,
     provider: str,
     dimensions: int,
     project_id: str | None,
@@ -152,23 +162,23 @@ def missing_ids(
     ]
 
 
-def last_seq(conn: sqlite3.Connection) -> int:
+def last_seq(conn: Connection) -> int:
     """The newest record's stable key (0 for an empty store)."""
     return int(conn.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()[0])
 
 
-def delete_embedding(conn: sqlite3.Connection, record_id: str) -> None:
+def delete_embedding(conn: Connection, record_id: str) -> None:
     conn.execute("DELETE FROM embeddings WHERE record_id = ?", (record_id,))
 
 
-def drop_other_models(conn: sqlite3.Connection, provider: str, dimensions: int) -> None:
+def drop_other_models(conn: Connection, provider: str, dimensions: int) -> None:
     """Forget vectors made by any other provider or width."""
     conn.execute(
         "DELETE FROM embeddings WHERE provider != ? OR dimensions != ?", (provider, dimensions)
     )
 
 
-def vector_stats(conn: sqlite3.Connection, provider: str, dimensions: int) -> VectorStats:
+def vector_stats(conn: Connection, provider: str, dimensions: int) -> VectorStats:
     records = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
     other: dict[str, int] = {}
     current = 0

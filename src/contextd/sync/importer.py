@@ -1,7 +1,6 @@
 """Applying a bundle to this store by the merge rules, in one transaction."""
 
 import json
-import sqlite3
 from collections import Counter
 from collections.abc import Callable
 
@@ -13,6 +12,7 @@ from contextd.models import Project, Record, Status
 from contextd.storage import projects as project_rows
 from contextd.storage import records as record_rows
 from contextd.storage import sync as sync_rows
+from contextd.storage.connection import Connection
 from contextd.sync.admission import Refusals, record_where
 from contextd.sync.bundle import Bundle, BundleProject, BundleRecord, record_to_json
 from contextd.sync.merge import Outcome, decide_record, decide_tombstone
@@ -58,7 +58,7 @@ class ImportReport(Struct):
 
 
 def apply_bundle(
-    conn: sqlite3.Connection,
+    conn: Connection,
     bundle: Bundle,
     peer: str,
     dry_run: bool,
@@ -146,7 +146,7 @@ def _refuse_restatements(
             refusals.add(record_where(index, record.id), why)
 
 
-def _refuse_bad_chains(conn: sqlite3.Connection, written: list[Record], refusals: Refusals) -> None:
+def _refuse_bad_chains(conn: Connection, written: list[Record], refusals: Refusals) -> None:
     """Supersede links of the merged records must end (no loop) and stay in their project
     (a record is replaced by one of its own project or a global one)."""
     for record in written:
@@ -175,7 +175,7 @@ def _refuse_bad_chains(conn: sqlite3.Connection, written: list[Record], refusals
 
 
 def _merge_record(
-    conn: sqlite3.Connection,
+    conn: Connection,
     entry: BundleRecord,
     local: dict[str, Record],
     histories: dict[str, set[str]],
@@ -233,7 +233,7 @@ class _ProjectMap:
     else same slug (unless the two remotes differ); created without a folder when none is."""
 
     def __init__(
-        self, conn: sqlite3.Connection, entries: tuple[BundleProject, ...], report: ImportReport
+        self, conn: Connection, entries: tuple[BundleProject, ...], report: ImportReport
     ) -> None:
         self._conn = conn
         self._entries = {p.id: p for p in entries}

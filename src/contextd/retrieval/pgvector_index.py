@@ -1,0 +1,71 @@
+"""Vectors searched on the team server itself: pgvector's HNSW index answers each query, so
+nothing is loaded into memory and every machine's writes are seen at once."""
+
+import logging
+
+from contextd.errors import StoreError
+from contextd.storage.db import Database
+from contextd.storage.postgres import vectors as server
+
+__all__ = ["PgvectorIndex"]
+
+log = logging.getLogger(__name__)
+
+
+class PgvectorIndex:
+    """The VectorIndex protocol over the server's embeddings table."""
+
+    backend = "postgresql (pgvector HNSW)"
+
+    def __init__(self, db: Database, provider_id: str, dimensions: int) -> None:
+        self._db = db
+        self._provider_id = provider_id
+        self._dimensions = dimensions
+        self._indexed: bool | None = None
+        self.note: str | None = None
+
+    def search(
+        self, query: list[float], project_id: str | None, limit: int
+    ) -> list[tuple[str, float]]:
+        """Record ids in the project's scope (its own and global), most similar first."""
+        self._ensure_index()
+        conn = self._db.connection()
+        return server.nearest(conn, conn.dialect, self._provider_id, query, project_id, limit)
+
+    def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]:
+        conn = self._db.connection()
+        return server.similarities(conn, conn.dialect, self._provider_id, query, record_ids)
+
+    def vectors_of(self, record_ids: list[str]) -> dict[str, list[float]]:
+        conn = self._db.connection()
+        return server.stored_vectors(
+            conn, conn.dialect, self._provider_id, self._dimensions, record_ids
+        )
+
+    def rebuild(self) -> int:
+        """The server keeps its index itself; this only makes sure it exists."""
+        self._indexed = None
+        self._ensure_index()
+        row = (
+            self._db.connection()
+            .execute(
+                "SELECT count(*) FROM embeddings WHERE provider = ? AND dimensions = ?",
+                (self._provider_id, self._dimensions),
+            )
+            .fetchone()
+        )
+        return int(row[0])
+
+    def close(self) -> None:
+        pass
+
+    def _ensure_index(self) -> None:
+        if self._indexed is not None or self._db.read_only:
+            return
+        try:
+            self._indexed = server.ensure_index(self._db.connection(), self._dimensions)
+        except StoreError as exc:  # a role without CREATE on the table: exact scans
+            log.warning("no HNSW index for width %d: %s", self._dimensions, exc)
+            self._indexed = False
+        if not self._indexed:
+            self.note = f"no HNSW index for {self._dimensions}-wide vectors: searched exactly"

@@ -1,0 +1,141 @@
+"""Copying a whole store into an empty one, table by table, in one transaction of the target:
+from the home's SQLite file to a team server, or back. Rows keep their ids, timestamps and
+JSON text; keys a database assigns itself (seq) are assigned anew, in the same order; vectors
+cross as float32; the target takes the source's store id, so peers know it as the same store.
+"""
+
+from collections.abc import Callable
+
+from contextd.errors import ConflictError
+from contextd.storage.connection import Connection, dialect_of
+from contextd.storage.store import Database
+
+__all__ = ["TABLES", "copy_store"]
+
+# Every table, parents before children, with the columns both backends share. A table a
+# migration adds must be listed here (tests/postgres/test_copy.py checks the schema).
+TABLES: dict[str, tuple[str, ...]] = {
+    "projects": ("id", "slug", "name", "git_remote", "created_at", "updated_at"),
+    "project_paths": ("path", "project_id", "attached_at"),
+    "sessions": (
+        "id", "project_id", "agent", "started_at", "ended_at", "summary", "developer",
+    ),
+    "records": (
+        "id", "project_id", "kind", "category", "title", "body", "body_text", "tags",
+        "retrieval_hints", "origin", "priority", "status", "superseded_by", "related_to",
+        "session_id", "created_at", "updated_at", "verified_at", "archived_reason", "shared",
+        "file_digest",
+    ),
+    "tombstones": ("id", "project_id", "deleted_at"),
+    "embeddings": (
+        "record_id", "provider", "dimensions", "text_hash", "vector", "updated_at",
+    ),
+    "feedback": ("project_id", "record_id", "query", "provider", "vector", "created_at"),
+    "agent_files": ("project_id", "path", "target", "sha256", "written_at"),
+    "sync_versions": ("record_id", "updated_at"),
+    "sync_conflicts": (
+        "record_id", "peer", "local_updated_at", "remote_updated_at", "remote_record",
+        "detected_at",
+    ),
+    "sync_remotes": (
+        "name", "target", "login_shell", "command", "remote_home", "ssh_options", "store_id",
+        "last_pull_at", "last_push_at", "created_at",
+    ),
+    "hook_shown": ("session_key", "record_id", "via", "shown_at"),
+    "compaction_snapshots": (
+        "id", "session_key", "project_id", "taken_at", "trigger", "record_ids",
+        "quality_issues", "report", "reported_at",
+    ),
+    "shared_files": ("checkout", "name", "size", "mtime_ns", "digest", "record_id", "problem"),
+    "code_changes": (
+        "record_id", "commit_sha", "committed_at", "subject", "path", "change",
+    ),
+    "code_checks": ("project_id", "head", "renames", "checked_at"),
+}  # fmt: skip
+# Tables whose rows a database numbers itself: read in that order, numbered anew.
+_NUMBERED = {"records", "embeddings", "feedback"}
+_BATCH = 500
+
+
+def copy_store(
+    source: Database, target: Database, progress: Callable[[str, int], None] | None = None
+) -> dict[str, int]:
+    """Copy every row of `source` into `target`, which must hold no project or record; all
+    or nothing. Returns the rows copied per table.
+
+    Raises:
+        ConflictError: the target already holds a store's data.
+        StoreError: either database failed (nothing was written to the target).
+    """
+    counts: dict[str, int] = {}
+    with source.snapshot() as reading, target.transaction() as writing:
+        _refuse_filled(writing, target)
+        for table, columns in TABLES.items():
+            counts[table] = _copy_table(reading, writing, table, columns)
+            if progress:
+                progress(table, counts[table])
+        store_id = reading.execute("SELECT store_id FROM sync_store").fetchone()[0]
+        writing.execute("UPDATE sync_store SET store_id = ?", (store_id,))
+    return counts
+
+
+def _refuse_filled(conn: Connection, target: Database) -> None:
+    found = conn.execute(
+        "SELECT (SELECT count(*) FROM projects) + (SELECT count(*) FROM records)"
+    ).fetchone()[0]
+    if found:
+        raise ConflictError(
+            f"{target.path} already holds a contextd store ({found} projects and records); "
+            "copy into an empty database or a new file."
+        )
+
+
+def _copy_table(
+    reading: Connection, writing: Connection, table: str, columns: tuple[str, ...]
+) -> int:
+    source, target = dialect_of(reading), dialect_of(writing)
+    selected = [source.vector_column(c) if _is_vector(table, c) else c for c in columns]
+    order = " ORDER BY seq" if table in _NUMBERED else ""
+    rows = reading.execute(f"SELECT {', '.join(selected)} FROM {table}{order}").fetchall()
+    marks = [target.vector_placeholder if _is_vector(table, c) else "?" for c in columns]
+    names = list(columns)
+    if table == "records":  # the target's own full-text columns, if it keeps any
+        extra = target.fts_columns(("", "", "", ""))
+        names += [name for name, _, _ in extra]
+        marks += [mark for _, mark, _ in extra]
+    sql = f"INSERT INTO {table}({', '.join(names)}) VALUES ({', '.join(marks)})"
+    converted = [_converted(table, columns, row, reading, writing) for row in rows]
+    for start in range(0, len(converted), _BATCH):
+        writing.executemany(sql, converted[start : start + _BATCH])
+    return len(rows)
+
+
+def _is_vector(table: str, column: str) -> bool:
+    return table == "embeddings" and column == "vector"
+
+
+def _converted(
+    table: str,
+    columns: tuple[str, ...],
+    row: tuple[object, ...],
+    reading: Connection,
+    writing: Connection,
+) -> tuple[object, ...]:
+    values = list(row)
+    if table == "embeddings":
+        from contextd.storage.vectors import decode
+
+        at = columns.index("vector")
+        values[at] = dialect_of(writing).vector_param(
+            decode(dialect_of(reading).vector_blob(row[at]))
+        )
+    if table == "records":
+        by_name = dict(zip(columns, row, strict=True))
+        text = (
+            str(by_name["title"]),
+            str(by_name["body_text"]),
+            str(by_name["tags"]),
+            str(by_name["retrieval_hints"]),
+        )
+        values += [value for _, _, value in dialect_of(writing).fts_columns(text)]
+    return tuple(values)

@@ -1,0 +1,259 @@
+"""The team store on a PostgreSQL server: a connection pool, one writer at a time, and
+read snapshots.
+
+A statement outside a transaction borrows a pooled connection for itself; a transaction or a
+snapshot pins one connection to its thread until it ends (and `connection()` then gives that
+one, so reads inside a write see it). Write transactions take one advisory lock, so writers on
+every machine queue as SQLite's BEGIN IMMEDIATE makes them queue: the duplicate, supersede
+and one-open-session rules are checked and applied with no other writer in between.
+"""
+
+import threading
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.types.string import StrDumper
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from contextd.errors import StoreError
+from contextd.server_url import redact
+from contextd.storage.postgres import schema
+from contextd.storage.postgres.connection import PgConnection, explain
+from contextd.storage.postgres.dialect import POSTGRES, PostgresDialect
+from contextd.storage.store import Database
+
+__all__ = ["WRITER_LOCK", "PostgresDatabase"]
+
+WRITER_LOCK = 0x63747864_0002  # pg_advisory_xact_lock key held by every write transaction
+_WARM = 4  # connections a warmed pool keeps open
+
+
+class _Rows:
+    """The rows of a statement whose connection went back to the pool (read in full)."""
+
+    def __init__(self, rows: list[Any], rowcount: int) -> None:
+        self._rows = rows
+        self.rowcount = rowcount
+
+    def fetchone(self) -> Any:
+        return self._rows.pop(0) if self._rows else None
+
+    def fetchall(self) -> list[Any]:
+        rows, self._rows = self._rows, []
+        return rows
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+
+class _Borrowing:
+    """The Connection the storage modules get outside a transaction: each statement runs on a
+    pooled connection borrowed for it alone (once more on a fresh one if the first was lost)."""
+
+    dialect: PostgresDialect = POSTGRES
+
+    def __init__(self, database: "PostgresDatabase") -> None:
+        self._database = database
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Rows:
+        return self._run(lambda conn: conn.execute(sql, parameters))
+
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> _Rows:
+        batch = list(seq_of_parameters)
+        return self._run(lambda conn: conn.executemany(sql, batch))
+
+    def _run(self, statement: Any) -> _Rows:
+        for attempt in (1, 2):
+            conn = self._database.borrow()
+            try:
+                cursor = statement(conn)
+                rows = cursor.fetchall() if cursor.description is not None else []
+                return _Rows(rows, cursor.rowcount)
+            except StoreError:
+                if not conn.broken or attempt == 2:
+                    raise
+            finally:
+                self._database.give_back(conn)
+        raise AssertionError("unreachable")
+
+
+class PostgresDatabase(Database):
+    """A contextd store on a PostgreSQL server with pgvector, shared across threads."""
+
+    backend: ClassVar[str] = "postgresql"
+
+    def __init__(
+        self, url: str, *, read_only: bool, connect_timeout_s: float, pool_size: int
+    ) -> None:
+        self.path: str = redact(url)
+        self._url = url
+        self._read_only = read_only
+        self._timeout = connect_timeout_s
+        settings: dict[str, Any] = {
+            "autocommit": True,
+            "connect_timeout": _seconds(connect_timeout_s),
+            "application_name": "contextd",
+        }
+        if read_only:  # added to the URL's own options (a search_path, say), not over them
+            given = conninfo_to_dict(url).get("options")
+            settings["options"] = f"{given or ''} -c default_transaction_read_only=on".strip()
+        self._pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max(pool_size, 2),
+            kwargs=settings,
+            configure=_configure,
+            timeout=connect_timeout_s,
+            open=False,
+            name="contextd",
+        )
+        self._local = threading.local()
+        self._borrowing = _Borrowing(self)
+        self._lock = threading.Lock()
+        self._commits = 0
+
+    @classmethod
+    def open_url(
+        cls,
+        url: str,
+        *,
+        read_only: bool = False,
+        connect_timeout_s: float = 5.0,
+        pool_size: int = 8,
+    ) -> "PostgresDatabase":
+        """Connect to the server at `url` and migrate its schema (check it, `read_only`).
+
+        Raises:
+            StoreError: the server cannot be reached, refuses this role, or holds tables that
+                are not contextd's.
+            SchemaTooNewError: a newer contextd migrated the server.
+        """
+        database = cls(
+            url, read_only=read_only, connect_timeout_s=connect_timeout_s, pool_size=pool_size
+        )
+        try:
+            database._open()
+        except BaseException:
+            database.close()
+            raise
+        return database
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    @property
+    def dialect(self) -> PostgresDialect:
+        return POSTGRES
+
+    def connection(self) -> PgConnection | _Borrowing:
+        """The connection pinned by this thread's open transaction or snapshot, else one that
+        borrows a pooled connection per statement."""
+        pinned: PgConnection | None = getattr(self._local, "pinned", None)
+        return pinned if pinned is not None else self._borrowing
+
+    @contextmanager
+    def transaction(self) -> Iterator[PgConnection]:
+        """A write transaction holding the writers' lock (a savepoint when one is open)."""
+        pinned: PgConnection | None = getattr(self._local, "pinned", None)
+        if pinned is not None:
+            with self._failures(pinned), pinned.raw.transaction():
+                yield pinned
+            return
+        conn = self.borrow()
+        self._local.pinned = conn
+        try:
+            with self._failures(conn), conn.raw.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITER_LOCK,))
+                yield conn
+            with self._lock:
+                self._commits += 1
+        finally:
+            self._local.pinned = None
+            self.give_back(conn)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[PgConnection]:
+        """Several reads of one committed state (REPEATABLE READ, READ ONLY)."""
+        pinned: PgConnection | None = getattr(self._local, "pinned", None)
+        if pinned is not None:
+            yield pinned
+            return
+        conn = self.borrow()
+        self._local.pinned = conn
+        try:
+            with self._failures(conn), conn.raw.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                yield conn
+        finally:
+            self._local.pinned = None
+            self.give_back(conn)
+
+    def change_token(self) -> tuple[int, int]:
+        """The server's transaction snapshot (it moves whenever any transaction that wrote
+        begins or ends, on any machine) and this process's commit count."""
+        row = self.connection().execute("SELECT CAST(pg_current_snapshot() AS text)").fetchone()
+        return zlib.crc32(str(row and row[0]).encode("ascii")), self._commits
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def warm(self) -> None:
+        """Keep a few connections open for a long-lived process (the daemon), and touch the
+        tables the query path reads."""
+        self._pool.resize(min(_WARM, self._pool.max_size), self._pool.max_size)
+        self._pool.wait(timeout=self._timeout)
+        self.connection().execute("SELECT count(*) FROM (SELECT 1 FROM records LIMIT 1) AS one")
+
+    def borrow(self) -> PgConnection:
+        """A pooled connection for this caller alone, until `give_back`."""
+        try:
+            raw = self._pool.getconn(timeout=self._timeout)
+        except PoolTimeout:
+            raise StoreError(self._unreachable()) from None
+        return PgConnection(raw, self.path)
+
+    def give_back(self, conn: PgConnection) -> None:
+        self._pool.putconn(conn.raw)
+
+    def _open(self) -> None:
+        """One direct connection first: it fails fast, in the server's own words, when the
+        server cannot be used, and migrates the schema; then the pool fills in the background."""
+        try:
+            with psycopg.connect(
+                self._url, autocommit=True, connect_timeout=_seconds(self._timeout)
+            ) as probe:
+                _configure(probe)
+                schema.prepare(probe, self.path, read_only=self._read_only)
+        except psycopg.Error as exc:
+            raise StoreError(explain(self.path, exc)) from exc
+        self._pool.open(wait=False)
+
+    def _unreachable(self) -> str:
+        return (
+            f"No connection to the contextd server at {self.path} came free in "
+            f"{self._timeout:g} s (it went away, or every pooled one is busy); try again."
+        )
+
+    @contextmanager
+    def _failures(self, conn: PgConnection) -> Iterator[None]:
+        """psycopg's own failures (a commit, a savepoint) as StoreError."""
+        try:
+            yield
+        except psycopg.Error as exc:
+            raise StoreError(explain(self.path, exc)) from exc
+
+
+def _seconds(timeout: float) -> int:
+    """libpq's connect_timeout: whole seconds (it treats 1 as 2)."""
+    return max(1, round(timeout))
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    """Every pooled connection: Python text is sent as `text` (the storage SQL casts where
+    it means another type)."""
+    conn.adapters.register_dumper(str, StrDumper)

@@ -1,0 +1,125 @@
+"""SQLite's spelling of what is not portable: json_each, `IS`, scalar max, and full-text
+candidates from the FTS5 index ranked by bm25."""
+
+import math
+from typing import TYPE_CHECKING, ClassVar
+
+from msgspec import Struct
+
+from contextd.storage.dialect import Dialect, LexicalMatches
+
+if TYPE_CHECKING:
+    from contextd.storage.connection import Connection
+    from contextd.storage.records import RecordFilter
+
+__all__ = ["SQLITE"]
+
+_SMALL_STORE = 2000  # below this every word is kept: scoring all matches is cheap
+_COMMON_SHARE = 0.25
+_LISTED = 256  # a word in at most this many records has its records listed, not just counted
+# bm25 weights per indexed column: title, body_text, tags, retrieval_hints.
+COLUMN_WEIGHTS = (4.0, 1.0, 2.0, 2.0)
+
+
+class SqliteDialect(Dialect):
+    name: ClassVar[str] = "sqlite"
+    null_safe_eq: ClassVar[str] = "IS"
+    # CROSS JOIN makes SQLite look each listed id up by its index instead of scanning.
+    index_join: ClassVar[str] = "CROSS JOIN"
+
+    def json_rows(self, source: str, alias: str) -> str:
+        return f"json_each({source}) AS {alias}"
+
+    def json_list_has(self, column: str) -> str:
+        return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value = ?)"
+
+    def greatest(self, first: str, second: str) -> str:
+        return f"max({first}, {second})"
+
+    def contains(self, text: str) -> str:
+        return f"instr({text}, ?) > 0"
+
+    def lexical_matches(
+        self, conn: "Connection", words: list[str], scope: "RecordFilter", limit: int
+    ) -> LexicalMatches:
+        total = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+        stats = _words(conn, words)
+        ranked = _ranked(conn, _selective(words, stats, total), scope, limit)
+        coverage = _coverage(conn, stats, total, ranked[0][1]) if ranked else 0.0
+        return LexicalMatches([(rid, score) for rid, _, score in ranked], coverage)
+
+
+def or_expression(words: list[str]) -> str:
+    """An FTS5 query: each word quoted (so no operator or stray quote can act), joined by OR."""
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+class _Word(Struct, frozen=True):
+    records: int  # how many records hold the word
+    rows: frozenset[int] | None  # their rowids, when few enough to list
+
+
+def _words(conn: "Connection", words: list[str]) -> dict[str, _Word]:
+    """How common each word is; a rare word's records are listed in the same pass."""
+    found = {}
+    for word in words:
+        rows = conn.execute(
+            "SELECT rowid FROM records_fts WHERE records_fts MATCH ? LIMIT ?",
+            (or_expression([word]), _LISTED + 1),
+        ).fetchall()
+        if len(rows) <= _LISTED:
+            found[word] = _Word(len(rows), frozenset(r[0] for r in rows))
+            continue
+        count = conn.execute(
+            "SELECT count(*) FROM records_fts WHERE records_fts MATCH ?", (or_expression([word]),)
+        ).fetchone()[0]
+        found[word] = _Word(count, None)
+    return found
+
+
+def _selective(words: list[str], stats: dict[str, _Word], total: int) -> list[str]:
+    """Drop words found in most records: they barely move bm25 but make FTS5 score nearly
+    every row. If every word found is that common, the rarest of them stays (a word no
+    record holds would match nothing)."""
+    if len(words) < 2 or total < _SMALL_STORE:
+        return words
+    found = [w for w in words if stats[w].records > 0]
+    kept = [w for w in found if stats[w].records <= total * _COMMON_SHARE]
+    return kept or [min(found or words, key=lambda w: stats[w].records)]
+
+
+def _coverage(conn: "Connection", stats: dict[str, _Word], total: int, rowid: int) -> float:
+    """The idf-weighted share of the words that the record at `rowid` holds."""
+    held = weight = 0.0
+    for word, stat in stats.items():
+        idf = math.log(1.0 + (total - stat.records + 0.5) / (stat.records + 0.5))
+        weight += idf
+        if stat.rows is not None:
+            present = rowid in stat.rows
+        else:
+            present = (
+                conn.execute(
+                    "SELECT 1 FROM records_fts WHERE records_fts MATCH ? AND rowid = ?",
+                    (or_expression([word]), rowid),
+                ).fetchone()
+                is not None
+            )
+        held += idf if present else 0.0
+    return held / weight if weight > 0 else 0.0
+
+
+def _ranked(
+    conn: "Connection", words: list[str], scope: "RecordFilter", limit: int
+) -> list[tuple[str, int, float]]:
+    where, params = scope.where(SQLITE, "r")
+    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+    sql = (
+        f"SELECT r.id, r.seq, bm25(records_fts, {weights}) AS rank "
+        "FROM records_fts JOIN records AS r ON r.seq = records_fts.rowid "
+        f"WHERE records_fts MATCH ? AND {where} ORDER BY rank LIMIT ?"
+    )
+    rows = conn.execute(sql, (or_expression(words), *params, limit)).fetchall()
+    return [(str(row[0]), int(row[1]), -float(row[2])) for row in rows]
+
+
+SQLITE = SqliteDialect()
