@@ -165,11 +165,7 @@ class ProjectService:
         return None
 
     def _free_slug(self, slug: str) -> str:
-        conn = self._db.connection()
-        candidate, number = slug, 2
-        while rows.slug_taken(conn, candidate):
-            candidate, number = f"{slug}-{number}", number + 1
-        return candidate
+        return rows.free_slug(self._db.connection(), slug)
 
 
 def _seen_from(project: Project, attached: tuple[str, str] | None) -> Project:

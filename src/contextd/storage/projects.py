@@ -6,6 +6,7 @@ from contextd.models import Project
 from contextd.storage.connection import Connection
 
 __all__ = [
+    "free_slug",
     "add_path",
     "delete_project",
     "find_by_remote",
@@ -87,6 +88,14 @@ def find_by_remote(conn: Connection, git_remote: str) -> Project | None:
         (git_remote,),
     ).fetchone()
     return _project(conn, row) if row else None
+
+
+def free_slug(conn: Connection, slug: str) -> str:
+    """`slug`, or `slug-2`, `slug-3`... the first no project has."""
+    candidate, number = slug, 2
+    while slug_taken(conn, candidate):
+        candidate, number = f"{slug}-{number}", number + 1
+    return candidate
 
 
 def slug_taken(conn: Connection, slug: str) -> bool:

@@ -259,9 +259,7 @@ class _ProjectMap:
         if found is not None:
             return found
         entry = self._entries[project_id]
-        slug, number = entry.slug, 2
-        while project_rows.slug_taken(self._conn, slug):
-            slug, number = f"{entry.slug}-{number}", number + 1
+        slug = project_rows.free_slug(self._conn, entry.slug)
         project = Project(
             entry.id, slug, entry.name, entry.git_remote, (), entry.created_at, entry.updated_at
         )
