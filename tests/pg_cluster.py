@@ -175,14 +175,22 @@ def start_cluster(*, fsync: bool = False) -> Cluster:
 
 def _reachable(install: Path, root: Path, user: str) -> Path:
     """The binaries where `user` can run them: in place, else a copy under `root`."""
-    probe = subprocess.run(
-        [str(install / "bin" / "postgres"), "--version"],
-        capture_output=True,
-        user=user,
-        check=False,
-    )
-    if probe.returncode == 0:
-        return install
-    copy = root / "pginstall"
+    try:
+        probe = subprocess.run(
+            [str(install / "bin" / "postgres"), "--version"],
+            capture_output=True,
+            user=user,
+            check=False,
+        )
+        if probe.returncode == 0:
+            return install
+    except PermissionError:  # a folder on the way (a private checkout) is closed to `user`
+        pass
+    # The binaries find their libraries by a relative RPATH into the wheel's `.libs` folder
+    # beside the package (auditwheel's layout): copy both, in the same places.
+    site = install.parent.parent
+    copy = root / "site" / install.parent.name / install.name
     shutil.copytree(install, copy, symlinks=True)
+    for libs in site.glob("pgserver*.libs"):
+        shutil.copytree(libs, root / "site" / libs.name, symlinks=True)
     return copy
