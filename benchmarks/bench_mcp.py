@@ -1,16 +1,21 @@
 """MCP server timings: spawn -> initialize, tools/list, get_context, over a real stdio client;
 the sum up to the first answer, the server's CPU time and its peak resident memory.
 
-Run: .venv/bin/python benchmarks/bench_mcp.py HOME PROJECT [--rounds N]
+Run: .venv/bin/python benchmarks/bench_mcp.py HOME PROJECT [--rounds N] [--daemon]
 (HOME: a store, e.g. one built by bench_retrieval.py; PROJECT: a project in it.)
+
+With --daemon a daemon runs beside the servers, which then borrow its model: the daemon's
+peak resident memory is printed too, and the two together.
 """
 
 import argparse
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import anyio
 
@@ -40,7 +45,9 @@ def main() -> None:
     parser.add_argument("home")
     parser.add_argument("project")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--daemon", action="store_true", help="run a daemon beside the servers")
     args = parser.parse_args()
+    daemon = _start_daemon(args.home) if args.daemon else None
     runs, cpu = [], []
     for _ in range(args.rounds):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -61,6 +68,28 @@ def main() -> None:
     # The servers have exited and been waited for: the largest one's peak.
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"{'server peak RSS':<18} {peak:11.0f} MiB")
+    if daemon is not None:
+        held = _peak_rss_mib(daemon)
+        _contextd(args.home, "daemon", "stop")
+        print(f"{'daemon peak RSS':<18} {held:11.0f} MiB")
+        print(f"{'both together':<18} {held + peak:11.0f} MiB")
+
+
+def _contextd(home: str, *args: str) -> str:
+    command = [sys.executable, "-m", "contextd", "--home", home, *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
+def _start_daemon(home: str) -> int:
+    _contextd(home, "daemon", "start")
+    return int(Path(home, "daemon.pid").read_text(encoding="ascii"))
+
+
+def _peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no process {pid}")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ code and settings it started with: a request it must not answer is declined, and
 then does the work itself.
 """
 
+import array
 import logging
 import os
 import threading
@@ -17,6 +18,7 @@ import msgspec
 from contextd.app import App
 from contextd.core.answers import recall_answer, search_answer
 from contextd.daemon.protocol import (
+    EmbedAsk,
     HookAsk,
     Ping,
     RecallAsk,
@@ -24,6 +26,7 @@ from contextd.daemon.protocol import (
     SearchAsk,
     Stop,
     WriteAsk,
+    decode_embed_texts,
     decode_request,
 )
 from contextd.errors import ContextdError
@@ -81,6 +84,8 @@ class Handlers:
             return {}, self._hook(request, body)
         if isinstance(request, WriteAsk):
             return {"stored": self._write(request)}, b""
+        if isinstance(request, EmbedAsk):
+            return self._embed(request, body)
         project = self._project(request.project, request.folder)
         app = self._app
         if isinstance(request, SearchAsk):
@@ -105,7 +110,26 @@ class Handlers:
         except ContextdError as exc:
             raise Declined(f"the write was refused: {type(exc).__name__}") from None
 
-    def _check(self, request: HookAsk | SearchAsk | RecallAsk | WriteAsk) -> None:
+    def _embed(self, request: EmbedAsk, body: bytes) -> tuple[dict[str, object], bytes]:
+        indexer = self._app.indexer
+        if indexer is None or indexer.provider.id != request.model:
+            mine = indexer.provider.id if indexer else "none"
+            raise Declined(f"this daemon embeds with {mine}, not {request.model}")
+        try:
+            texts = decode_embed_texts(body)
+        except msgspec.DecodeError as exc:
+            raise Declined(f"the texts are not a JSON array of strings ({exc})") from None
+        if request.query and len(texts) != 1:
+            raise Declined("a query is one text")
+        provider = indexer.provider
+        if request.query:
+            vectors = [provider.embed_query(texts[0])]
+        else:
+            vectors = provider.embed_documents(texts)
+        packed = array.array("f", [value for vector in vectors for value in vector])
+        return {"count": len(vectors), "dimensions": provider.dimensions}, packed.tobytes()
+
+    def _check(self, request: HookAsk | SearchAsk | RecallAsk | WriteAsk | EmbedAsk) -> None:
         if request.stamp != self._stamp:
             raise Declined(
                 "this daemon runs other contextd code than its client; restart it "

@@ -92,6 +92,11 @@ class LocalMiniLM:
         self._queries: OrderedDict[str, list[float]] = OrderedDict()
 
     @property
+    def loaded(self) -> bool:
+        """Whether the model is in this process's memory."""
+        return self._loaded is not None
+
+    @property
     def runtime(self) -> str:
         """Which runtime computes the vectors ("onnxruntime" or "numpy"), loading it if needed."""
         return self._load()[1].name
