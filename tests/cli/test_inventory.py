@@ -68,6 +68,23 @@ def test_counts_per_project_kind_status_and_global_categories(
     assert out["embeddings"]["embedded"] == out["embeddings"]["records"] == 11
 
 
+def test_the_bundle_summary_tells_the_same_counts_as_the_inventory(
+    run: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _two_projects(run, repo, tmp_path, monkeypatch)
+    survey = run.json("inventory")
+    summary = run.json("bundle", "summary")
+    assert summary["records"] == survey["totals"]["total"] == 11
+    assert summary["last_activity"] == survey["last_activity"]
+    orbit = next(p for p in summary["projects"] if p["slug"] == "orbit")
+    assert orbit["kinds"] == {"memory": 3, "decision": 2, "checkpoint": 2}
+    assert orbit["statuses"] == {"active": 5, "superseded": 1, "archived": 1}
+    assert orbit["last_checkpoint"]["title"] == "worker heartbeat completed"
+    assert summary["global"]["records"] == 3
+    assert summary["global"]["categories"] == {"convention": 2, "constraint": 1}
+    assert summary["embeddings"] == survey["embeddings"]["provider"]
+
+
 def test_detail_adds_breakdowns_and_paths(
     run: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -93,7 +93,7 @@ def import_bundle(file_: str, dry_run: bool) -> None:
 def summary() -> None:
     """Counts of what this store holds, per project and kind (what `remote scan` reads)."""
     app = get_app()
-    payload = store_summary(app.db, app.settings.home, app.index.state().provider)
+    payload = store_summary(app.db, app.inventory())
     emit(payload, lambda: print_summary(payload, "this store"))
 
 

@@ -22,9 +22,6 @@ __all__ = [
     "export_tombstones",
     "forget_tombstones",
     "get_remote",
-    "global_categories",
-    "last_checkpoints",
-    "record_counts",
     "tombstone_count",
     "tombstones_before",
     "insert_remote",
@@ -243,36 +240,6 @@ def stamp_remote(conn: Connection, name: str, *, peer: str | None, column: str, 
         f"UPDATE sync_remotes SET {column} = ?, store_id = coalesce(?, store_id) WHERE name = ?",
         (stamp, peer, name),
     )
-
-
-def record_counts(conn: Connection) -> list[tuple[str | None, str, str, int, str]]:
-    """(project id, kind, status, count, last updated_at) for every group of records."""
-    rows = conn.execute(
-        "SELECT project_id, kind, status, count(*), max(updated_at) FROM records "
-        "GROUP BY project_id, kind, status"
-    )
-    return [(r[0], str(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in rows]
-
-
-def global_categories(conn: Connection) -> dict[str, int]:
-    """Active global records by category (kind when a record has none)."""
-    rows = conn.execute(
-        "SELECT coalesce(category, kind), count(*) FROM records "
-        "WHERE project_id IS NULL AND status = 'active' GROUP BY 1 ORDER BY 2 DESC, 1"
-    )
-    return {str(r[0]): int(r[1]) for r in rows}
-
-
-def last_checkpoints(conn: Connection) -> dict[str, tuple[str, str]]:
-    """(title, created_at) of the latest checkpoint of each project."""
-    rows = conn.execute(
-        "SELECT project_id, title, created_at FROM ("
-        "  SELECT project_id, title, created_at, row_number() OVER ("
-        "    PARTITION BY project_id ORDER BY created_at DESC, id DESC) AS place"
-        "  FROM records WHERE kind = 'checkpoint' AND project_id IS NOT NULL"
-        ") AS newest WHERE place = 1"
-    )
-    return {str(r[0]): (str(r[1]), str(r[2])) for r in rows}
 
 
 def tombstones_before(conn: Connection, before: str) -> int:

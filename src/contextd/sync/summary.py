@@ -1,10 +1,12 @@
-"""What a store holds, as counts: read by `remote scan` on another machine (no content)."""
+"""What a store holds, as counts, in the shape `remote scan` reads from another machine (no
+content): the store's survey (contextd.core.inventory) with what sync adds, its id and its
+deletions."""
 
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from typing import Any
 
-from contextd.storage import projects as project_rows
+from contextd.core.inventory import Inventory, ScopeCounts
+from contextd.models import Kind, Status
 from contextd.storage import sync as sync_rows
 from contextd.storage.db import Database
 
@@ -18,46 +20,51 @@ def _version() -> str:
         return "unknown"
 
 
-def store_summary(db: Database, home: Path, provider: str) -> dict[str, Any]:
-    """Counts per project, kind and status; global records by category; last activity."""
+def store_summary(db: Database, survey: Inventory) -> dict[str, Any]:
+    """Counts per project, kind and status; active global records by category; last
+    activity."""
     conn = db.connection()
-    projects: dict[str | None, dict[str, Any]] = {
-        p.id: {
-            "slug": p.slug,
-            "name": p.name,
-            "git_remote": p.git_remote,
-            "kinds": {},
-            "statuses": {},
-            "records": 0,
-            "last_activity": None,
-            "last_checkpoint": None,
-        }
-        for p in project_rows.list_projects(conn)
-    }
-    projects[None] = {"kinds": {}, "statuses": {}, "records": 0, "last_activity": None}
-    for project_id, kind, status, count, last in sync_rows.record_counts(conn):
-        entry = projects.get(project_id)
-        if entry is None:
-            continue
-        entry["kinds"][kind] = entry["kinds"].get(kind, 0) + count
-        entry["statuses"][status] = entry["statuses"].get(status, 0) + count
-        entry["records"] += count
-        entry["last_activity"] = max(entry["last_activity"] or last, last)
-    for project_id, (title, stamp) in sync_rows.last_checkpoints(conn).items():
-        if project_id in projects:
-            projects[project_id]["last_checkpoint"] = {"title": title, "created_at": stamp}
-    global_entry = projects.pop(None)
-    global_entry["categories"] = sync_rows.global_categories(conn)
-    listed = list(projects.values())
-    activity = [p["last_activity"] for p in [*listed, global_entry] if p["last_activity"]]
+    projects = []
+    for item in survey.projects:
+        checkpoint = item.last_checkpoint
+        projects.append(
+            {
+                "slug": item.project.slug,
+                "name": item.project.name,
+                "git_remote": item.project.git_remote,
+                **_counts(item.counts),
+                "last_activity": item.last_activity,
+                "last_checkpoint": None
+                if checkpoint is None
+                else {"title": checkpoint.title, "created_at": checkpoint.created_at},
+            }
+        )
+    global_counts = survey.global_counts
     return {
         "contextd": _version(),
-        "home": str(home),
+        "home": str(survey.home),
         "store_id": sync_rows.store_id(conn),
-        "embeddings": provider,
-        "records": sum(p["records"] for p in listed) + global_entry["records"],
+        "embeddings": survey.index.provider,
+        "records": survey.totals.total,
         "tombstones": sync_rows.tombstone_count(conn),
-        "last_activity": max(activity, default=None),
-        "projects": listed,
-        "global": global_entry,
+        "last_activity": survey.last_activity,
+        "projects": projects,
+        "global": _counts(global_counts)
+        | {"last_activity": survey.global_activity, "categories": _categories(global_counts)},
     }
+
+
+def _counts(counts: ScopeCounts) -> dict[str, Any]:
+    kinds = {kind.value: n for kind in Kind if (n := counts.kind(kind))}
+    statuses = {status.value: n for status in Status if (n := counts.status(status))}
+    return {"kinds": kinds, "statuses": statuses, "records": counts.total}
+
+
+def _categories(counts: ScopeCounts) -> dict[str, int]:
+    """Active records by category: memories by theirs, other records by their kind; the
+    largest first."""
+    found = dict(counts.categories)
+    for kind in Kind:
+        if kind is not Kind.MEMORY and (n := counts.kind(kind, Status.ACTIVE)):
+            found[kind.value] = found.get(kind.value, 0) + n
+    return dict(sorted(found.items(), key=lambda pair: (-pair[1], pair[0])))
