@@ -137,7 +137,7 @@ def store_records(app: object, files: list[str], count: int) -> None:
                 else f"Call `{stem}_fn{rng.randrange(4)}` before saving"
             )
             draft = RecordDraft(Kind.MEMORY, title, MemoryBody(), category="note", created_at=stamp)
-        app.records.create(draft, project, force=True)  # type: ignore[attr-defined]
+        app.writer.create(draft, project, force=True)  # type: ignore[attr-defined]
 
 
 def timed(fn: object) -> tuple[float, float]:

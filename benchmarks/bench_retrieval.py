@@ -79,7 +79,7 @@ def build(home: Path, size: int, ingest: int, rng: random.Random) -> tuple[float
             for _ in range(real)
         ]
         started, cpu = time.perf_counter(), time.process_time()
-        app.records.create_many(drafts, project)
+        app.writer.create_many(drafts, project)
         rate = real / (time.perf_counter() - started)
         CPU["ingest/s"] = real / (time.process_time() - cpu)
         rest = [
@@ -89,7 +89,7 @@ def build(home: Path, size: int, ingest: int, rng: random.Random) -> tuple[float
         provider = app.indexer.provider if app.indexer else None
         if rest:
             records = (
-                app.records.create_many(rest, project)
+                app.writer.create_many(rest, project)
                 if provider is None
                 else _create_without_model(app, rest, project)
             )
@@ -100,11 +100,11 @@ def build(home: Path, size: int, ingest: int, rng: random.Random) -> tuple[float
 def _create_without_model(app, drafts, project):  # type: ignore[no-untyped-def]
     import numpy as np  # after contextd, which picks the BLAS thread count before numpy loads
 
-    indexer, app.records._indexer = app.records._indexer, None
+    indexer, app.writer._indexer = app.writer._indexer, None
     try:
-        records = app.records.create_many(drafts, project)
+        records = app.writer.create_many(drafts, project)
     finally:
-        app.records._indexer = indexer
+        app.writer._indexer = indexer
     provider = indexer.provider
     rng = np.random.default_rng(7)
     with app.db.transaction() as conn:

@@ -44,7 +44,7 @@ with open_app(load_settings(project="bench")) as app:
     for i in range(count):
         draft = RecordDraft(kind=Kind.MEMORY, title=f"writer {n} note {i} on deploys and queues",
                             body=MemoryBody(), category="note")
-        app.records.create(draft, project, force=True)
+        app.writer.create(draft, project, force=True)
 """
 
 

@@ -97,7 +97,7 @@ def main() -> None:
                 )
                 for i in range(args.records)
             ]
-            app.records.create_many(drafts, app.current_project(), force=True)
+            app.writer.create_many(drafts, app.current_project(), force=True)
         print(f"wrote {args.records} record files in {time.perf_counter() - started:.1f} s")
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", "memory")

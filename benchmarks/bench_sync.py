@@ -45,7 +45,7 @@ def fill(home: Path, count: int) -> None:
             )
             for i in range(count)
         ]
-        app.records.create_many(drafts, project, force=True, short_title_ok=True)
+        app.writer.create_many(drafts, project, force=True, short_title_ok=True)
 
 
 def contextd(home: Path, *args: str) -> float:

@@ -53,7 +53,7 @@ def enrich(home: Path, rng: random.Random, chains: int) -> str:
                     ),
                     tags=tuple(rng.sample(TAGS, 2)),
                 )
-                made = app.records.create(draft, project, supersedes=previous, force=True)
+                made = app.writer.create(draft, project, supersedes=previous, force=True)
                 previous = [made.id]
                 if chain == 0 and step == 1:
                     middle = made.id
@@ -64,7 +64,7 @@ def enrich(home: Path, rng: random.Random, chains: int) -> str:
                 f"Checkpoint {index}: {sentence(rng)}",
                 CheckpointBody(goal=sentence(rng), next=(sentence(rng),)),
             )
-            app.records.create(checkpoint, project, force=True)
+            app.writer.create(checkpoint, project, force=True)
             app.sessions.end_open(project, sentence(rng))
     return middle
 

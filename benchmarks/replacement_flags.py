@@ -38,9 +38,9 @@ def main() -> None:
                 origin=Origin.IMPORT,
                 created_at=item.created_at,
             )
-            record = app.records.create(draft, project, force=True)
+            record = app.writer.create(draft, project, force=True)
             ids[item.id], back[record.id] = record.id, item.id
-            for similar in app.records.similar(record):
+            for similar in app.writer.similar(record):
                 if similar.replaces:
                     flagged += 1
                     correct += (item.id, back[similar.record.id]) in truth

@@ -93,7 +93,7 @@ class Dataset:
     def rows(self, pairs: list[str], ranking: str | None) -> list[dict[str, float]]:
         """Each query's metrics with these settings."""
         with open_app(_settings(self.home, pairs, ranking)) as app:
-            evaluator = Evaluator(app.projects, app.records, app.search)
+            evaluator = Evaluator(app.projects, app.writer, app.search)
             mapping = self._load(evaluator)
             if app.indexer is not None:
                 self.vectors.attach(app)
@@ -103,7 +103,7 @@ class Dataset:
 
     def report(self, pairs: list[str], ranking: str | None) -> dict[str, Any]:
         with open_app(_settings(self.home, pairs, ranking)) as app:
-            evaluator = Evaluator(app.projects, app.records, app.search)
+            evaluator = Evaluator(app.projects, app.writer, app.search)
             mapping = self._load(evaluator)
             if app.indexer is not None:
                 self.vectors.attach(app)

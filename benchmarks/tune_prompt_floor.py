@@ -28,7 +28,7 @@ def measure(folder: Path, shown_max: int) -> list[tuple[bool, bool, list[tuple[f
     corpus, queries = load_dataset(folder)
     rows = []
     with tempfile.TemporaryDirectory() as home, open_app(load_settings(home=home)) as app:
-        evaluator = Evaluator(app.projects, app.records, app.search)
+        evaluator = Evaluator(app.projects, app.writer, app.search)
         back = {rid: item for item, rid in evaluator.ingest(corpus, None).items()}
         for query in queries:
             project = app.projects.ensure(query.project)

@@ -64,10 +64,10 @@ def fill(home: Path) -> str:
             draft = RecordDraft(
                 Kind.DECISION, title, DecisionBody(problem, why), tags=("queue", "workers")
             )
-            made = app.records.create(draft, orbit, supersedes=previous)
+            made = app.writer.create(draft, orbit, supersedes=previous)
             previous = [made.id]
             ids.append(made.id)
-        app.records.create(
+        app.writer.create(
             RecordDraft(
                 Kind.CONSTRAINT,
                 "Never edit an applied migration",
@@ -80,7 +80,7 @@ def fill(home: Path) -> str:
             ),
             orbit,
         )
-        app.records.create(
+        app.writer.create(
             RecordDraft(
                 Kind.PIPELINE,
                 "Release",
@@ -92,7 +92,7 @@ def fill(home: Path) -> str:
             ),
             orbit,
         )
-        app.records.create(
+        app.writer.create(
             RecordDraft(
                 Kind.MEMORY,
                 "Worker heartbeats time out after 30 s; the coordinator then requeues the lease",
@@ -106,7 +106,7 @@ def fill(home: Path) -> str:
             ("codex", "Lease-based allocation drafted", "Requeue on missed heartbeat"),
         ):
             app.sessions.start(orbit, agent)
-            app.records.create(
+            app.writer.create(
                 RecordDraft(
                     Kind.CHECKPOINT,
                     title,

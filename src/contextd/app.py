@@ -33,8 +33,9 @@ if TYPE_CHECKING:
     from contextd.core.index import IndexService
     from contextd.core.inventory import Inventory
     from contextd.core.projects import ProjectService
+    from contextd.core.reader import RecordReader
     from contextd.core.record_pages import RecordPages
-    from contextd.core.records import RecordService
+    from contextd.core.records import RecordWriter
     from contextd.core.refresh import Refresher
     from contextd.core.search import SearchService
     from contextd.core.sessions import SessionService
@@ -75,13 +76,20 @@ class App(Struct, dict=True):
         return DuplicateGuard(self.db, self.vector_index, self.settings.refresh)
 
     @cached_property
-    def records(self) -> "RecordService":
-        from contextd.core.records import RecordService
+    def reader(self) -> "RecordReader":
+        from contextd.core.reader import RecordReader
+
+        return RecordReader(self.db, self.settings.developer)
+
+    @cached_property
+    def writer(self) -> "RecordWriter":
+        from contextd.core.records import RecordWriter
         from contextd.share.files import RepositoryFiles
 
         files = RepositoryFiles(self.settings.cwd, self.settings.share.records)
-        return RecordService(
+        return RecordWriter(
             self.db,
+            self.reader,
             self.indexer,
             self.vector_index,
             self.duplicates,
@@ -158,13 +166,15 @@ class App(Struct, dict=True):
     def agent_files(self) -> "AgentFileService":
         from contextd.agents.agent_files import AgentFileService
 
-        return AgentFileService(self.db, self.records, self.settings.context.export_budget)
+        return AgentFileService(
+            self.db, self.writer, self.reader, self.settings.context.export_budget
+        )
 
     @cached_property
     def mirror(self) -> "MirrorService":
         from contextd.mirror.service import MirrorService
 
-        return MirrorService(self.db, self.records, self.projects, self.settings.home)
+        return MirrorService(self.db, self.writer, self.reader, self.projects, self.settings.home)
 
     @cached_property
     def sync(self) -> "SyncService":
@@ -217,7 +227,7 @@ class App(Struct, dict=True):
     def status(self, project: Project) -> "StatusReport":
         from contextd.core.status import project_status
 
-        return project_status(self.records, self.index, project, self.settings.home)
+        return project_status(self.reader, self.index, project, self.settings.home)
 
     def inventory(self) -> "Inventory":
         """Every project's counts and activity, the global records, embeddings in use."""

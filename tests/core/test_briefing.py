@@ -21,12 +21,12 @@ def _notes(app: App, count: int) -> None:
         )
         for n in range(count)
     ]
-    app.records.create_many(drafts, project, force=True)
+    app.writer.create_many(drafts, project, force=True)
 
 
 def test_absolute_constraints_lead_and_everything_fits_a_big_budget(app: App) -> None:
     _notes(app, 2)
-    rule = app.records.create(
+    rule = app.writer.create(
         RecordDraft(
             Kind.CONSTRAINT,
             "Never edit generated protobuf code by hand",
@@ -36,7 +36,7 @@ def test_absolute_constraints_lead_and_everything_fits_a_big_budget(app: App) ->
         ),
         app.current_project(),
     )
-    made = build_briefing(app.records, app.current_project(), 5000)
+    made = build_briefing(app.reader, app.current_project(), 5000)
     assert made.included == 3 and made.omitted == 0
     assert made.records[0].id == rule.id
     assert "left out" not in made.text
@@ -47,14 +47,14 @@ def test_a_big_store_is_briefed_from_the_newest_of_each_kind_and_the_rest_counte
 ) -> None:
     monkeypatch.setattr(briefing, "CANDIDATES_PER_KIND", 4)
     _notes(app, 6)
-    made = build_briefing(app.records, app.current_project(), 5000)
+    made = build_briefing(app.reader, app.current_project(), 5000)
     assert made.included == 4 and made.omitted == 2
     assert "2 more records left out" in made.text
 
 
 def test_a_small_budget_counts_what_it_left_out(app: App) -> None:
     _notes(app, 6)
-    made = build_briefing(app.records, app.current_project(), 100)
+    made = build_briefing(app.reader, app.current_project(), 100)
     assert 0 < made.included < 6
     assert made.omitted == 6 - made.included
     assert len(made.records) == made.included

@@ -55,7 +55,7 @@ def _memory(app: App, title: str, verified: datetime) -> Record:
     draft = RecordDraft(
         kind=Kind.MEMORY, title=title, body=MemoryBody(), category="note", created_at=_iso(verified)
     )
-    return app.records.create(draft, app.current_project(), force=True)
+    return app.writer.create(draft, app.current_project(), force=True)
 
 
 def _constraint(app: App, title: str, scope: tuple[str, ...], verified: datetime) -> Record:
@@ -65,7 +65,7 @@ def _constraint(app: App, title: str, scope: tuple[str, ...], verified: datetime
         scope=scope,
     )
     draft = RecordDraft(kind=Kind.CONSTRAINT, title=title, body=body, created_at=_iso(verified))
-    return app.records.create(draft, app.current_project(), force=True)
+    return app.writer.create(draft, app.current_project(), force=True)
 
 
 def _source(module: int, number: int, version: int = 0) -> str:
@@ -205,7 +205,7 @@ def test_stale_marks_match_a_generated_history(app: App, repo: Path, seed: int) 
     history = History(repo, seed)
     made = history.records(app)
     verified = {
-        rid: datetime.fromisoformat(app.records.get(rid).verified_at.replace("Z", "+00:00"))
+        rid: datetime.fromisoformat(app.reader.get(rid).verified_at.replace("Z", "+00:00"))
         for rid in made
     }
     first = history.commits(30)
@@ -215,12 +215,12 @@ def test_stale_marks_match_a_generated_history(app: App, repo: Path, seed: int) 
     # Verify a third of the records between two stretches of history: the first stretch
     # no longer counts for them.
     for rid in list(made)[::3]:
-        app.records.verify(rid)
+        app.writer.verify(rid)
     # verify() stamps the real clock; move the rest of history after it.
     history.when = max(history.when, datetime.now(UTC)) + timedelta(minutes=1)
     for rid in list(made)[::3]:
         verified[rid] = datetime.fromisoformat(
-            app.records.get(rid).verified_at.replace("Z", "+00:00")
+            app.reader.get(rid).verified_at.replace("Z", "+00:00")
         )
     second = history.commits(30)
     incremental = app.code_staleness.check(project)
@@ -267,7 +267,7 @@ def test_recall_and_the_briefing_show_the_change_and_ranking_lowers_it(
     factor = app.settings.search.code_stale_factor
     assert hits[named.id].terms.status_multiplier == pytest.approx(factor)
     briefing = build_briefing(
-        app.records, project, 2000, code_changes=app.code_staleness.changes([named.id])
+        app.reader, project, 2000, code_changes=app.code_staleness.changes([named.id])
     )
     assert "STALE: src/queue/worker.py changed" in briefing.text
 
@@ -275,7 +275,7 @@ def test_recall_and_the_briefing_show_the_change_and_ranking_lowers_it(
 def test_verify_clears_the_mark(app: App, changed: tuple[Project, Record, Record]) -> None:
     project, named, _ = changed
     assert [r.id for r, _ in app.code_staleness.stale(project)] == [named.id]
-    app.records.verify(named.id)
+    app.writer.verify(named.id)
     assert app.code_staleness.stale(project) == []
 
 
@@ -294,7 +294,7 @@ def test_a_renamed_or_deleted_path_is_noticed(app: App, repo: Path) -> None:
     assert changes[moved.id].change == "renamed from lib/a.py"
     assert changes[moved.id].path == "lib/settings.py"
     assert changes[gone.id].change == "deleted"
-    app.records.verify(moved.id)
+    app.writer.verify(moved.id)
     _write(repo, "lib/settings.py", "x = 2\n")  # the record named it a.py: followed
     _commit(repo, "settings", datetime.now(UTC) + timedelta(minutes=5))
     app.code_staleness.check(project)

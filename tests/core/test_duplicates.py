@@ -148,7 +148,7 @@ def test_a_write_embeds_once_and_searches_neighbours_once(app: App) -> None:
     """The duplicate check's neighbour search also tells what the new record resembles."""
     assert app.vector_index is not None and app.indexer is not None
     project = app.current_project()
-    app.records.create(
+    app.writer.create(
         RecordDraft(
             Kind.MEMORY,
             "Workers drain the task queue before each deploy",
@@ -172,7 +172,7 @@ def test_a_write_embeds_once_and_searches_neighbours_once(app: App) -> None:
 
     index.search = counted_search  # type: ignore[method-assign]
     provider.embed_documents = counted_embed  # type: ignore[method-assign]
-    stored = app.records.record(
+    stored = app.writer.record(
         RecordDraft(
             Kind.MEMORY,
             "Workers drain the task queue before every deploy starts",

@@ -50,7 +50,7 @@ def test_everything_contextd_writes_in_the_home_is_private(
         assert result.exit_code == 0, (args, result.output)
     run_hook("prompt", raw=b"not json", cwd=repo, env={**os.environ})  # writes hook.log
     with open_app(load_settings()) as app:  # the -wal and -shm files exist while it is open
-        app.records.list_records(app.current_project())
+        app.reader.list_records(app.current_project())
         modes = _modes(home)
     assert modes.pop(".") == 0o700
     assert {"contextd.db", "contextd.db-wal", "contextd.db-shm", "config.toml", "hook.log"} <= set(

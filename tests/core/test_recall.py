@@ -30,7 +30,7 @@ def _memory(app: App, title: str, *, category: str = "note", **fields: object) -
         **fields,  # type: ignore[arg-type]
     )
     project: Project | None = None if fields.get("is_global") else app.current_project()
-    return app.records.create(draft, project, force=True)  # near-twins on purpose
+    return app.writer.create(draft, project, force=True)  # near-twins on purpose
 
 
 def _queue_records(app: App) -> list[Record]:
@@ -136,7 +136,7 @@ def test_a_superseded_passage_says_it_is_not_current_and_names_its_replacement(
 ) -> None:
     old = _memory(app, "Deploys run on Jenkins nightly builds from the build server")
     new = _memory(app, "Releases ship through GitHub Actions workflows on every merge")
-    app.records.supersede(old.id, new.id)
+    app.writer.supersede(old.id, new.id)
     packed = app.search.recall(
         app.current_project(),
         SearchQuery(text="Jenkins nightly builds", include_superseded=True),
@@ -163,7 +163,7 @@ def test_a_decision_passage_is_labelled_by_kind_and_lists_its_fields(app: App) -
         why_chosen="NATS JetStream keeps durable consumers with acks and replay, so a "
         "worker that reconnects resumes where it stopped",
     )
-    record = app.records.create(
+    record = app.writer.create(
         RecordDraft(kind=Kind.DECISION, title="Use NATS for the task queue", body=body),
         app.current_project(),
     )

@@ -60,13 +60,13 @@ def decision(problem: str = "p" * 40, why: str = "w" * 60) -> RecordDraft:
 def test_a_draft_breaking_a_rule_names_the_field(app: App, draft: RecordDraft, field: str) -> None:
     project = app.current_project()
     with pytest.raises(ValidationError) as caught:
-        app.records.create(draft, project)
+        app.writer.create(draft, project)
     assert caught.value.field == field
-    assert app.records.list_records(project) == []
+    assert app.reader.list_records(project) == []
 
 
 def test_text_is_trimmed_and_tags_normalised(app: App) -> None:
-    record = app.records.create(
+    record = app.writer.create(
         RecordDraft(
             Kind.MEMORY,
             "  Builds need Node 20 or newer \n",
@@ -82,7 +82,7 @@ def test_text_is_trimmed_and_tags_normalised(app: App) -> None:
 
 
 def test_an_update_with_a_bad_hardness_is_a_validation_error(app: App) -> None:
-    record = app.records.create(
+    record = app.writer.create(
         RecordDraft(
             Kind.CONSTRAINT,
             "Never edit applied migrations",
@@ -91,15 +91,15 @@ def test_an_update_with_a_bad_hardness_is_a_validation_error(app: App) -> None:
         app.current_project(),
     )
     with pytest.raises(ValidationError, match="Hardness must be one of"):
-        app.records.update(record.id, RecordEdit(body={"hardness": "sometimes"}))
+        app.writer.update(record.id, RecordEdit(body={"hardness": "sometimes"}))
 
 
 def test_a_record_cannot_be_related_to_itself(app: App) -> None:
-    record = app.records.create(decision(), app.current_project())
+    record = app.writer.create(decision(), app.current_project())
     with pytest.raises(InvalidInputError, match="itself"):
-        app.records.update(record.id, RecordEdit(related_to=(record.id,)))
+        app.writer.update(record.id, RecordEdit(related_to=(record.id,)))
 
 
 def test_a_project_record_without_a_project_is_refused(app: App) -> None:
     with pytest.raises(InvalidInputError, match="needs a project"):
-        app.records.create(decision(), None)
+        app.writer.create(decision(), None)

@@ -1,4 +1,4 @@
-"""RecordService.write_all: prepared changes are stored together, or not at all."""
+"""RecordWriter.write_all: prepared changes are stored together, or not at all."""
 
 import pytest
 
@@ -15,28 +15,28 @@ def _draft(title: str) -> RecordDraft:
 
 def test_a_record_changed_after_it_was_prepared_rolls_the_whole_batch_back(app: App) -> None:
     project = app.current_project()
-    kept = app.records.create(_draft("Builds need Node 20 or newer on every runner"), project)
+    kept = app.writer.create(_draft("Builds need Node 20 or newer on every runner"), project)
     batch = [
-        app.records.prepare_create(_draft("Deploys run from the release branch only"), project),
-        app.records.prepare_archive(kept.id),
+        app.writer.prepare_create(_draft("Deploys run from the release branch only"), project),
+        app.writer.prepare_archive(kept.id),
     ]
-    app.records.update(kept.id, RecordEdit(priority=1))  # someone else, meanwhile
+    app.writer.update(kept.id, RecordEdit(priority=1))  # someone else, meanwhile
     with pytest.raises(ConflictError, match="changed while"):
-        app.records.write_all(batch)
-    stored = app.records.list_records(project, include_inactive=True)
+        app.writer.write_all(batch)
+    stored = app.reader.list_records(project, include_inactive=True)
     assert [(r.id, r.status, r.priority) for r in stored] == [(kept.id, Status.ACTIVE, 1)]
 
 
 def test_a_batch_is_stored_with_its_vectors(app: App) -> None:
     project = app.current_project()
-    kept = app.records.create(_draft("Builds need Node 20 or newer on every runner"), project)
-    added, archived = app.records.write_all(
+    kept = app.writer.create(_draft("Builds need Node 20 or newer on every runner"), project)
+    added, archived = app.writer.write_all(
         [
-            app.records.prepare_create(_draft("Deploys run from the release branch only"), project),
-            app.records.prepare_archive(kept.id),
+            app.writer.prepare_create(_draft("Deploys run from the release branch only"), project),
+            app.writer.prepare_archive(kept.id),
         ]
     )
-    assert app.records.get(added.id).status is Status.ACTIVE
-    assert app.records.get(archived.id).status is Status.ARCHIVED
+    assert app.reader.get(added.id).status is Status.ACTIVE
+    assert app.reader.get(archived.id).status is Status.ARCHIVED
     assert app.vector_index is not None
     assert added.id in app.vector_index.vectors_of([added.id])

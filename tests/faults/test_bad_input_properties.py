@@ -92,7 +92,7 @@ def _seed(app: App) -> None:
         "Never store the signing key in the repository; it lives in the vault",
     ]:
         draft = RecordDraft(kind=Kind.MEMORY, title=title, body=MemoryBody(), category="note")
-        app.records.create(draft, project, force=True)
+        app.writer.create(draft, project, force=True)
 
 
 def _assert_one_error_line(result: Result, typed: str = "") -> None:
@@ -129,7 +129,7 @@ def test_any_text_as_a_memory_title_is_stored_or_refused_with_a_contextd_error(
         )
         draft = RecordDraft(kind=Kind.MEMORY, title=title, body=MemoryBody(), category="note")
         try:
-            record = app.records.create(draft, project)
+            record = app.writer.create(draft, project)
         except DuplicateError:
             assert storable  # only a valid record gets as far as the duplicate check
         except ContextdError as exc:
@@ -138,7 +138,7 @@ def test_any_text_as_a_memory_title_is_stored_or_refused_with_a_contextd_error(
         else:
             assert storable
             assert record.title == stripped
-            assert app.records.get(record.id).title == stripped
+            assert app.reader.get(record.id).title == stripped
         assert_fts_consistent(db_path)
 
     check()
@@ -175,7 +175,7 @@ def test_any_odd_id_given_to_show_ends_in_exit_2_or_3_with_one_error_line(
     app: App, run: Cli
 ) -> None:
     _seed(app)
-    real = app.records.list_records(app.current_project())[0].id
+    real = app.reader.list_records(app.current_project())[0].id
 
     @SETTINGS
     @given(
@@ -192,7 +192,7 @@ def test_any_odd_id_given_to_show_ends_in_exit_2_or_3_with_one_error_line(
         assert result.exit_code in (2, 3), (result.exit_code, result.output)
         _assert_one_error_line(result, reference)
         with pytest.raises((InvalidInputError, NotFoundError)):
-            app.records.get(reference)
+            app.reader.get(reference)
 
     check()
 

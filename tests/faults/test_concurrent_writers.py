@@ -42,7 +42,7 @@ with open_app(load_settings(project="orbit")) as app:
             body=MemoryBody(),
             category="note",
         )
-        app.records.create(draft, project, force=True)
+        app.writer.create(draft, project, force=True)
 print("done", flush=True)
 """
 
@@ -114,4 +114,4 @@ def test_four_processes_writing_250_records_each_at_once_store_exactly_1000_dist
     assert integrity == [("ok",)]
     assert fts_rows == PROCESSES * WRITES
     assert_fts_consistent(db_path)
-    assert len(app.records.list_records(project)) == PROCESSES * WRITES
+    assert len(app.reader.list_records(project)) == PROCESSES * WRITES

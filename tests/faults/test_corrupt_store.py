@@ -32,7 +32,7 @@ def _fill(app: App, count: int = 200) -> None:
         )
         for i in range(count)
     ]
-    app.records.create_many(drafts, project, force=True)
+    app.writer.create_many(drafts, project, force=True)
     app.db.close()
     assert not app.settings.db_path.with_name("contextd.db-wal").exists()
 

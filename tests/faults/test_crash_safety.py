@@ -52,7 +52,7 @@ with open_app(load_settings(project="orbit")) as app:
     ]
     app.db.connection().set_trace_callback(watch)
     print("ready", flush=True)
-    app.records.create_many(drafts, project, force=True)
+    app.writer.create_many(drafts, project, force=True)
 print("committed", flush=True)
 """
 
@@ -162,8 +162,8 @@ def test_a_bulk_create_killed_mid_transaction_stores_none_of_its_records(
         body=MemoryBody(),
         category="note",
     )
-    record = app.records.create(draft, project)
-    assert app.records.get(record.id).title == draft.title
+    record = app.writer.create(draft, project)
+    assert app.reader.get(record.id).title == draft.title
     assert _count(db_path) == 1
     assert _integrity(db_path) == [("ok",)]
     assert_fts_consistent(db_path)
@@ -189,7 +189,7 @@ def test_a_process_killed_while_holding_begin_immediate_leaves_the_store_usable(
 ) -> None:
     project = app.current_project()
     db_path = app.settings.db_path
-    kept = app.records.create(
+    kept = app.writer.create(
         RecordDraft(
             kind=Kind.MEMORY,
             title="a committed note that must survive the crash",
@@ -223,7 +223,7 @@ def test_a_process_killed_while_holding_begin_immediate_leaves_the_store_usable(
     assert _count(db_path) == 1
     assert _count(db_path, "title LIKE 'uncommitted row%'") == 0
     started = time.monotonic()
-    record = app.records.create(
+    record = app.writer.create(
         RecordDraft(
             kind=Kind.MEMORY,
             title="a write right after the lock holder died",
@@ -233,6 +233,6 @@ def test_a_process_killed_while_holding_begin_immediate_leaves_the_store_usable(
         project,
     )
     assert time.monotonic() - started < 5  # the dead process's lock went with it
-    assert {r.id for r in app.records.list_records(project)} == {kept.id, record.id}
+    assert {r.id for r in app.reader.list_records(project)} == {kept.id, record.id}
     assert _integrity(db_path) == [("ok",)]
     assert_fts_consistent(db_path)

@@ -42,7 +42,7 @@ def _fill(app: App) -> list[str]:
     ]
     for title in titles[:FILLERS]:
         draft = RecordDraft(kind=Kind.MEMORY, title=title, body=MemoryBody(), category="note")
-        app.records.create(draft, project, force=True)
+        app.writer.create(draft, project, force=True)
     app.db.close()
     return titles[:FILLERS]
 
@@ -157,7 +157,7 @@ with open_app(load_settings(project="orbit")) as app:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     try:
-        app.records.create_many(drafts, project, force=True)
+        app.writer.create_many(drafts, project, force=True)
     except StoreError as exc:
         print("StoreError", exc)
     except ContextdError as exc:

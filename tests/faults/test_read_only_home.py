@@ -127,7 +127,7 @@ def test_a_read_only_store_exports_without_writing_a_byte(run: Cli, home: Path) 
             category="convention",
         )
         with pytest.raises(StoreError, match="read-only"):
-            app.records.create(draft, app.current_project())
+            app.writer.create(draft, app.current_project())
     assert _home_files(home) == before
 
 

@@ -17,7 +17,7 @@ ORBIT = KEPT / "acme" / "orbit"
 
 def stored(app: App) -> dict[str, Record]:
     """Every record of the current project, whatever its status, by its first title line."""
-    records = app.records.list_records(app.current_project(), include_inactive=True)
+    records = app.reader.list_records(app.current_project(), include_inactive=True)
     return {r.title.split("\n", 1)[0]: r for r in records}
 
 

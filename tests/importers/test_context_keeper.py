@@ -195,7 +195,7 @@ def test_a_successor_added_since_supersedes_the_stored_record(
     out = run.json("import", "context-keeper", str(CK_019))
     new_id = next(i["id"] for i in out["imported"] if i["source_id"] == "dec-002")
     assert out["superseded_existing"] == [{"id": old_id, "superseded_by": new_id}]
-    old = app.records.get(old_id)
+    old = app.reader.get(old_id)
     assert old.status is Status.SUPERSEDED and old.superseded_by == new_id
 
 

@@ -33,7 +33,7 @@ def test_a_record_reads_back_field_for_field(app: App) -> None:
         tags=("queue", "infra"),
         retrieval_hints=("lost jobs after deploy", "message broker choice"),
     )
-    stored = app.records.create(draft, project)
+    stored = app.writer.create(draft, project)
     again = rows.get_record(app.db.connection(), stored.id)
     assert again == stored
     assert again is not None and again.tags == ("queue", "infra")
@@ -41,10 +41,10 @@ def test_a_record_reads_back_field_for_field(app: App) -> None:
 
 def test_filters_by_tag_kind_category_and_dates_select_the_same_records(app: App) -> None:
     project = app.current_project()
-    first = app.records.create(
+    first = app.writer.create(
         _memory("Deploys run from the release branch", tags=("ops",)), project
     )
-    app.records.create(_memory("The API speaks JSON over HTTP only", tags=("api",)), project)
+    app.writer.create(_memory("The API speaks JSON over HTTP only", tags=("api",)), project)
     conn = app.db.connection()
     by_tag = rows.list_records(conn, rows.RecordFilter(project.id, tags=("ops",)))
     assert [r.id for r in by_tag] == [first.id]
@@ -64,10 +64,10 @@ def test_filters_by_tag_kind_category_and_dates_select_the_same_records(app: App
 
 def test_same_title_in_the_same_scope_is_refused_as_a_duplicate(app: App) -> None:
     project = app.current_project()
-    app.records.create(_memory("Deploys run from the release branch"), project)
+    app.writer.create(_memory("Deploys run from the release branch"), project)
     with pytest.raises(DuplicateError):
-        app.records.create(_memory("DEPLOYS run from the release branch"), project)
-    global_one = app.records.create(
+        app.writer.create(_memory("DEPLOYS run from the release branch"), project)
+    global_one = app.writer.create(
         RecordDraft(
             kind=Kind.MEMORY,
             title="Deploys run from the release branch",
@@ -83,22 +83,22 @@ def test_same_title_in_the_same_scope_is_refused_as_a_duplicate(app: App) -> Non
 
 def test_supersede_delete_and_tombstones_behave_alike(app: App) -> None:
     project = app.current_project()
-    old = app.records.create(_memory("Queue on Redis lists for background jobs"), project)
-    new = app.records.create(
+    old = app.writer.create(_memory("Queue on Redis lists for background jobs"), project)
+    new = app.writer.create(
         _memory("Queue on NATS JetStream for background jobs"), project, force=True
     )
-    linked = app.records.create(
+    linked = app.writer.create(
         _memory("Workers ack each job after it finished", related_to=(old.id,)), project
     )
-    app.records.supersede(old.id, new.id)
+    app.writer.supersede(old.id, new.id)
     conn = app.db.connection()
     assert rows.successors_of(conn, new.id) == [old.id]
     end = rows.chain_end(conn, old.id)
     assert end is not None and end.id == new.id
     assert rows.get_record(conn, old.id).status is Status.SUPERSEDED  # type: ignore[union-attr]
     with pytest.raises(ConflictError):
-        app.records.supersede(old.id, new.id)
-    app.records.delete(old.id)
+        app.writer.supersede(old.id, new.id)
+    app.writer.delete(old.id)
     assert rows.tombstone_of(conn, old.id) is not None
     assert rows.get_record(conn, linked.id).related_to == ()  # type: ignore[union-attr]
     assert sync_rows.tombstone_count(conn) == 1
@@ -106,7 +106,7 @@ def test_supersede_delete_and_tombstones_behave_alike(app: App) -> None:
 
 def test_full_text_finds_stems_across_title_body_tags_and_hints(app: App) -> None:
     project = app.current_project()
-    hit = app.records.create(
+    hit = app.writer.create(
         _memory(
             "Connection pooling for the workers",
             tags=("databases",),
@@ -114,7 +114,7 @@ def test_full_text_finds_stems_across_title_body_tags_and_hints(app: App) -> Non
         ),
         project,
     )
-    app.records.create(_memory("The web view renders pages on the server"), project)
+    app.writer.create(_memory("The web view renders pages on the server"), project)
     scope = rows.RecordFilter(project.id)
     conn = app.db.connection()
     for text in ("pooled connections", "database", "clients", "WORKER"):
@@ -125,8 +125,8 @@ def test_full_text_finds_stems_across_title_body_tags_and_hints(app: App) -> Non
 
 def test_vectors_are_stored_counted_and_searched_in_scope(app: App) -> None:
     project = app.current_project()
-    first = app.records.create(_memory("Deploys run from the release branch"), project)
-    second = app.records.create(_memory("Tokens rotate every ninety days"), project)
+    first = app.writer.create(_memory("Deploys run from the release branch"), project)
+    second = app.writer.create(_memory("Tokens rotate every ninety days"), project)
     conn = app.db.connection()
     assert app.indexer is not None and app.vector_index is not None
     provider = app.indexer.provider
@@ -155,7 +155,7 @@ def test_sessions_open_one_at_a_time_and_collect_their_records(app: App) -> None
     second = app.sessions.start(project, "codex")
     assert app.sessions.get(first.id).ended_at is not None  # type: ignore[union-attr]
     assert app.sessions.open_for(project).id == second.id  # type: ignore[union-attr]
-    made = app.records.create(_memory("Deploys run from the release branch"), project)
+    made = app.writer.create(_memory("Deploys run from the release branch"), project)
     assert made.session_id == second.id
     report = app.sessions.report(app.sessions.end(second.id, "shipped it"))
     assert [r.id for r in report.records] == [made.id]
@@ -166,7 +166,7 @@ def test_sessions_open_one_at_a_time_and_collect_their_records(app: App) -> None
 
 def test_sync_rows_upsert_and_read_alike(app: App) -> None:
     project = app.current_project()
-    record = app.records.create(_memory("Deploys run from the release branch"), project)
+    record = app.writer.create(_memory("Deploys run from the release branch"), project)
     with app.db.transaction() as conn:
         sync_rows.upsert_tombstone(
             conn, sync_rows.Tombstone("gone", project.id, "2026-01-02T00:00:00.000Z")
@@ -193,7 +193,7 @@ def test_sync_rows_upsert_and_read_alike(app: App) -> None:
 
 def test_hook_state_agent_files_prefixes_feedback_and_inventory(app: App) -> None:
     project = app.current_project()
-    record = app.records.create(_memory("Deploys run from the release branch"), project)
+    record = app.writer.create(_memory("Deploys run from the release branch"), project)
     with app.db.transaction() as conn:
         hook_state.add_shown(conn, "s1", [record.id], "prompt", "2026-01-02T00:00:00.000Z")
         hook_state.add_shown(conn, "s1", [record.id], "briefing", "2026-01-01T00:00:00.000Z")
@@ -212,15 +212,15 @@ def test_hook_state_agent_files_prefixes_feedback_and_inventory(app: App) -> Non
 def test_a_failed_transaction_leaves_nothing_and_nested_ones_roll_back_alone(app: App) -> None:
     project = app.current_project()
     with pytest.raises(RuntimeError), app.db.transaction():
-        app.records.create(_memory("Deploys run from the release branch"), project)
+        app.writer.create(_memory("Deploys run from the release branch"), project)
         raise RuntimeError("abort")
-    assert app.records.list_records(project) == []
+    assert app.reader.list_records(project) == []
     with app.db.transaction():
-        kept = app.records.create(_memory("Tokens rotate every ninety days"), project)
+        kept = app.writer.create(_memory("Tokens rotate every ninety days"), project)
         with pytest.raises(RuntimeError), app.db.transaction():
-            app.records.create(_memory("Deploys run from the release branch"), project)
+            app.writer.create(_memory("Deploys run from the release branch"), project)
             raise RuntimeError("inner")
-    assert [r.id for r in app.records.list_records(project)] == [kept.id]
+    assert [r.id for r in app.reader.list_records(project)] == [kept.id]
     with app.db.snapshot() as conn:
         assert rows.get_record(conn, kept.id) is not None
 
@@ -228,7 +228,7 @@ def test_a_failed_transaction_leaves_nothing_and_nested_ones_roll_back_alone(app
 def test_the_change_token_moves_with_each_commit(app: App) -> None:
     before = app.db.change_token()
     assert app.db.change_token() == before  # reading changes nothing
-    app.records.create(_memory("Deploys run from the release branch"), app.current_project())
+    app.writer.create(_memory("Deploys run from the release branch"), app.current_project())
     assert app.db.change_token() != before
 
 

@@ -34,7 +34,7 @@ with open_app(load_settings(project="orbit")) as app:
             f"process {n} note {i} about something")
         draft = RecordDraft(kind=Kind.MEMORY, title=title, body=MemoryBody(), category="note")
         try:
-            app.records.create(draft, project, force=mode != "same")
+            app.writer.create(draft, project, force=mode != "same")
         except DuplicateError:
             print("refused")
 """
@@ -108,7 +108,7 @@ def test_eight_processes_from_two_machines_store_exactly_two_thousand_records(
         assert vectors == (PROCESSES * PER_PROCESS, PROCESSES * PER_PROCESS)
     with open_app(load_settings(home=homes[1], project="orbit")) as app:
         project = app.current_project()
-        assert len(app.records.list_records(project)) == PROCESSES * PER_PROCESS
+        assert len(app.reader.list_records(project)) == PROCESSES * PER_PROCESS
         found = app.search.search(project, SearchQuery(text="process 3 note 17", limit=5))
         assert found.hits
 
@@ -134,12 +134,12 @@ def test_each_developer_has_open_sessions_and_checkpoints_of_their_own(
         theirs = bob.sessions.start(project, "codex")
         assert alice.sessions.open_for(project).id == mine.id  # type: ignore[union-attr]
         assert bob.sessions.open_for(project).id == theirs.id  # type: ignore[union-attr]
-        alice.records.create(_checkpoint("alice stopped at the parser"), project)
-        bob.records.create(_checkpoint("bob stopped at the migration"), project)
-        assert alice.records.latest(project, Kind.CHECKPOINT).title == (  # type: ignore[union-attr]
+        alice.writer.create(_checkpoint("alice stopped at the parser"), project)
+        bob.writer.create(_checkpoint("bob stopped at the migration"), project)
+        assert alice.reader.latest(project, Kind.CHECKPOINT).title == (  # type: ignore[union-attr]
             "alice stopped at the parser"
         )
-        assert bob.records.latest(project, Kind.CHECKPOINT).title == (  # type: ignore[union-attr]
+        assert bob.reader.latest(project, Kind.CHECKPOINT).title == (  # type: ignore[union-attr]
             "bob stopped at the migration"
         )
 

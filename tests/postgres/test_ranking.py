@@ -50,7 +50,7 @@ def _fill(app: App, rng: random.Random, count: int) -> dict[str, str]:
         )
         for i in range(count)
     ]
-    made = app.records.create_many(drafts, project, force=True)
+    made = app.writer.create_many(drafts, project, force=True)
     return {r.id: r.title for r in made}
 
 
@@ -101,7 +101,7 @@ def test_a_word_fts5_splits_is_matched_term_by_term_on_the_server(app: App) -> N
     # FTS5 reads snake_case as the phrase "snake case"; the server matches its terms (the one
     # known difference in ranking: such a record is found on both, scored a little apart).
     project = app.projects.ensure("bench")
-    made = app.records.create(
+    made = app.writer.create(
         RecordDraft(
             kind=Kind.MEMORY, title="Keys use snake_case", body=MemoryBody(), category="convention"
         ),

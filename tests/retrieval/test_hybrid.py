@@ -44,7 +44,7 @@ def _memory(
     )
     is_global = bool(fields.get("is_global"))
     where = None if is_global else (project or app.current_project())
-    return app.records.create(draft, where, force=True)  # near-twins on purpose
+    return app.writer.create(draft, where, force=True)  # near-twins on purpose
 
 
 def _ids(app: App, text: str, **options: object) -> list[str]:
@@ -82,7 +82,7 @@ def test_a_superseded_record_never_appears_in_default_results(app: App) -> None:
     _filler(app)
     old = _memory(app, "Deploys run on Jenkins nightly builds from the build server")
     new = _memory(app, "Deploys run through GitHub Actions workflows on every merge")
-    app.records.supersede(old.id, new.id)
+    app.writer.supersede(old.id, new.id)
     for text in ("Jenkins nightly builds", "deploys", "GitHub Actions workflows"):
         assert old.id not in _ids(app, text)
 
@@ -91,7 +91,7 @@ def test_a_query_worded_like_the_old_record_returns_its_replacement_first(app: A
     _filler(app)
     old = _memory(app, "Deploys run on Jenkins nightly builds from the build server")
     new = _memory(app, "Releases ship through GitHub Actions workflows on every merge")
-    app.records.supersede(old.id, new.id)
+    app.writer.supersede(old.id, new.id)
     hits = app.search.search(
         app.current_project(), SearchQuery(text="Jenkins nightly builds server")
     ).hits
@@ -105,7 +105,7 @@ def test_with_include_superseded_both_appear_and_the_old_one_ranks_below(app: Ap
     _filler(app)
     old = _memory(app, "Deploys run on Jenkins nightly builds from the build server")
     new = _memory(app, "Releases ship through GitHub Actions workflows on every merge")
-    app.records.supersede(old.id, new.id)
+    app.writer.supersede(old.id, new.id)
     hits = app.search.search(
         app.current_project(),
         SearchQuery(text="Jenkins nightly builds server", include_superseded=True),
@@ -123,8 +123,8 @@ def test_a_chain_of_supersedes_hands_the_match_to_its_current_end(app: App) -> N
     first = _memory(app, "Deploys run on Jenkins nightly builds from the build server")
     second = _memory(app, "Deploys run on Buildkite agents hosted in the office")
     third = _memory(app, "Releases ship through GitHub Actions workflows on every merge")
-    app.records.supersede(first.id, second.id)
-    app.records.supersede(second.id, third.id)
+    app.writer.supersede(first.id, second.id)
+    app.writer.supersede(second.id, third.id)
     found = _ids(app, "Jenkins nightly builds server")
     assert found[0] == third.id
     assert first.id not in found and second.id not in found
@@ -163,7 +163,7 @@ def test_global_records_are_found_from_any_project(app: App) -> None:
 
 def test_the_kind_filter_keeps_only_that_kind(app: App) -> None:
     memory = _memory(app, "The task queue runs on three nodes")
-    decision = app.records.create(
+    decision = app.writer.create(
         RecordDraft(
             kind=Kind.DECISION,
             title="Use NATS for the task queue",
@@ -208,7 +208,7 @@ def test_since_and_before_filter_on_the_creation_date(app: App) -> None:
 def test_since_and_before_can_count_from_the_last_verified_time(app: App) -> None:
     old = _memory(app, "The task queue ran on RabbitMQ", created_at="2020-03-01T00:00:00Z")
     new = _memory(app, "The task queue runs on NATS", created_at="2026-01-10T00:00:00Z")
-    rechecked = app.records.verify(old.id)
+    rechecked = app.writer.verify(old.id)
     cut = "2024-01-01T00:00:00.000Z"
     assert _ids(app, "task queue", since=cut) == [new.id]
     assert set(_ids(app, "task queue", since=cut, dates_by="verified")) == {old.id, new.id}
@@ -264,7 +264,7 @@ def test_related_expansion_never_brings_in_another_projects_record(app: App) -> 
 def test_related_expansion_leaves_out_a_linked_superseded_record(app: App) -> None:
     old = _memory(app, "Restart the broker with the old init script")
     new = _memory(app, "Restart the broker with systemctl restart nats")
-    app.records.supersede(old.id, new.id)
+    app.writer.supersede(old.id, new.id)
     _memory(app, "The task queue drops jobs on restart of it", related_to=(old.id,))
     assert old.id not in _ids(app, "task queue jobs")
 
@@ -328,7 +328,7 @@ def test_a_zero_superseded_penalty_still_hands_the_match_to_the_replacement(
     with open_app(load_settings(cwd=repo)) as opened:
         old = _memory(opened, "Deploys run on Jenkins nightly builds from the build server")
         new = _memory(opened, "Releases ship through GitHub Actions workflows on every merge")
-        opened.records.supersede(old.id, new.id)
+        opened.writer.supersede(old.id, new.id)
         hits = opened.search.search(
             opened.current_project(), SearchQuery(text="Jenkins nightly builds server")
         ).hits

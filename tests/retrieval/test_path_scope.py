@@ -21,7 +21,7 @@ from tests.conftest import Cli
 
 def _memory(app: App, title: str) -> Record:
     draft = RecordDraft(kind=Kind.MEMORY, title=title, body=MemoryBody(), category="note")
-    return app.records.create(draft, app.current_project(), force=True)
+    return app.writer.create(draft, app.current_project(), force=True)
 
 
 def _constraint(app: App, title: str, scope: tuple[str, ...]) -> Record:
@@ -31,7 +31,7 @@ def _constraint(app: App, title: str, scope: tuple[str, ...]) -> Record:
         scope=scope,
     )
     draft = RecordDraft(kind=Kind.CONSTRAINT, title=title, body=body)
-    return app.records.create(draft, app.current_project(), force=True)
+    return app.writer.create(draft, app.current_project(), force=True)
 
 
 @pytest.fixture

@@ -50,7 +50,7 @@ def _local(home: Path) -> str:
 def _store(app: App, title: str, project: Project | None = None) -> str:
     where = project or app.current_project()
     draft = RecordDraft(Kind.MEMORY, title, MemoryBody(), category="note")
-    return app.records.create(draft, where, force=True).id
+    return app.writer.create(draft, where, force=True).id
 
 
 def _ids(app: App, text: str) -> list[str]:
@@ -74,7 +74,7 @@ def _points(home: Path) -> dict[str, str]:
 
 def _semantic_only(app: App, text: str) -> list[str]:
     assert app.indexer is not None
-    index = app.records._index  # the backend in use
+    index = app.writer._index  # the backend in use
     assert isinstance(index, QdrantVectorIndex)
     vector = app.indexer.provider.embed_query(text)
     found = [rid for rid, _ in index.search(vector, app.current_project().id, 10)]
@@ -86,9 +86,9 @@ def test_writes_updates_and_deletes_reach_the_collection(home: Path, repo: Path)
     with _app(home, repo, _local(home)) as app:
         ids = [_store(app, title) for title in TOPICS]
         assert _semantic_only(app, TOPICS[2])[0] == ids[2]
-        app.records.update(ids[0], RecordEdit(title="Kubernetes nodes drain before upgrades"))
+        app.writer.update(ids[0], RecordEdit(title="Kubernetes nodes drain before upgrades"))
         assert _semantic_only(app, "Kubernetes nodes drain before upgrades")[0] == ids[0]
-        app.records.delete(ids[1])
+        app.writer.delete(ids[1])
         assert ids[1] not in _semantic_only(app, TOPICS[1])
         project_id = app.current_project().id
     points = _points(home)
@@ -122,7 +122,7 @@ def test_writes_made_without_qdrant_are_caught_up_later(home: Path, repo: Path) 
         _semantic_only(app, TOPICS[0])
     with _app(home, repo, 'backend = "sqlite"') as app:  # e.g. another process's config
         second = _store(app, TOPICS[3])
-        app.records.delete(first)
+        app.writer.delete(first)
     with _app(home, repo, _local(home)) as app:
         found = _semantic_only(app, TOPICS[3])
         assert found[0] == second

@@ -19,7 +19,7 @@ TOPICS = (
 
 def _store(app: App, title: str, project: Project | None) -> str:
     draft = RecordDraft(Kind.MEMORY, title, MemoryBody(), category="note", is_global=not project)
-    return app.records.create(draft, project, force=True).id
+    return app.writer.create(draft, project, force=True).id
 
 
 def _agree(app: App, kept: SqliteVectorIndex, project: Project) -> None:
@@ -50,10 +50,10 @@ def test_an_index_kept_open_sees_every_change_as_a_fresh_one_does(app: App) -> N
     assert elsewhere not in dict(kept.search(query, project.id, 20))
     assert elsewhere in dict(kept.search(query, other.id, 20))
 
-    app.records.update(ids[0], RecordEdit(title="Invoices are rounded half up to whole cents"))
+    app.writer.update(ids[0], RecordEdit(title="Invoices are rounded half up to whole cents"))
     _agree(app, kept, project)  # replaced in place
 
-    app.records.delete(ids[1])
+    app.writer.delete(ids[1])
     _agree(app, kept, project)  # removed: a full reload
     assert ids[1] not in dict(kept.search(provider.embed_query(TOPICS[1]), project.id, 20))
 
@@ -87,7 +87,7 @@ def test_a_vector_replaced_right_after_the_first_load_is_seen(app: App) -> None:
     ids = [_store(app, title, project) for title in TOPICS[:2]]
     kept = SqliteVectorIndex(app.db, provider.id, provider.dimensions)
     before = kept.vectors_of(ids)
-    app.records.update(ids[0], RecordEdit(title="Invoices are rounded half up to whole cents"))
+    app.writer.update(ids[0], RecordEdit(title="Invoices are rounded half up to whole cents"))
     after = kept.vectors_of(ids)
     assert after[ids[0]] != before[ids[0]]
     assert after[ids[1]] == before[ids[1]]

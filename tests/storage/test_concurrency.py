@@ -39,7 +39,7 @@ def test_four_threads_creating_through_one_app_store_every_record_once(app: App)
                     body=MemoryBody(),
                     category="note",
                 )
-                app.records.create(draft, project, force=True)
+                app.writer.create(draft, project, force=True)
         except BaseException as exc:  # asserted on below, in the test's own thread
             failures.append(exc)
 
@@ -58,7 +58,7 @@ def test_four_threads_creating_through_one_app_store_every_record_once(app: App)
     }
     assert len(titles) == WORKERS * PER_WORKER
     assert set(titles) == expected
-    assert len(app.records.list_records(project)) == WORKERS * PER_WORKER
+    assert len(app.reader.list_records(project)) == WORKERS * PER_WORKER
     assert_fts_consistent(app.settings.db_path)
     assert len(fts_rowids(app.settings.db_path, "thread")) == WORKERS * PER_WORKER
 
@@ -80,7 +80,7 @@ with open_app(load_settings(project="orbit")) as app:
             body=MemoryBody(),
             category="note",
         )
-        app.records.create(draft, project, force=True)
+        app.writer.create(draft, project, force=True)
 """
 
 
@@ -116,6 +116,6 @@ def test_four_processes_writing_one_store_at_once_store_every_record_once(
     assert len(titles) == WORKERS * PER_WORKER
     assert set(titles) == expected
     # The parent's own open connection sees the other processes' commits too.
-    assert len(app.records.list_records(project)) == WORKERS * PER_WORKER
+    assert len(app.reader.list_records(project)) == WORKERS * PER_WORKER
     assert_fts_consistent(app.settings.db_path)
     assert len(fts_rowids(app.settings.db_path, "process")) == WORKERS * PER_WORKER

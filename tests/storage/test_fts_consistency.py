@@ -28,7 +28,7 @@ def _memory(app: App, project: Project | None, title: str, *, is_global: bool = 
     draft = RecordDraft(
         kind=Kind.MEMORY, title=title, body=MemoryBody(), category="note", is_global=is_global
     )
-    return app.records.create(draft, project)
+    return app.writer.create(draft, project)
 
 
 def _decision(app: App, project: Project, title: str, problem: str) -> Record:
@@ -36,7 +36,7 @@ def _decision(app: App, project: Project, title: str, problem: str) -> Record:
         problem=problem,
         why_chosen="It keeps durable consumers with acks and replay, so restarts lose nothing",
     )
-    return app.records.create(RecordDraft(kind=Kind.DECISION, title=title, body=body), project)
+    return app.writer.create(RecordDraft(kind=Kind.DECISION, title=title, body=body), project)
 
 
 def _candidate_ids(app: App, project: Project, text: str) -> list[str]:
@@ -63,7 +63,7 @@ def test_after_a_title_update_the_old_word_finds_nothing_and_the_new_word_finds_
     record = _memory(app, project, "Deploys go through the zebra gateway")
     seq = seq_of(app.settings.db_path, record.id)
 
-    app.records.update(record.id, RecordEdit(title="Deploys go through the quokka gateway"))
+    app.writer.update(record.id, RecordEdit(title="Deploys go through the quokka gateway"))
 
     assert_fts_consistent(app.settings.db_path)
     assert fts_rowids(app.settings.db_path, "zebra") == []
@@ -84,7 +84,7 @@ def test_after_a_body_update_the_old_body_word_finds_nothing_and_the_new_one_doe
     seq = seq_of(app.settings.db_path, record.id)
     assert fts_rowids(app.settings.db_path, "narwhal") == [seq]
 
-    app.records.update(
+    app.writer.update(
         record.id,
         RecordEdit(
             body={"problem": "Redis pub/sub dropped tasks whenever axolotl workers restarted"}
@@ -101,7 +101,7 @@ def test_after_a_category_change_the_index_holds_the_new_category_only(app: App)
     record = _memory(app, project, "Deploys go through the main gateway")
     seq = seq_of(app.settings.db_path, record.id)
 
-    app.records.update(record.id, RecordEdit(category="gotcha", tags=("platypus",)))
+    app.writer.update(record.id, RecordEdit(category="gotcha", tags=("platypus",)))
 
     assert_fts_consistent(app.settings.db_path)
     assert fts_rowids(app.settings.db_path, "note") == []
@@ -114,7 +114,7 @@ def test_superseding_keeps_both_records_indexed_and_the_index_consistent(app: Ap
     old = _memory(app, project, "Builds run on the walrus runner pool")
     new = _memory(app, project, "Builds run on the pelican runner pool")
 
-    retired, _ = app.records.supersede(old.id, new.id)
+    retired, _ = app.writer.supersede(old.id, new.id)
 
     assert retired.status is Status.SUPERSEDED
     assert_fts_consistent(app.settings.db_path)
@@ -128,11 +128,11 @@ def test_archiving_and_unarchiving_keep_the_index_consistent(app: App) -> None:
     record = _memory(app, project, "Releases are tagged by the ocelot script")
     seq = seq_of(app.settings.db_path, record.id)
 
-    app.records.archive(record.id)
+    app.writer.archive(record.id)
     assert_fts_consistent(app.settings.db_path)
     assert fts_rowids(app.settings.db_path, "ocelot") == [seq]
 
-    app.records.unarchive(record.id)
+    app.writer.unarchive(record.id)
     assert_fts_consistent(app.settings.db_path)
     assert fts_rowids(app.settings.db_path, "ocelot") == [seq]
 
@@ -141,7 +141,7 @@ def test_a_deleted_record_is_gone_from_the_index(app: App) -> None:
     project = app.current_project()
     record = _memory(app, project, "Caches are warmed by the lemming job")
     keeper = _memory(app, project, "Caches are flushed by the badger job")
-    linked = app.records.create(
+    linked = app.writer.create(
         RecordDraft(
             kind=Kind.MEMORY,
             title="The heron job depends on warm caches",
@@ -152,13 +152,13 @@ def test_a_deleted_record_is_gone_from_the_index(app: App) -> None:
         project,
     )
 
-    app.records.delete(record.id)
+    app.writer.delete(record.id)
 
     assert_fts_consistent(app.settings.db_path)
     assert fts_rowids(app.settings.db_path, "lemming") == []
     assert fts_rowids(app.settings.db_path, "badger") == [seq_of(app.settings.db_path, keeper.id)]
     assert fts_rowids(app.settings.db_path, "heron") == [seq_of(app.settings.db_path, linked.id)]
-    assert app.records.get(linked.id).related_to == ()
+    assert app.reader.get(linked.id).related_to == ()
     assert _candidate_ids(app, project, "lemming") == []
 
 
@@ -278,7 +278,7 @@ def test_any_text_either_returns_candidates_or_is_refused_never_an_sqlite_error(
     # The first example seeds the fixture's store; later ones only read it, so sharing it
     # across examples is sound.
     project = app.current_project()
-    if not app.records.list_records(project):
+    if not app.reader.list_records(project):
         _memory(app, project, "Deploys go through the zebra gateway")
         _memory(app, project, "Ünïcödé títlé wïth dïäcrïtïcs and 数据库 words")
 

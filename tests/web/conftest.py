@@ -52,14 +52,14 @@ NATS = decision(
 @pytest.fixture
 def store(app: App) -> Store:
     project = app.current_project()
-    redis = app.records.create(REDIS, project)
-    postgres = app.records.create(POSTGRES, project, supersedes=[redis.id])
-    nats = app.records.create(NATS, project, supersedes=[postgres.id])
-    script = app.records.create(
+    redis = app.writer.create(REDIS, project)
+    postgres = app.writer.create(POSTGRES, project, supersedes=[redis.id])
+    nats = app.writer.create(NATS, project, supersedes=[postgres.id])
+    script = app.writer.create(
         RecordDraft(Kind.MEMORY, SCRIPT_TITLE, MemoryBody(), category="gotcha"), project
     )
     app.sessions.start(project, "claude")
-    checkpoint = app.records.create(
+    checkpoint = app.writer.create(
         RecordDraft(
             Kind.CHECKPOINT,
             "Worker heartbeat completed",

@@ -21,11 +21,11 @@ def _post(writer: TestClient, path: str, **fields: str) -> Response:
 def test_verify_stamps_the_record_and_lands_on_its_page(
     writer: TestClient, store: Store, app: App
 ) -> None:
-    before = app.records.get(store.nats).verified_at
+    before = app.reader.get(store.nats).verified_at
     response = _post(writer, f"/r/{store.nats}/verify")
     assert response.status_code == 303
     assert response.headers["location"] == f"/r/{store.nats}?done=verified"
-    assert app.records.get(store.nats).verified_at > before
+    assert app.reader.get(store.nats).verified_at > before
     assert "Verified: the record is stamped" in writer.get(response.headers["location"]).text
 
 
@@ -43,19 +43,19 @@ def test_archive_keeps_its_reason_and_unarchive_brings_it_back(
     writer: TestClient, store: Store, app: App
 ) -> None:
     _post(writer, f"/r/{store.script}/archive", reason="the templates escape everything now")
-    archived = app.records.get(store.script)
+    archived = app.reader.get(store.script)
     assert archived.status is Status.ARCHIVED
     assert archived.archived_reason == "the templates escape everything now"
     again = _post(writer, f"/r/{store.script}/archive")
     assert again.status_code == 409
     assert "is already archived" in html.unescape(again.text)
     _post(writer, f"/r/{store.script}/unarchive")
-    assert app.records.get(store.script).status is Status.ACTIVE
+    assert app.reader.get(store.script).status is Status.ACTIVE
 
 
 def test_supersede_follows_the_core_rules(writer: TestClient, store: Store, app: App) -> None:
     assert _post(writer, f"/r/{store.script}/supersede", by=store.nats).status_code == 303
-    assert app.records.get(store.script).superseded_by == store.nats
+    assert app.reader.get(store.script).superseded_by == store.nats
     twice = _post(writer, f"/r/{store.script}/supersede", by=store.nats)
     assert twice.status_code == 409
     assert "already superseded" in html.unescape(twice.text)
@@ -80,7 +80,7 @@ def test_edit_changes_only_what_changed(writer: TestClient, store: Store, app: A
         priority="4",
     )
     assert response.status_code == 303
-    edited = app.records.get(store.nats)
+    edited = app.reader.get(store.nats)
     assert edited.tags == ("queue", "nats") and edited.priority == 4
     assert edited.title == "Use NATS JetStream for the task queue"
 
@@ -93,7 +93,7 @@ def test_an_edit_breaking_a_rule_is_shown_again_with_the_reason(
     text = html.unescape(response.text)
     assert 'id="refused"' in text and "why" in text.lower()
     assert "It is fast." in text  # the entered text is kept for correcting
-    assert app.records.get(store.nats).body.why_chosen.startswith("JetStream")  # type: ignore[union-attr]
+    assert app.reader.get(store.nats).body.why_chosen.startswith("JetStream")  # type: ignore[union-attr]
 
 
 def test_an_edit_holding_a_secret_is_refused_and_the_secret_not_sent_back(
@@ -106,7 +106,7 @@ def test_an_edit_holding_a_secret_is_refused_and_the_secret_not_sent_back(
     assert GITHUB_TOKEN not in response.text
     assert "never stores secrets" in html.unescape(response.text)
     assert "Emptied because it held a secret: title" in response.text
-    assert GITHUB_TOKEN not in app.records.get(store.script).title
+    assert GITHUB_TOKEN not in app.reader.get(store.script).title
 
 
 def test_an_edit_restating_another_record_is_refused_as_a_duplicate(
@@ -115,7 +115,7 @@ def test_an_edit_restating_another_record_is_refused_as_a_duplicate(
     same_kind = _post(writer, f"/r/{store.nats}/edit", title="Use Redis pub/sub for the task queue")
     assert same_kind.status_code == 409
     assert store.redis in same_kind.text
-    assert app.records.get(store.nats).title == "Use NATS JetStream for the task queue"
+    assert app.reader.get(store.nats).title == "Use NATS JetStream for the task queue"
 
 
 def test_an_edit_changing_nothing_says_so(writer: TestClient, store: Store) -> None:

@@ -59,7 +59,7 @@ def _htmx_ready(driver: Any) -> None:
 
 def _verified_at(repo: Path, record_id: str) -> str:
     with open_app(load_settings(cwd=repo)) as app:
-        return app.records.get(record_id).verified_at
+        return app.reader.get(record_id).verified_at
 
 
 def test_every_page_loads_without_console_errors(

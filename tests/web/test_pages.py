@@ -8,7 +8,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from contextd.app import App
-from contextd.core.records import RecordService
+from contextd.core.reader import RecordReader
 from contextd.models import Kind, MemoryBody, RecordDraft
 from tests.web.conftest import SCRIPT_TITLE, Store
 
@@ -143,10 +143,10 @@ def test_bad_input_is_one_sentence_with_its_status(
 def test_an_internal_failure_is_one_sentence_and_the_server_goes_on(
     client: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch, app: App
 ) -> None:
-    def broken(self: RecordService, reference: str) -> None:
+    def broken(self: RecordReader, reference: str) -> None:
         raise RuntimeError("a bug with a secret-looking detail")
 
-    monkeypatch.setattr(RecordService, "detail", broken)
+    monkeypatch.setattr(RecordReader, "detail", broken)
     response = client.get(f"/r/{store.nats}")
     assert response.status_code == 500
     assert "contextd failed unexpectedly (RuntimeError)" in response.text
@@ -165,7 +165,7 @@ def test_a_long_list_comes_a_page_at_a_time(client: TestClient, store: Store, ap
         )
         for n in range(60)
     ]
-    app.records.create_many(drafts, app.current_project(), force=True)
+    app.writer.create_many(drafts, app.current_project(), force=True)
     first = client.get("/p/orbit/records").text
     assert "63 records, page 1 of 2." in first and "older →" in first
     assert len(_ids_in(first)) == 50
@@ -180,7 +180,7 @@ def test_a_record_replacing_two_draws_both_in_the_first_column(
     client: TestClient, store: Store, app: App
 ) -> None:
     project = app.current_project()
-    merged = app.records.create(
+    merged = app.writer.create(
         RecordDraft(
             Kind.MEMORY,
             "Queue and heartbeat notes merged into one runbook entry for workers",

@@ -17,7 +17,8 @@ from contextd.agents.managed_block import (
 )
 from contextd.clock import now
 from contextd.core.briefing import Briefing, briefing_candidates, build_briefing
-from contextd.core.records import RecordService
+from contextd.core.reader import RecordReader
+from contextd.core.records import RecordWriter
 from contextd.core.textfiles import read_text, write_text_atomic
 from contextd.errors import ConflictError, InvalidInputError
 from contextd.models import Project
@@ -71,14 +72,17 @@ class CheckOutcome(Struct, frozen=True):
 
 
 class AgentFileService:
-    def __init__(self, db: Database, records: RecordService, budget: int) -> None:
+    def __init__(
+        self, db: Database, writer: RecordWriter, reader: RecordReader, budget: int
+    ) -> None:
         self._db = db
-        self._records = records
+        self._writer = writer
+        self._reader = reader
         self._budget = budget
 
     def import_existing(self, project: Project, root: Path) -> ImportOutcome:
         """Import the notes of the agent files at `root` (see agents.importer)."""
-        return import_agent_files(self._records, project, root)
+        return import_agent_files(self._writer, project, root)
 
     def target_path(self, project: Project, target: Target, path: Path | None, cwd: Path) -> Path:
         """Where `target`'s file goes: `path` (a file, or a folder to put it in), else the
@@ -134,10 +138,10 @@ class AgentFileService:
 
     def _block(self, project: Project, target: Target, path: Path) -> tuple[Briefing, str]:
         # Notes `attach` imported from this very file stand outside the block already.
-        candidates = briefing_candidates(self._records, project)
+        candidates = briefing_candidates(self._reader, project)
         kept = [r for r in candidates if not imported_from(r, path, project)]
         briefing = build_briefing(
-            self._records, project, self._budget, kept, already_there=len(candidates) - len(kept)
+            self._reader, project, self._budget, kept, already_there=len(candidates) - len(kept)
         )
         note = (
             f"_Written by `contextd export {target}`; change the records with contextd and "

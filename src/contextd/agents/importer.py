@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from msgspec import Struct, field
 
 from contextd.agents.managed_block import without_block
-from contextd.core.records import RecordService
+from contextd.core.records import RecordWriter
 from contextd.core.textfiles import read_text
 from contextd.errors import DuplicateError, InvalidInputError, ValidationError
 from contextd.models import Kind, MemoryBody, Origin, Project, Record, RecordDraft
@@ -65,7 +65,7 @@ def agent_files_in(root: Path) -> list[Path]:
     return found
 
 
-def import_agent_files(records: RecordService, project: Project, root: Path) -> ImportOutcome:
+def import_agent_files(records: RecordWriter, project: Project, root: Path) -> ImportOutcome:
     """Store every note of the agent files at `root` as an `import` memory; a note already
     stored (the same text, or near-identical) is skipped, so running it twice adds nothing."""
     outcome = ImportOutcome()
@@ -94,7 +94,7 @@ def imported_from(record: Record, path: Path, project: Project) -> bool:
 
 
 def _store(
-    records: RecordService, project: Project, note: Note, tag: str, outcome: ImportOutcome
+    records: RecordWriter, project: Project, note: Note, tag: str, outcome: ImportOutcome
 ) -> None:
     draft = RecordDraft(
         kind=Kind.MEMORY,

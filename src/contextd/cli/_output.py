@@ -13,7 +13,7 @@ from contextd.core.views import NOT_CURRENT, record_view, similar_view
 from contextd.models import Kind, Record, Similar, Status, body_to_dict
 
 if TYPE_CHECKING:  # a write that the daemon stored never loads the reader
-    from contextd.core.records import RecordDetail
+    from contextd.core.reader import RecordDetail
 
 __all__ = ["KIND_HEADINGS", "emit", "record_block", "record_row", "report_write", "table", "warn"]
 

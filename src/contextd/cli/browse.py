@@ -31,14 +31,14 @@ _KINDS = click.Choice([k.value for k in Kind])
 def show(record_id: str) -> None:
     """Show one record in full, with what replaced it if it is superseded."""
     app = get_app()
-    detail = app.records.detail(record_id)
+    detail = app.reader.detail(record_id)
     linked = [
         detail.record.id,
         *detail.record.related_to,
         *(r.id for r in (detail.successor, detail.current) if r),
         *(r.id for r in detail.predecessors),
     ]
-    shorts = app.records.short_ids(linked)
+    shorts = app.reader.short_ids(linked)
     emit(detail_view(detail), lambda: record_block(detail, shorts))
 
 
@@ -50,10 +50,10 @@ def memories(kinds: tuple[str, ...], include_all: bool) -> None:
     """List the project's records and the global ones, newest first."""
     app = get_app()
     project = app.current_project()
-    records = app.records.list_records(
+    records = app.reader.list_records(
         project, kinds=tuple(Kind(k) for k in kinds), include_inactive=include_all
     )
-    shorts = app.records.short_ids([r.id for r in records])
+    shorts = app.reader.short_ids([r.id for r in records])
 
     def human() -> None:
         if not records:
@@ -119,7 +119,7 @@ def search(query: str, limit: int, explain: bool, **options: Any) -> None:
     app = get_app()
     project = app.current_project()
     found = search_answer(
-        app.search, app.records.short_ids, project, _query(query, limit, options), explain
+        app.search, app.reader.short_ids, project, _query(query, limit, options), explain
     )
     write(search_printout(to_builtins(found), explain, state().json))
 
@@ -143,7 +143,7 @@ def recall(query: str, budget: int | None, explain: bool, **options: Any) -> Non
 def learn(query: str, record_id: str) -> None:
     """Mark ID as the right answer for QUERY; similar later queries rank it higher."""
     app = get_app()
-    record = app.records.get(record_id)
+    record = app.reader.get(record_id)
     app.search.learn(app.current_project(), query, record)
     emit(
         {"learned": record.id, "query": query},

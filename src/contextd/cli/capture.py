@@ -108,7 +108,7 @@ def _store(
     if stored is None:
         app = get_app()
         project = None if is_global else app.current_project()
-        stored = app.records.record(draft, project, force=force, supersedes=supersedes)
+        stored = app.writer.record(draft, project, force=force, supersedes=supersedes)
     report_write("Recorded", stored.record, stored.similar, stored.shorts)
 
 

@@ -54,7 +54,7 @@ def evaluate(folder: Path, ranking: str | None) -> None:
         # graph is built in this scratch home) before it starts.
         with contextlib.suppress(ProviderUnavailableError):
             app.index.warm()
-        report = Evaluator(app.projects, app.records, app.search).run(corpus, queries, progress)
+        report = Evaluator(app.projects, app.writer, app.search).run(corpus, queries, progress)
         report.config = {
             "dataset": str(folder),
             "embeddings": app.indexer.provider.id if app.indexer else "none",

@@ -62,8 +62,8 @@ def _run(
     project = app.current_project()
     report = ImportReport(source, str(folder), project.slug, dry_run)
     with _progress_bar(len(entries)) as progress:
-        Importer(app.records, app.db).run(project, entries, report, progress)
-    shorts = app.records.short_ids(_ids(report))
+        Importer(app.writer, app.reader, app.db).run(project, entries, report, progress)
+    shorts = app.reader.short_ids(_ids(report))
     emit(report.view(), lambda: _print(report, shorts))
     refusal = report.first_refusal()
     if refusal is not None:

@@ -35,8 +35,8 @@ _LIST_OPTIONS = {"scope", "step", "done", "next"}
 
 def _written(record: Record, verb: str, *, with_similar: bool = False) -> None:
     app = get_app()
-    similar = app.records.similar(record) if with_similar else []
-    shorts = app.records.short_ids([record.id, *(s.record.id for s in similar)])
+    similar = app.writer.similar(record) if with_similar else []
+    shorts = app.reader.short_ids([record.id, *(s.record.id for s in similar)])
     report_write(verb, record, similar, shorts)
 
 
@@ -90,7 +90,7 @@ def update(
         related_to=related or None,
         body=body,
     )
-    _written(get_app().records.update(record_id, edit, force=force), "Updated", with_similar=True)
+    _written(get_app().writer.update(record_id, edit, force=force), "Updated", with_similar=True)
 
 
 @click.command()
@@ -100,8 +100,8 @@ def update(
 def supersede(old_id: str, new_id: str) -> None:
     """Mark OLD as replaced by NEW: OLD stays readable but leaves default retrieval."""
     app = get_app()
-    old, new = app.records.supersede(old_id, new_id)
-    shorts = app.records.short_ids([old.id, new.id])
+    old, new = app.writer.supersede(old_id, new_id)
+    shorts = app.reader.short_ids([old.id, new.id])
 
     def human() -> None:
         click.echo(
@@ -118,7 +118,7 @@ def supersede(old_id: str, new_id: str) -> None:
 @common_options
 def archive(record_id: str, reason: str | None) -> None:
     """Take a record out of retrieval (reversible with unarchive)."""
-    _written(get_app().records.archive(record_id, reason), "Archived")
+    _written(get_app().writer.archive(record_id, reason), "Archived")
 
 
 @click.command()
@@ -126,7 +126,7 @@ def archive(record_id: str, reason: str | None) -> None:
 @common_options
 def unarchive(record_id: str) -> None:
     """Bring an archived record back."""
-    _written(get_app().records.unarchive(record_id), "Restored")
+    _written(get_app().writer.unarchive(record_id), "Restored")
 
 
 @click.command()
@@ -134,7 +134,7 @@ def unarchive(record_id: str) -> None:
 @common_options
 def delete(record_id: str) -> None:
     """Delete a record for good (a tombstone remembers the deletion)."""
-    record = get_app().records.delete(record_id)
+    record = get_app().writer.delete(record_id)
 
     def human() -> None:
         click.echo(f"Deleted {record.kind} {record.id}: {record.title}")
@@ -147,7 +147,7 @@ def delete(record_id: str) -> None:
 @common_options
 def verify(record_id: str) -> None:
     """Confirm a record is still true today."""
-    _written(get_app().records.verify(record_id), "Verified")
+    _written(get_app().writer.verify(record_id), "Verified")
 
 
 @click.command()
@@ -163,8 +163,8 @@ def stale(days: int | None, code: bool) -> None:
         return
     app = get_app()
     limit = app.settings.lifecycle.stale_days if days is None else days
-    records = app.records.stale(app.current_project(), limit)
-    shorts = app.records.short_ids([r.id for r in records])
+    records = app.reader.stale(app.current_project(), limit)
+    shorts = app.reader.short_ids([r.id for r in records])
 
     def human() -> None:
         if not records:
@@ -186,7 +186,7 @@ def _stale_code() -> None:
     project = app.current_project()
     check = app.code_staleness.check(project)
     found = app.code_staleness.stale(project)
-    shorts = app.records.short_ids([r.id for r, _ in found])
+    shorts = app.reader.short_ids([r.id for r, _ in found])
 
     def human() -> None:
         if check.repository is None:
@@ -234,12 +234,12 @@ def quality() -> None:
     project = app.current_project()
     duplicates = app.consolidation.survey(project).merges
     issues = scan_quality(
-        app.records, project, app.settings.lifecycle.stale_days, duplicates=duplicates
+        app.reader, project, app.settings.lifecycle.stale_days, duplicates=duplicates
     )
     counts: dict[str, int] = {}
     for issue in issues:
         counts[issue.kind] = counts.get(issue.kind, 0) + 1
-    shorts = app.records.short_ids([i.record.id for i in issues])
+    shorts = app.reader.short_ids([i.record.id for i in issues])
 
     def human() -> None:
         if not issues:

@@ -185,7 +185,7 @@ def conflicts() -> None:
     """Records both machines changed since they last exchanged (the local copy was kept)."""
     app = get_app()
     found = app.sync.conflicts()
-    shorts = app.records.short_ids([c.local.id for c in found])
+    shorts = app.reader.short_ids([c.local.id for c in found])
     payload = {
         "conflicts": [
             {
@@ -236,7 +236,7 @@ def conflicts() -> None:
 def resolve(record_id: str, keep: str) -> None:
     """Settle a divergence listed by `sync conflicts`."""
     app = get_app()
-    record = app.sync.resolve(app.records.get(record_id).id, keep_local=keep == "local")
+    record = app.sync.resolve(app.reader.get(record_id).id, keep_local=keep == "local")
     emit(
         {"id": record.id, "kept": keep, "updated_at": record.updated_at},
         lambda: click.echo(

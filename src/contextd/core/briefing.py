@@ -18,7 +18,7 @@ from contextd.models import (
 )
 
 if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
-    from contextd.core.records import RecordService
+    from contextd.core.reader import RecordReader
 
 
 __all__ = ["Briefing", "briefing_candidates", "build_briefing"]
@@ -39,7 +39,7 @@ class Briefing(Struct, frozen=True):
 CANDIDATES_PER_KIND = 200
 
 
-def briefing_candidates(records: "RecordService", project: Project) -> list[Record]:
+def briefing_candidates(records: "RecordReader", project: Project) -> list[Record]:
     """The active records a briefing chooses from: the newest of each kind."""
     return [
         record
@@ -49,7 +49,7 @@ def briefing_candidates(records: "RecordService", project: Project) -> list[Reco
 
 
 def build_briefing(
-    records: "RecordService",
+    records: "RecordReader",
     project: Project,
     budget: int,
     candidates: list[Record] | None = None,

@@ -15,7 +15,7 @@ from typing import Any
 from msgspec import Struct, field
 
 from contextd.core.projects import ProjectService
-from contextd.core.records import RecordService
+from contextd.core.records import RecordWriter
 from contextd.core.search import SearchService
 from contextd.core.validation import validate_draft
 from contextd.errors import InvalidInputError, ValidationError
@@ -170,10 +170,10 @@ class Evaluator:
     """Loads a dataset through the normal write path, then runs every query through recall."""
 
     def __init__(
-        self, projects: ProjectService, records: RecordService, search: SearchService
+        self, projects: ProjectService, writer: RecordWriter, search: SearchService
     ) -> None:
         self._projects = projects
-        self._records = records
+        self._writer = writer
         self._search = search
         self.refused: list[str] = []  # corpus ids the write path refused (e.g. a secret)
 
@@ -301,7 +301,7 @@ class Evaluator:
                 if progress:
                     progress("records", loaded, len(corpus))
 
-            records = self._records.create_many(
+            records = self._writer.create_many(
                 drafts, project, short_title_ok=True, force=True, progress=tick
             )
             mapping.update(
@@ -310,7 +310,7 @@ class Evaluator:
         for item in corpus:
             for old in item.supersedes:
                 if old in mapping:
-                    self._records.supersede(mapping[old], mapping[item.id])
+                    self._writer.supersede(mapping[old], mapping[item.id])
         return mapping
 
 

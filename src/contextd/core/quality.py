@@ -17,7 +17,7 @@ from contextd.models import (
 
 if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
     from contextd.core.consolidation import Merge
-    from contextd.core.records import RecordService
+    from contextd.core.reader import RecordReader
 
 
 __all__ = ["QualityIssue", "scan_quality"]
@@ -40,7 +40,7 @@ class QualityIssue(Struct, frozen=True):
 
 
 def scan_quality(
-    records: "RecordService",
+    records: "RecordReader",
     project: Project,
     stale_days: int,
     active: list[Record] | None = None,

@@ -1,25 +1,24 @@
-"""Writing and reading records: create, update, and the lifecycle from active to deleted."""
+"""Writing records: create, update, and the lifecycle from active to deleted, each write one
+transaction under the same rules whichever surface asked."""
 
 import logging
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from msgspec import Struct
 from msgspec.structs import replace
 
-from contextd.clock import now, to_iso
+from contextd.clock import now
 from contextd.core.duplicates import DuplicateGuard
-from contextd.core.prefixes import match_prefix
+from contextd.core.reader import RecordReader
 from contextd.core.validation import checked_text, validate_draft
 from contextd.errors import (
     ConflictError,
     InvalidInputError,
-    NotFoundError,
     ProviderUnavailableError,
     ValidationError,
 )
-from contextd.ids import MIN_PREFIX, new_id
+from contextd.ids import new_id
 from contextd.models import (
     Kind,
     Project,
@@ -34,26 +33,16 @@ from contextd.models import (
 )
 from contextd.retrieval.indexer import Indexer, embedding_text
 from contextd.retrieval.vector_index import VectorIndex
-from contextd.storage import id_prefixes
 from contextd.storage import records as rows
 from contextd.storage import sessions as session_rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.connection import Connection
 from contextd.storage.db import Database
 
-__all__ = ["PreparedWrite", "RecordDetail", "RecordFiles", "RecordService"]
+__all__ = ["PreparedWrite", "RecordFiles", "RecordWriter"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-class RecordDetail(Struct, frozen=True):
-    """A record with the lifecycle facts a reader needs beside it."""
-
-    record: Record
-    successor: Record | None  # the record that replaced it, when superseded
-    current: Record | None  # the end of the supersede chain, when different from `successor`
-    predecessors: tuple[Record, ...]  # records this one replaced
 
 
 class PreparedWrite(Struct, frozen=True):
@@ -84,12 +73,13 @@ class RecordFiles(Protocol):
     def removed(self, conn: Connection, record: Record) -> None: ...
 
 
-class RecordService:
+class RecordWriter:
     """Create, change and retire records; every write is one transaction."""
 
     def __init__(
         self,
         db: Database,
+        reader: RecordReader,
         indexer: Indexer | None = None,
         index: VectorIndex | None = None,
         guard: DuplicateGuard | None = None,
@@ -97,6 +87,7 @@ class RecordService:
         developer: str = "",
     ) -> None:
         self._db = db
+        self._reader = reader
         self._developer = developer  # whose open session new records join
         self._indexer = indexer
         self._index = index
@@ -121,7 +112,7 @@ class RecordService:
             DuplicateError: it restates a stored record other than those it supersedes
                 (unless `force`).
         """
-        replaced = [self._resolve_id(reference).id for reference in supersedes]
+        replaced = [self._reader.get(reference).id for reference in supersedes]
         return self._store([draft], project, force=force, replaced=replaced)[0][0]
 
     def record(
@@ -134,12 +125,12 @@ class RecordService:
     ) -> Stored:
         """`create`, with what a writer reports back: the records it resembles (from the one
         neighbour search the duplicate check made) and short ids."""
-        replaced = [self._resolve_id(reference).id for reference in supersedes]
+        replaced = [self._reader.get(reference).id for reference in supersedes]
         records, prepared = self._store(
             [draft], project, force=force, replaced=replaced, want_similar=True
         )
         similar = list(prepared[0].similar)
-        shorts = self.short_ids([records[0].id, *(s.record.id for s in similar)])
+        shorts = self._reader.short_ids([records[0].id, *(s.record.id for s in similar)])
         return Stored(records[0], similar, shorts)
 
     def create_many(
@@ -250,7 +241,7 @@ class RecordService:
             )
         clean = validate_draft(draft, short_title_ok=short_title_ok)
         stamp = clean.created_at or now()
-        related = tuple(dict.fromkeys(self._resolve_id(prefix).id for prefix in clean.related_to))
+        related = tuple(dict.fromkeys(self._reader.get(prefix).id for prefix in clean.related_to))
         return Record(
             id=new_id(),
             project_id=None if clean.is_global or project is None else project.id,
@@ -278,7 +269,7 @@ class RecordService:
     def append(self, reference: str, text: str, field: str | None = None) -> Record:
         """Add `text` to a record's main text (or to `field`, a text field of its kind) and
         re-stamp it verified: what a later session learned about it, kept with it."""
-        record = self._resolve_id(reference)
+        record = self._reader.get(reference)
         fields = _TEXT_FIELDS[record.kind]
         field = field or fields[0]
         addition = text.strip()
@@ -299,8 +290,8 @@ class RecordService:
 
     def link(self, reference: str, other: str) -> Record:
         """Relate a record to another (one way; retrieval brings the other along)."""
-        record = self._resolve_id(reference)
-        target = self._resolve_id(other)
+        record = self._reader.get(reference)
+        target = self._reader.get(other)
         if target.id in record.related_to:
             return record
         return self.update(record.id, RecordEdit(related_to=(*record.related_to, target.id)))
@@ -316,10 +307,10 @@ class RecordService:
         """A record's change checked like `update` checks it, not stored yet."""
         if edit.is_empty():
             raise InvalidInputError("Nothing to change; give at least one field to update.")
-        record = self._resolve_id(reference)
+        record = self._reader.get(reference)
         related = edit.related_to
         if related is not None:
-            related = tuple(dict.fromkeys(self._resolve_id(r).id for r in related))
+            related = tuple(dict.fromkeys(self._reader.get(r).id for r in related))
             if record.id in related:
                 raise InvalidInputError("A record cannot be related to itself.")
         draft = validate_draft(
@@ -361,7 +352,7 @@ class RecordService:
         """
         if reason is not None:
             reason = checked_text("reason", reason, label="archive reason")
-        record = self._resolve_id(reference)
+        record = self._reader.get(reference)
         if record.status is Status.ARCHIVED:
             raise ConflictError(f"{record.id} is already archived.")
         archived = replace(
@@ -417,8 +408,8 @@ class RecordService:
     def supersede(self, old_reference: str, new_reference: str) -> tuple[Record, Record]:
         """Mark `old` as replaced by `new`; `old` keeps its content but leaves default retrieval."""
         with self._db.transaction() as conn:
-            old = self._resolve_id(old_reference)
-            new = self._resolve_id(new_reference)
+            old = self._reader.get(old_reference)
+            new = self._reader.get(new_reference)
             if old.id == new.id:
                 raise InvalidInputError("A record cannot supersede itself; name two records.")
             if old.status is Status.SUPERSEDED:
@@ -446,7 +437,7 @@ class RecordService:
     def unarchive(self, reference: str) -> Record:
         """Bring an archived record back (as superseded when it had been replaced)."""
         with self._db.transaction() as conn:
-            record = self._resolve_id(reference)
+            record = self._reader.get(reference)
             if record.status is not Status.ARCHIVED:
                 raise ConflictError(f"{record.id} is {record.status}, not archived.")
             status = Status.SUPERSEDED if record.superseded_by else Status.ACTIVE
@@ -458,7 +449,7 @@ class RecordService:
     def delete(self, reference: str) -> Record:
         """Delete a record for good, leaving a dated tombstone."""
         with self._db.transaction() as conn:
-            record = self._resolve_id(reference)
+            record = self._reader.get(reference)
             rows.delete_record(conn, record, now())
             if self._files is not None:
                 self._files.removed(conn, record)
@@ -467,75 +458,12 @@ class RecordService:
     def verify(self, reference: str) -> Record:
         """Re-stamp a record as checked and still true today."""
         with self._db.transaction() as conn:
-            record = self._resolve_id(reference)
+            record = self._reader.get(reference)
             stamp = now()
             verified = replace(record, verified_at=stamp, updated_at=stamp)
             rows.replace_record(conn, verified)
             self._changed(conn, [verified])
         return verified
-
-    # --- reading -------------------------------------------------------------------------
-
-    def get(self, reference: str) -> Record:
-        return self._resolve_id(reference)
-
-    def detail(self, reference: str) -> RecordDetail:
-        record = self._resolve_id(reference)
-        conn = self._db.connection()
-        successor = rows.get_record(conn, record.superseded_by) if record.superseded_by else None
-        current = None
-        if successor is not None:
-            end_head = rows.chain_end(conn, successor.id)
-            end = (rows.get_record(conn, end_head.id) if end_head else None) or successor
-            current = end if end.id != successor.id else None
-        predecessors = tuple(
-            r for r in (rows.get_record(conn, i) for i in rows.successors_of(conn, record.id)) if r
-        )
-        return RecordDetail(record, successor, current, predecessors)
-
-    def list_records(
-        self,
-        project: Project,
-        *,
-        kinds: tuple[Kind, ...] = (),
-        include_inactive: bool = False,
-        limit: int | None = None,
-    ) -> list[Record]:
-        """The project's and global records, newest first (active ones unless asked)."""
-        statuses = () if include_inactive else (Status.ACTIVE,)
-        scope = rows.RecordFilter(
-            project.id,
-            kinds=kinds,
-            statuses=statuses,
-            checkout=project.checkout,
-            developer=self._developer,
-        )
-        return rows.list_records(self._db.connection(), scope, limit=limit)
-
-    def stale(self, project: Project, days: int) -> list[Record]:
-        """Active records not verified within `days` days, oldest-verified first."""
-        if days < 0:
-            raise InvalidInputError("--days must be zero or more.")
-        cutoff = to_iso(datetime.now(UTC) - timedelta(days=days))
-        records = [r for r in self.list_records(project) if r.verified_at < cutoff]
-        return sorted(records, key=lambda r: r.verified_at)
-
-    def counts(self, project: Project) -> dict[Kind, int]:
-        scope = rows.RecordFilter(project.id, checkout=project.checkout)
-        return rows.count_by_kind(self._db.connection(), scope)
-
-    def latest(self, project: Project, kind: Kind) -> Record | None:
-        scope = rows.RecordFilter(
-            project.id, kinds=(kind,), checkout=project.checkout, developer=self._developer
-        )
-        found = rows.list_records(self._db.connection(), scope, limit=1)
-        return found[0] if found else None
-
-    def short_ids(self, ids: list[str]) -> dict[str, str]:
-        """The shortest unambiguous prefix of each id, for people to read and type."""
-        return id_prefixes.shortest_unique_prefixes(
-            self._db.connection(), "records", ids, MIN_PREFIX
-        )
 
     # --- helpers -------------------------------------------------------------------------
 
@@ -561,24 +489,6 @@ class RecordService:
         except ProviderUnavailableError as exc:
             log.warning("storing %d records without vectors (%s)", len(records), exc)
             return []
-
-    def _resolve_id(self, reference: str) -> Record:
-        conn = self._db.connection()
-        record_id = match_prefix(
-            reference,
-            lambda prefix: id_prefixes.ids_with_prefix(conn, "records", prefix),
-            "Id",
-            "records",
-        )
-        if record_id is None:
-            deleted = rows.tombstone_of(conn, reference.strip().lower())
-            if deleted:
-                raise NotFoundError(f"Record {reference!r} was deleted on {deleted[:10]}.")
-            raise NotFoundError(f"No record with id {reference!r}.", actions=("list",))
-        record = rows.get_record(conn, record_id)
-        if record is None:
-            raise NotFoundError(f"No record with id {reference!r}.")
-        return record
 
 
 def _linked(records: list[Record], open_sessions: dict[str, str]) -> list[Record]:

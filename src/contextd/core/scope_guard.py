@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from contextd.models import ConstraintBody, Kind, Project, Record
 
 if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
-    from contextd.core.records import RecordService
+    from contextd.core.reader import RecordReader
 
 
 __all__ = ["constraints_for_path", "relative_to_project"]
@@ -23,7 +23,7 @@ def relative_to_project(project: Project, path: Path) -> str | None:
     return None
 
 
-def constraints_for_path(records: "RecordService", project: Project, path: Path) -> list[Record]:
+def constraints_for_path(records: "RecordReader", project: Project, path: Path) -> list[Record]:
     """Active constraints (the project's and global ones) whose scope matches `path`,
     absolute ones first."""
     from pathspec import GitIgnoreSpec  # here, not at import: the prompt hook never needs it

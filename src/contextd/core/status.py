@@ -6,7 +6,7 @@ from msgspec import Struct
 
 from contextd import gitinfo
 from contextd.core.index import IndexService, IndexState
-from contextd.core.records import RecordService
+from contextd.core.reader import RecordReader
 from contextd.models import Kind, Project, Record
 
 __all__ = ["StatusReport", "project_status"]
@@ -22,7 +22,7 @@ class StatusReport(Struct, frozen=True):
 
 
 def project_status(
-    records: RecordService, index: IndexService, project: Project, home: Path
+    records: RecordReader, index: IndexService, project: Project, home: Path
 ) -> StatusReport:
     """Gather the overview `contextd status` shows."""
     return StatusReport(

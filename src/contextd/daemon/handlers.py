@@ -90,7 +90,7 @@ class Handlers:
         app = self._app
         if isinstance(request, SearchAsk):
             found = search_answer(
-                app.search, app.records.short_ids, project, request.query, request.explain
+                app.search, app.reader.short_ids, project, request.query, request.explain
             )
             return {"answer": found}, b""
         packed = recall_answer(app.search, project, request.query, request.budget, request.explain)
@@ -104,7 +104,7 @@ class Handlers:
             project = None
             if not draft.is_global:
                 project = self._project(request.project, request.folder)
-            return self._app.records.record(
+            return self._app.writer.record(
                 draft, project, force=request.force, supersedes=request.supersedes
             )
         except ContextdError as exc:

@@ -78,10 +78,10 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
     from contextd.core.briefing import briefing_candidates, build_briefing
     from contextd.core.quality import scan_quality
 
-    candidates = briefing_candidates(app.records, project)
+    candidates = briefing_candidates(app.reader, project)
     budget = app.settings.context.session_budget
     changed = _code_changes(app, project, candidates)
-    briefing = build_briefing(app.records, project, budget, candidates, code_changes=changed)
+    briefing = build_briefing(app.reader, project, budget, candidates, code_changes=changed)
     app.hook_state.note_shown(hook.session_key, list(briefing.records), "briefing")
     parts = [briefing.text]
     if hook.source == "compact":
@@ -91,7 +91,7 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
     if app.db.read_only:
         parts.append(WRITES_OFF)
     # The nudge looks at the records the briefing chose from: the newest of each kind.
-    issues = scan_quality(app.records, project, app.settings.lifecycle.stale_days, candidates)
+    issues = scan_quality(app.reader, project, app.settings.lifecycle.stale_days, candidates)
     if issues:
         parts.append(
             f"contextd: {len(issues)} records need attention (thin rationale, stale or "
@@ -171,7 +171,7 @@ def _post_edit(app: App, project: Project, hook: HookEvent) -> str:
 
     seen = app.hook_state.shown(hook.session_key, "constraint")
     for path in hook.edited:  # Codex's apply_patch may write several files at once
-        found = constraints_for_path(app.records, project, path)
+        found = constraints_for_path(app.reader, project, path)
         covering = [r for r in found if r.id not in seen]
         if covering:
             break
@@ -225,7 +225,7 @@ def _last_commit_subject(folder: Path) -> str | None:
 def _pre_compact(app: App, project: Project, hook: HookEvent) -> str:
     from contextd.core.quality import scan_quality
 
-    issues = scan_quality(app.records, project, app.settings.lifecycle.stale_days)
+    issues = scan_quality(app.reader, project, app.settings.lifecycle.stale_days)
     # Only the two triggers agents send are kept; anything else a payload says is not stored.
     trigger = "manual" if hook.trigger == "manual" else "auto"
     app.hook_state.snapshot(hook.session_key, project, trigger, len(issues))

@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 
 from msgspec.structs import replace
 
-from contextd.core.records import PreparedWrite, RecordService
+from contextd.core.reader import RecordReader
+from contextd.core.records import PreparedWrite, RecordWriter
 from contextd.core.secrets import find_secrets
 from contextd.core.validation import checked_text
 from contextd.errors import DuplicateError, InvalidInputError
@@ -36,8 +37,9 @@ class _Plan:
 class Importer:
     """Imports source entries into a project as `import` records (see the module)."""
 
-    def __init__(self, records: RecordService, db: Database) -> None:
-        self._records = records
+    def __init__(self, writer: RecordWriter, reader: RecordReader, db: Database) -> None:
+        self._writer = writer
+        self._reader = reader
         self._db = db
 
     def run(
@@ -58,9 +60,9 @@ class Importer:
         retired = self._retired(entries, plan, writes)
         if not report.dry_run and (writes or retired):
             with self._db.transaction():
-                self._records.write_all(writes)
+                self._writer.write_all(writes)
                 for change in retired:
-                    self._records.supersede(change.record_id, change.successor_id)
+                    self._writer.supersede(change.record_id, change.successor_id)
         order = {entry.source_id: index for index, entry in enumerate(entries)}
         report.imported = sorted(
             (_imported(entry, w.record) for (entry, _), w in zip(plan.new, writes, strict=True)),
@@ -80,13 +82,13 @@ class Importer:
         """Prepare every entry: new, already stored, or refused. Current entries go first, so
         of two entries restating each other the current one is kept."""
         plan = _Plan()
-        twins = Twins(self._records)
+        twins = Twins(self._writer)
         ranked = sorted(entries, key=lambda e: e.status is not SourceStatus.ACTIVE)
         for done, entry in enumerate(ranked, 1):
             if progress is not None:
                 progress(done, len(ranked))
             try:
-                write = self._records.prepare_create(entry.draft, project)
+                write = self._writer.prepare_create(entry.draft, project)
                 if entry.archived_reason:  # stored text too: the same size limit and scan
                     checked_text(
                         "archived_reason", entry.archived_reason, label="retirement reason"
@@ -154,8 +156,8 @@ class Importer:
             new_id = plan.ids.get(entry.successor or "")
             if new_id is None or new_id == old_id:
                 continue
-            old = self._records.get(old_id)
-            status, owner = statuses.get(new_id) or _state(self._records.get(new_id))
+            old = self._reader.get(old_id)
+            status, owner = statuses.get(new_id) or _state(self._reader.get(new_id))
             if (
                 old.status is Status.ACTIVE
                 and status is Status.ACTIVE

@@ -5,7 +5,7 @@ the record service's own rule decides whether it is a restatement."""
 
 from typing import TYPE_CHECKING
 
-from contextd.core.records import PreparedWrite, RecordService
+from contextd.core.records import PreparedWrite, RecordWriter
 from contextd.models import Kind
 
 if TYPE_CHECKING:
@@ -43,8 +43,8 @@ class _Shelf:
 class Twins:
     """The new records of an import so far, to find the one a newcomer restates."""
 
-    def __init__(self, records: RecordService) -> None:
-        self._records = records
+    def __init__(self, writer: RecordWriter) -> None:
+        self._writer = writer
         self._titles: dict[tuple[Kind, str], PreparedWrite] = {}
         self._shelves: dict[Kind, _Shelf] = {}
 
@@ -58,7 +58,7 @@ class Twins:
         unit = _unit(write)
         shelf = self._shelves.get(record.kind)
         closest = shelf.closest(unit) if shelf is not None and unit is not None else None
-        if closest is not None and self._records.restate_each_other(closest, write):
+        if closest is not None and self._writer.restate_each_other(closest, write):
             return closest
         return None
 

@@ -56,7 +56,7 @@ def register(kit: Toolkit) -> None:
             related_to=None if related_to is None else tuple(related_to),
             body=dict(fields or {}),
         )
-        return kit.written(app.records.update(id, edit, force=force), "Updated")
+        return kit.written(app.writer.update(id, edit, force=force), "Updated")
 
     @kit.tool(WRITE)
     def append(
@@ -73,7 +73,7 @@ def register(kit: Toolkit) -> None:
     ) -> CallToolResult:
         """Add what you learned to a record (and mark it verified today), instead of storing
         a second record about the same thing."""
-        return kit.written(app.records.append(id, text, field), "Appended to")
+        return kit.written(app.writer.append(id, text, field), "Appended to")
 
     @kit.tool(WRITE)
     def link(
@@ -81,7 +81,7 @@ def register(kit: Toolkit) -> None:
         to: Annotated[str, Field(description="The record it relates to (id or prefix).")],
     ) -> CallToolResult:
         """Relate a record to another, so retrieving one brings the other along."""
-        return kit.changed(app.records.link(id, to), f"Linked to {to}")
+        return kit.changed(app.writer.link(id, to), f"Linked to {to}")
 
     @kit.tool(WRITE)
     def supersede(
@@ -89,7 +89,7 @@ def register(kit: Toolkit) -> None:
         new_id: Annotated[str, Field(description="The record that replaces it.")],
     ) -> CallToolResult:
         """Mark an older record as replaced by a newer one (it becomes NOT CURRENT)."""
-        old, new = app.records.supersede(old_id, new_id)
+        old, new = app.writer.supersede(old_id, new_id)
         data = {"superseded": record_view(old), "by": record_view(new)}
         return reply(
             data,
@@ -103,19 +103,19 @@ def register(kit: Toolkit) -> None:
         reason: Annotated[str, Field(description="Why it no longer applies.")] = "",
     ) -> CallToolResult:
         """Take a record that no longer applies out of retrieval (reversible), saying why."""
-        return kit.changed(app.records.archive(id, reason), "Archived")
+        return kit.changed(app.writer.archive(id, reason), "Archived")
 
     @kit.tool(DESTROY)
     def delete(id: RecordId) -> CallToolResult:
         """Delete a record for good (a tombstone remembers the deletion)."""
-        record = app.records.delete(id)
+        record = app.writer.delete(id)
         data = {"deleted": record.id, "title": record.title}
         return reply(data, f"Deleted: {record.id} {one_line(record.title)}")
 
     @kit.tool(WRITE)
     def verify_entry(id: RecordId) -> CallToolResult:
         """Confirm a record is still true today."""
-        return kit.changed(app.records.verify(id), "Verified")
+        return kit.changed(app.writer.verify(id), "Verified")
 
     @kit.tool(WRITE)
     def learn(
@@ -126,7 +126,7 @@ def register(kit: Toolkit) -> None:
     ) -> CallToolResult:
         """Mark a result as the right answer for a query, so similar later queries rank it
         higher. Call it when get_context found what you needed below the first result."""
-        record = app.records.get(id)
+        record = app.reader.get(id)
         app.search.learn(here.project(), query, record)
         data = {"learned": record.id, "query": query}
         return reply(data, f"Learned: {record.id} answers the query.")

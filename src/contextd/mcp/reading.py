@@ -36,9 +36,9 @@ def register(kit: Toolkit) -> None:
         """The project's current truth in brief: constraints, decisions, conventions, pipelines
         and where work stopped. Call it at the start of every session."""
         scoped = here.project()
-        candidates = briefing_candidates(app.records, scoped)
+        candidates = briefing_candidates(app.reader, scoped)
         changed = app.code_staleness.changes([r.id for r in candidates])
-        briefing = build_briefing(app.records, scoped, budget, candidates, code_changes=changed)
+        briefing = build_briefing(app.reader, scoped, budget, candidates, code_changes=changed)
         data = {"briefing": briefing.text, "included": briefing.included}
         data |= {"omitted": briefing.omitted, "tokens": briefing.tokens}
         data |= {"writable": not kit.writes_off}
@@ -141,5 +141,5 @@ def register(kit: Toolkit) -> None:
     @kit.tool(READ)
     def get_entry(id: RecordId) -> CallToolResult:
         """One record in full; a superseded one names what replaced it."""
-        view = detail_view(app.records.detail(id))
+        view = detail_view(app.reader.detail(id))
         return reply(view, record_text(view))

@@ -149,14 +149,14 @@ class Toolkit:
             is_global=is_global,
         )
         project = None if is_global else here.project()
-        stored = self.app.records.record(draft, project, force=force, supersedes=supersedes or ())
+        stored = self.app.writer.record(draft, project, force=force, supersedes=supersedes or ())
         view = record_view(stored.record) | {"similar": [similar_view(s) for s in stored.similar]}
         return reply(view, written_text(view, "Stored"))
 
     def written(self, record: Record, verb: str) -> CallToolResult:
         """A changed record, with the records it now resembles."""
         view = record_view(record)
-        view["similar"] = [similar_view(s) for s in self.app.records.similar(record)]
+        view["similar"] = [similar_view(s) for s in self.app.writer.similar(record)]
         return reply(view, written_text(view, verb))
 
     def changed(self, record: Record, verb: str) -> CallToolResult:

@@ -29,7 +29,7 @@ def register(kit: Toolkit) -> None:
     ) -> CallToolResult:
         """List records not verified recently, to verify_entry or archive them."""
         limit = app.settings.lifecycle.stale_days if days is None else days
-        stale = app.records.stale(here.project(), limit)
+        stale = app.reader.stale(here.project(), limit)
         data = {"days": limit, "records": [record_view(r) for r in stale]}
         lines = [f"{r.id} {one_line(r.title)} (verified {r.verified_at[:10]})" for r in stale]
         head = f"{len(stale)} records not verified in {limit} days"
@@ -42,7 +42,7 @@ def register(kit: Toolkit) -> None:
         scoped = here.project()
         duplicates = app.consolidation.survey(scoped).merges
         issues = scan_quality(
-            app.records, scoped, app.settings.lifecycle.stale_days, duplicates=duplicates
+            app.reader, scoped, app.settings.lifecycle.stale_days, duplicates=duplicates
         )
         found = [
             {"kind": i.kind, "id": i.record.id, "title": i.record.title}

@@ -7,7 +7,7 @@ from typing import TypeVar
 
 from msgspec import Struct
 
-from contextd.core.records import PreparedWrite, RecordService
+from contextd.core.records import PreparedWrite, RecordWriter
 from contextd.core.validation import validate_draft
 from contextd.errors import (
     ConflictError,
@@ -79,7 +79,7 @@ def plan_changes(folders: Iterable[FolderEdits], lookup: Lookup) -> list[Change]
     return changes
 
 
-def apply_changes(records: RecordService, changes: list[Change]) -> list[Record]:
+def apply_changes(records: RecordWriter, changes: list[Change]) -> list[Record]:
     """Check every planned change, then write them all in one transaction: a refused change
     leaves the store as it was, and the error names its section."""
     prepared = [_prepared(records, change) for change in changes]
@@ -88,7 +88,7 @@ def apply_changes(records: RecordService, changes: list[Change]) -> list[Record]
 
 
 def _refuse_restatements(
-    records: RecordService, changes: list[Change], prepared: list[PreparedWrite]
+    records: RecordWriter, changes: list[Change], prepared: list[PreparedWrite]
 ) -> None:
     """Two new sections saying nearly the same thing would each pass the duplicate check
     against the store, so they are compared with each other."""
@@ -105,7 +105,7 @@ def _refuse_restatements(
                 )
 
 
-def _prepared(records: RecordService, change: Change) -> PreparedWrite:
+def _prepared(records: RecordWriter, change: Change) -> PreparedWrite:
     try:
         if change.action == "add" and change.draft is not None:
             return records.prepare_create(change.draft, change.project)

@@ -6,7 +6,8 @@ from pathlib import Path
 from msgspec import Struct, field
 
 from contextd.core.projects import ProjectService
-from contextd.core.records import RecordService
+from contextd.core.reader import RecordReader
+from contextd.core.records import RecordWriter
 from contextd.core.textfiles import confined, read_text, sha256_text, write_text_atomic
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.mirror.adopt import Change, FolderEdits, apply_changes, plan_changes
@@ -56,10 +57,16 @@ class SyncReport(Struct):
 
 class MirrorService:
     def __init__(
-        self, db: Database, records: RecordService, projects: ProjectService, home: Path
+        self,
+        db: Database,
+        writer: RecordWriter,
+        reader: RecordReader,
+        projects: ProjectService,
+        home: Path,
     ) -> None:
         self._db = db
-        self._records = records
+        self._writer = writer
+        self._reader = reader
         self._projects = projects
         self._home = home
 
@@ -101,7 +108,7 @@ class MirrorService:
 
     def adopt(self, plan: AdoptPlan) -> tuple[list[Record], SyncReport]:
         """Apply the planned changes, then regenerate the planned folders from the store."""
-        applied = apply_changes(self._records, plan.changes)
+        applied = apply_changes(self._writer, plan.changes)
         return applied, self.sync(forced=plan.folders, project=plan.project)
 
     def _folders(self, only: Project | None = None) -> list[Folder]:
@@ -160,7 +167,7 @@ class MirrorService:
 
     def _lookup(self, record_id: str) -> Record | None:
         try:
-            return self._records.get(record_id)
+            return self._reader.get(record_id)
         except (NotFoundError, InvalidInputError):
             return None
 

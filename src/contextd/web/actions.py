@@ -66,7 +66,7 @@ def _refused(request: Request, exc: ContextdError) -> Response:
 @write_action
 def verify(request: Request, form: FormData) -> Response:
     try:
-        record = core(request).records.verify(request.path_params["record_id"])
+        record = core(request).writer.verify(request.path_params["record_id"])
     except ContextdError as exc:
         return _refused(request, exc)
     return _done(request, record, "verified")
@@ -75,7 +75,7 @@ def verify(request: Request, form: FormData) -> Response:
 @write_action
 def archive(request: Request, form: FormData) -> Response:
     try:
-        record = core(request).records.archive(
+        record = core(request).writer.archive(
             request.path_params["record_id"], _text(form, "reason")
         )
     except ContextdError as exc:
@@ -86,7 +86,7 @@ def archive(request: Request, form: FormData) -> Response:
 @write_action
 def unarchive(request: Request, form: FormData) -> Response:
     try:
-        record = core(request).records.unarchive(request.path_params["record_id"])
+        record = core(request).writer.unarchive(request.path_params["record_id"])
     except ContextdError as exc:
         return _refused(request, exc)
     return _done(request, record, "unarchived")
@@ -95,7 +95,7 @@ def unarchive(request: Request, form: FormData) -> Response:
 @write_action
 def supersede(request: Request, form: FormData) -> Response:
     try:
-        old, _ = core(request).records.supersede(
+        old, _ = core(request).writer.supersede(
             request.path_params["record_id"], (_text(form, "by") or "").strip()
         )
     except ContextdError as exc:
@@ -105,7 +105,7 @@ def supersede(request: Request, form: FormData) -> Response:
 
 @safe_view
 def edit_form(request: Request) -> Response:
-    record = core(request).records.get(request.path_params["record_id"])
+    record = core(request).reader.get(request.path_params["record_id"])
     context = {"record": record, "values": form_values(record), "error": None, "emptied": []}
     return page(request, "edit.html", context)
 
@@ -113,10 +113,10 @@ def edit_form(request: Request) -> Response:
 @write_action
 def edit(request: Request, form: FormData) -> Response:
     app = core(request)
-    record = app.records.get(request.path_params["record_id"])
+    record = app.reader.get(request.path_params["record_id"])
     try:
         changes: RecordEdit = edit_from_form(record, form)
-        updated = app.records.update(record.id, changes)
+        updated = app.writer.update(record.id, changes)
     except ContextdError as exc:
         submitted = {name: _text(form, name) or "" for name in form_values(record)}
         values, emptied = without_secrets(submitted)

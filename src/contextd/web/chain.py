@@ -3,7 +3,7 @@ replaced it, read through the core's record details and laid out for the SVG gra
 
 from msgspec import Struct
 
-from contextd.core.records import RecordService
+from contextd.core.reader import RecordReader
 from contextd.models import Record
 
 __all__ = ["MAX_NODES", "Chain", "ChainNode", "history"]
@@ -32,7 +32,7 @@ class Chain(Struct, frozen=True):
     box_h: int = _BOX_H
 
 
-def history(records: RecordService, focus: Record) -> Chain:
+def history(records: RecordReader, focus: Record) -> Chain:
     """The supersession graph around `focus`, walked both ways from record to record."""
     found: dict[str, Record] = {focus.id: focus}
     links: set[tuple[str, str]] = set()  # (old, new)

@@ -69,7 +69,7 @@ def records(request: Request) -> Response:
         "project": project,
         "filters": filters,
         "listing": listing,
-        "shorts": app.records.short_ids([r.id for r in shown]),
+        "shorts": app.reader.short_ids([r.id for r in shown]),
         "kinds": KINDS,
         "statuses": STATUSES,
     }
@@ -85,10 +85,10 @@ def record(request: Request) -> Response:
 def record_page(request: Request, reference: str, **extra: Any) -> Response:
     """One record in full; `extra` adds an error (and its status) after a refused change."""
     app = core(request)
-    detail = app.records.detail(reference)
+    detail = app.reader.detail(reference)
     found = detail.record
     related = [_related(app, rid) for rid in found.related_to]
-    chain = history(app.records, found)
+    chain = history(app.reader, found)
     linked = [r.id for r in (found, *(n.record for n in chain.nodes))]
     linked += [r.id for r in related if isinstance(r, Record)]
     context = {
@@ -98,7 +98,7 @@ def record_page(request: Request, reference: str, **extra: Any) -> Response:
         "project": app.projects.get(found.project_id) if found.project_id else None,
         "related": related,
         "chain": chain,
-        "shorts": app.records.short_ids(linked),
+        "shorts": app.reader.short_ids(linked),
         "done": DONE.get(request.query_params.get("done", "")),
         "error": None,
     } | extra
@@ -107,7 +107,7 @@ def record_page(request: Request, reference: str, **extra: Any) -> Response:
 
 def _related(app: App, record_id: str) -> Record | str:
     try:
-        return app.records.get(record_id)
+        return app.reader.get(record_id)
     except NotFoundError:
         return record_id  # a link to a record deleted since
 
@@ -117,7 +117,7 @@ def sessions(request: Request) -> Response:
     app = core(request)
     project = project_by_slug(app, request.path_params["slug"])
     listed = app.sessions.list_sessions(project, limit=100)
-    checkpoints = app.records.list_records(
+    checkpoints = app.reader.list_records(
         project, kinds=(Kind.CHECKPOINT,), include_inactive=True, limit=200
     )
     timeline = entries(listed, [c for c in checkpoints if not c.is_global])
@@ -138,7 +138,7 @@ def quality(request: Request) -> Response:
     if raw and not raw.isdigit():
         raise InvalidInputError("The days must be a whole number, 0 or more.")
     days = int(raw) if raw else app.settings.lifecycle.stale_days
-    issues = scan_quality(app.records, project, days)
+    issues = scan_quality(app.reader, project, days)
     # The scan's stale records are `contextd stale`'s: oldest-verified first.
     stale = sorted((i.record for i in issues if i.kind == "stale"), key=lambda r: r.verified_at)
     others = [i for i in issues if i.kind != "stale"]
@@ -152,6 +152,6 @@ def quality(request: Request) -> Response:
         "stale": shown_stale,
         "stale_count": len(stale),
         "days": days,
-        "shorts": app.records.short_ids(ids),
+        "shorts": app.reader.short_ids(ids),
     }
     return page(request, "quality.html", context)
