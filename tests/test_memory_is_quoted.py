@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from contextd.core.presentation import MEMORY_NOTE
+from contextd.core.recall.presentation import MEMORY_NOTE
 from mcp import Client
 from tests.conftest import Cli
 from tests.hooks._support import edit, run_hook, session_start, user_prompt

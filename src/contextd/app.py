@@ -26,20 +26,20 @@ if TYPE_CHECKING:
     import subprocess
 
     from contextd.agents.agent_files import AgentFileService
-    from contextd.core.code_staleness import CodeStaleness
-    from contextd.core.compaction import HookState
-    from contextd.core.consolidation import Consolidation
-    from contextd.core.duplicates import DuplicateGuard
-    from contextd.core.index import IndexService
-    from contextd.core.inventory import Inventory
-    from contextd.core.projects import ProjectService
-    from contextd.core.reader import RecordReader
-    from contextd.core.record_pages import RecordPages
-    from contextd.core.records import RecordWriter
-    from contextd.core.refresh import Refresher
-    from contextd.core.search import SearchService
-    from contextd.core.sessions import SessionService
-    from contextd.core.status import StatusReport
+    from contextd.core.reading.pages import RecordPages
+    from contextd.core.reading.reader import RecordReader
+    from contextd.core.recall.compaction import HookState
+    from contextd.core.recall.queries import SearchService
+    from contextd.core.upkeep.code_staleness import CodeStaleness
+    from contextd.core.upkeep.consolidation import Consolidation
+    from contextd.core.upkeep.refresh import Refresher
+    from contextd.core.upkeep.semantic_index import IndexService
+    from contextd.core.workspace.inventory import Inventory
+    from contextd.core.workspace.projects import ProjectService
+    from contextd.core.workspace.sessions import SessionService
+    from contextd.core.workspace.status import StatusReport
+    from contextd.core.writing.duplicates import DuplicateGuard
+    from contextd.core.writing.writer import RecordWriter
     from contextd.embeddings.base import EmbeddingProvider
     from contextd.mirror.service import MirrorService
     from contextd.retrieval.indexer import Indexer
@@ -65,25 +65,25 @@ class App(Struct, dict=True):
 
     @cached_property
     def projects(self) -> "ProjectService":
-        from contextd.core.projects import ProjectService
+        from contextd.core.workspace.projects import ProjectService
 
         return ProjectService(self.db)
 
     @cached_property
     def duplicates(self) -> "DuplicateGuard":
-        from contextd.core.duplicates import DuplicateGuard
+        from contextd.core.writing.duplicates import DuplicateGuard
 
         return DuplicateGuard(self.db, self.vector_index, self.settings.refresh)
 
     @cached_property
     def reader(self) -> "RecordReader":
-        from contextd.core.reader import RecordReader
+        from contextd.core.reading.reader import RecordReader
 
         return RecordReader(self.db, self.settings.developer)
 
     @cached_property
     def writer(self) -> "RecordWriter":
-        from contextd.core.records import RecordWriter
+        from contextd.core.writing.writer import RecordWriter
         from contextd.share.files import RepositoryFiles
 
         files = RepositoryFiles(self.settings.cwd, self.settings.share.records)
@@ -106,13 +106,13 @@ class App(Struct, dict=True):
     @cached_property
     def record_pages(self) -> "RecordPages":
         """Records a page at a time, for browsing (the web view)."""
-        from contextd.core.record_pages import RecordPages
+        from contextd.core.reading.pages import RecordPages
 
         return RecordPages(self.db)
 
     @cached_property
     def search(self) -> "SearchService":
-        from contextd.core.search import SearchService
+        from contextd.core.recall.queries import SearchService
         from contextd.retrieval.search import Retriever
 
         weights = self.settings.search
@@ -125,19 +125,19 @@ class App(Struct, dict=True):
 
     @cached_property
     def index(self) -> "IndexService":
-        from contextd.core.index import IndexService
+        from contextd.core.upkeep.semantic_index import IndexService
 
         return IndexService(self.db, self.indexer, self.vector_index, self.provider_note)
 
     @cached_property
     def code_staleness(self) -> "CodeStaleness":
-        from contextd.core.code_staleness import CodeStaleness
+        from contextd.core.upkeep.code_staleness import CodeStaleness
 
         return CodeStaleness(self.db)
 
     @cached_property
     def consolidation(self) -> "Consolidation":
-        from contextd.core.consolidation import Consolidation
+        from contextd.core.upkeep.consolidation import Consolidation
 
         provider = self.indexer.provider if self.indexer else None
         vectors = (provider.id, provider.dimensions) if provider else None
@@ -145,20 +145,20 @@ class App(Struct, dict=True):
 
     @cached_property
     def refresher(self) -> "Refresher":
-        from contextd.core.refresh import Refresher
+        from contextd.core.upkeep.refresh import Refresher
 
         retention = self.settings.sync.tombstone_retention_days
         return Refresher(self.db, self.index, self.consolidation, retention)
 
     @cached_property
     def sessions(self) -> "SessionService":
-        from contextd.core.sessions import SessionService
+        from contextd.core.workspace.sessions import SessionService
 
         return SessionService(self.db, self.settings.developer)
 
     @cached_property
     def hook_state(self) -> "HookState":
-        from contextd.core.compaction import HookState
+        from contextd.core.recall.compaction import HookState
 
         return HookState(self.db)
 
@@ -225,13 +225,13 @@ class App(Struct, dict=True):
                 start_detached(self.settings.home)
 
     def status(self, project: Project) -> "StatusReport":
-        from contextd.core.status import project_status
+        from contextd.core.workspace.status import project_status
 
         return project_status(self.reader, self.index, project, self.settings.home)
 
     def inventory(self) -> "Inventory":
         """Every project's counts and activity, the global records, embeddings in use."""
-        from contextd.core.inventory import survey
+        from contextd.core.workspace.inventory import survey
 
         return survey(self.db, self.index, self.settings.home)
 

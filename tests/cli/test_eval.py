@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from contextd.core.evaluation import EvalQuery, RankedItem, load_dataset, score_ranking, summarise
+from contextd.core.recall.evaluation import (
+    EvalQuery,
+    RankedItem,
+    load_dataset,
+    score_ranking,
+    summarise,
+)
 from contextd.errors import InvalidInputError
 from tests.conftest import Cli
 

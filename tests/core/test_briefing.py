@@ -3,8 +3,8 @@
 import pytest
 
 from contextd.app import App
-from contextd.core import briefing
-from contextd.core.briefing import build_briefing
+from contextd.core.recall import briefing
+from contextd.core.recall.briefing import build_briefing
 from contextd.models import ConstraintBody, Hardness, Kind, MemoryBody, RecordDraft
 
 TOPICS = ["billing", "deploys", "queues", "caching", "auth", "search"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from contextd.app import App
-from contextd.core.briefing import build_briefing
+from contextd.core.recall.briefing import build_briefing
 from contextd.models import (
     ConstraintBody,
     Hardness,

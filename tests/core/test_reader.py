@@ -14,11 +14,11 @@ from contextd.models import Kind, MemoryBody, RecordDraft
 from tests.conftest import DECISION, Cli
 
 WRITE_RULES = {
-    "contextd.core.records",
-    "contextd.core.validation",
-    "contextd.core.secrets",
-    "contextd.core.duplicates",
-    "contextd.core.replacement",
+    "contextd.core.writing.writer",
+    "contextd.core.writing.validation",
+    "contextd.core.writing.secrets",
+    "contextd.core.writing.duplicates",
+    "contextd.core.writing.replacement",
 }
 
 
@@ -63,7 +63,7 @@ def test_reading_paths_load_none_of_the_write_rules(repo: Path, run: Cli) -> Non
         "import json, sys\n"
         "from contextd.app import open_app\n"
         "from contextd.config import load_settings\n"
-        "from contextd.core.briefing import briefing_candidates, build_briefing\n"
+        "from contextd.core.recall.briefing import briefing_candidates, build_briefing\n"
         "from contextd.models import SearchQuery\n"
         "with open_app(load_settings(), read_only=True) as app:\n"
         "    project = app.current_project()\n"

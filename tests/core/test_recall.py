@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from contextd.app import App
-from contextd.core.presentation import fence, fence_overhead
-from contextd.core.search import estimate_tokens, passage
+from contextd.core.recall.presentation import fence, fence_overhead
+from contextd.core.recall.queries import estimate_tokens, passage
 from contextd.errors import InvalidInputError
 from contextd.models import (
     DecisionBody,
@@ -257,7 +257,7 @@ def test_recall_in_a_folder_outside_any_project_fails_with_not_found(
 
 
 def test_a_passage_longer_than_the_entry_limit_is_cut_at_a_word_with_a_pointer() -> None:
-    from contextd.core.search import cut_passage
+    from contextd.core.recall.queries import cut_passage
 
     text = "word " * 400
     cut = cut_passage(text, "0190abc", 100)

@@ -4,7 +4,7 @@ import itertools
 
 import pytest
 
-from contextd.core.replacement import replacement_reason
+from contextd.core.writing.replacement import replacement_reason
 from contextd.models import (
     Body,
     ConstraintBody,

@@ -7,7 +7,7 @@ import pytest
 
 from contextd.clock import age, parse_when
 from contextd.config import default_config_text, load_settings
-from contextd.core.projects import slugify
+from contextd.core.workspace.projects import slugify
 from contextd.errors import ConfigError
 from contextd.gitinfo import normalise_remote
 from contextd.ids import new_id

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from contextd.app import App
-from contextd.core.secrets import find_secrets
-from contextd.core.validation import MAX_FIELD_CHARS
+from contextd.core.writing.secrets import find_secrets
+from contextd.core.writing.validation import MAX_FIELD_CHARS
 from contextd.errors import (
     ContextdError,
     DuplicateError,

@@ -95,12 +95,12 @@ def test_python_m_contextd_hook_never_imports_the_cli(tmp_path: Path) -> None:
 # What a prompt answered without a daemon never needs: the write path, the vector stack, the
 # session-start helpers and process spawning (each costs the agent time on every prompt).
 NOT_FOR_RECALL = {
-    "contextd.core.records",
-    "contextd.core.duplicates",
-    "contextd.core.validation",
-    "contextd.core.secrets",
-    "contextd.core.briefing",
-    "contextd.core.quality",
+    "contextd.core.writing.writer",
+    "contextd.core.writing.duplicates",
+    "contextd.core.writing.validation",
+    "contextd.core.writing.secrets",
+    "contextd.core.recall.briefing",
+    "contextd.core.upkeep.quality",
     "contextd.embeddings.base",
     "contextd.embeddings.hashing",
     "contextd.embeddings.local",

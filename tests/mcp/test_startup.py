@@ -15,8 +15,8 @@ LATER = {
     "onnx",
     "tokenizers",
     "contextd.embeddings.minilm_onnx",
-    "contextd.core.records",
-    "contextd.core.duplicates",
+    "contextd.core.writing.writer",
+    "contextd.core.writing.duplicates",
 }
 
 

@@ -10,7 +10,7 @@ from contextd.errors import ConflictError, DuplicateError, StoreError
 from contextd.models import DecisionBody, Kind, MemoryBody, RecordDraft, Status
 from contextd.storage import feedback, hook_state, id_prefixes, inventory, record_pages
 from contextd.storage import records as rows
-from contextd.storage import sync as sync_rows
+from contextd.storage import sync_state as sync_rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.agent_files import WrittenBlock, record_written, written_block
 from contextd.storage.fts import fts_candidates
@@ -235,11 +235,11 @@ def test_the_change_token_moves_with_each_commit(app: App) -> None:
 def test_a_read_only_store_refuses_writes_in_one_sentence(app: App, backend: str) -> None:
     from contextd.app import open_app
 
-    with open_app(app.settings, read_only=True) as reader:
-        assert reader.db.read_only
-        assert len(reader.records.list_records(app.current_project())) == 0
+    with open_app(app.settings, read_only=True) as opened:
+        assert opened.db.read_only
+        assert len(opened.reader.list_records(app.current_project())) == 0
         with pytest.raises(StoreError) as refused:
-            reader.records.create(
+            opened.writer.create(
                 _memory("Deploys run from the release branch"), app.current_project()
             )
     assert "\n" not in str(refused.value)

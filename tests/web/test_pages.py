@@ -8,7 +8,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from contextd.app import App
-from contextd.core.reader import RecordReader
+from contextd.core.reading.reader import RecordReader
 from contextd.models import Kind, MemoryBody, RecordDraft
 from tests.web.conftest import SCRIPT_TITLE, Store
 

@@ -16,10 +16,10 @@ from contextd.agents.managed_block import (
     render_block,
 )
 from contextd.clock import now
-from contextd.core.briefing import Briefing, briefing_candidates, build_briefing
-from contextd.core.reader import RecordReader
-from contextd.core.records import RecordWriter
-from contextd.core.textfiles import read_text, write_text_atomic
+from contextd.core.reading.reader import RecordReader
+from contextd.core.recall.briefing import Briefing, briefing_candidates, build_briefing
+from contextd.core.workspace.textfiles import read_text, write_text_atomic
+from contextd.core.writing.writer import RecordWriter
 from contextd.errors import ConflictError, InvalidInputError
 from contextd.models import Project
 from contextd.storage import agent_files as rows

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from msgspec import Struct, field
 
 from contextd.agents.managed_block import without_block
-from contextd.core.records import RecordWriter
-from contextd.core.textfiles import read_text
+from contextd.core.workspace.textfiles import read_text
+from contextd.core.writing.writer import RecordWriter
 from contextd.errors import DuplicateError, InvalidInputError, ValidationError
 from contextd.models import Kind, MemoryBody, Origin, Project, Record, RecordDraft
 

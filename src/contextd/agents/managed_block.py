@@ -7,7 +7,7 @@ import re
 
 from msgspec import Struct
 
-from contextd.core.textfiles import sha256_text
+from contextd.core.workspace.textfiles import sha256_text
 from contextd.errors import InvalidInputError
 
 __all__ = [

@@ -9,11 +9,11 @@ import click
 from contextd.cli._context import state
 from contextd.cli._text import clip, kind_cell, state_cell, table_lines
 from contextd.clock import age
-from contextd.core.views import NOT_CURRENT, record_view, similar_view
+from contextd.core.reading.views import NOT_CURRENT, record_view, similar_view
 from contextd.models import Kind, Record, Similar, Status, body_to_dict
 
 if TYPE_CHECKING:  # a write that the daemon stored never loads the reader
-    from contextd.core.reader import RecordDetail
+    from contextd.core.reading.reader import RecordDetail
 
 __all__ = ["KIND_HEADINGS", "emit", "record_block", "record_row", "report_write", "table", "warn"]
 

@@ -8,7 +8,7 @@ from msgspec.structs import asdict
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
 from contextd.config import settings_view
-from contextd.core.config_file import set_config_value
+from contextd.core.workspace.config_file import set_config_value
 
 __all__ = ["COMMANDS"]
 

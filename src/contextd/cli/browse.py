@@ -13,9 +13,9 @@ from contextd.cli._output import emit, record_block, record_row, table
 from contextd.cli._text import write
 from contextd.cli.results import recall_printout, search_printout
 from contextd.clock import age
-from contextd.core.answers import recall_answer, search_answer
-from contextd.core.search import parse_date
-from contextd.core.views import detail_view, project_view, record_view
+from contextd.core.reading.views import detail_view, project_view, record_view
+from contextd.core.recall.answers import recall_answer, search_answer
+from contextd.core.recall.queries import parse_date
 from contextd.models import Kind, SearchQuery
 
 __all__ = ["COMMANDS"]

@@ -11,7 +11,7 @@ from msgspec.structs import asdict, replace
 from contextd.app import open_app, scratch_settings
 from contextd.cli._context import common_options, get_settings
 from contextd.cli._output import emit, table
-from contextd.core.evaluation import METRICS, Evaluator, load_dataset
+from contextd.core.recall.evaluation import METRICS, Evaluator, load_dataset
 from contextd.errors import ProviderUnavailableError
 
 __all__ = ["COMMANDS"]

@@ -7,7 +7,7 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
-from contextd.core.compaction import report_text
+from contextd.core.recall.compaction import report_text
 from contextd.hooks.entry import EVENTS, run_hook
 
 __all__ = ["COMMANDS"]

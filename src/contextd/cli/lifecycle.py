@@ -7,8 +7,8 @@ import click
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, record_row, report_write, table
 from contextd.clock import age
-from contextd.core.quality import scan_quality
-from contextd.core.views import code_change_view, record_view
+from contextd.core.reading.views import code_change_view, record_view
+from contextd.core.upkeep.quality import scan_quality
 from contextd.models import Hardness, Record, RecordEdit
 
 __all__ = ["COMMANDS"]

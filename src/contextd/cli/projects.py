@@ -9,8 +9,8 @@ import click
 from contextd.agents.importer import ImportOutcome
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
-from contextd.core.home import initialise_home
-from contextd.core.views import project_view
+from contextd.core.reading.views import project_view
+from contextd.core.workspace.home import initialise_home
 from contextd.errors import InvalidInputError
 
 __all__ = ["COMMANDS"]

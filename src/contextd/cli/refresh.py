@@ -1,4 +1,4 @@
-"""refresh: keep the store true, step by step (see contextd.core.refresh)."""
+"""refresh: keep the store true, step by step (see contextd.core.upkeep.refresh)."""
 
 import sys
 from typing import Any
@@ -8,8 +8,8 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
-from contextd.core.consolidation import Cluster, Merge
-from contextd.core.refresh import RefreshReport
+from contextd.core.upkeep.consolidation import Cluster, Merge
+from contextd.core.upkeep.refresh import RefreshReport
 
 __all__ = ["COMMANDS"]
 

@@ -1,5 +1,5 @@
 """What `search` and `recall` print, from their answers as plain data (see
-contextd.core.answers): the same code runs whether the answer was computed in this process or
+contextd.core.recall.answers): the same code runs whether the answer was computed in this process or
 by the daemon, so both print the same bytes. The standard library only, like the daemon's fast
 client that uses it."""
 

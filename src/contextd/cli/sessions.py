@@ -8,8 +8,8 @@ from msgspec.structs import asdict
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
 from contextd.clock import age, now
-from contextd.core.sessions import SessionReport, SessionRow, duration_seconds
-from contextd.core.views import record_view
+from contextd.core.reading.views import record_view
+from contextd.core.workspace.sessions import SessionReport, SessionRow, duration_seconds
 from contextd.errors import NotFoundError
 from contextd.models import Kind, Record
 

@@ -8,8 +8,8 @@ from msgspec.structs import asdict
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit
 from contextd.clock import age
-from contextd.core.status import StatusReport
-from contextd.core.views import project_view, record_view
+from contextd.core.reading.views import project_view, record_view
+from contextd.core.workspace.status import StatusReport
 from contextd.models import Kind
 from contextd.share.service import SharedView
 

@@ -34,7 +34,7 @@ def store() -> None:
 @common_options
 def copy(target: str) -> None:
     """Copy every record, project, session and vector into an empty store; all or nothing."""
-    from contextd.core.store_copy import copy_to
+    from contextd.core.workspace.store_copy import copy_to
 
     app = get_app()
     report = copy_to(app.db, target, connect_timeout_s=app.settings.store.connect_timeout_s)

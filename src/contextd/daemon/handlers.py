@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 
 from contextd.app import App
-from contextd.core.answers import recall_answer, search_answer
+from contextd.core.recall.answers import recall_answer, search_answer
 from contextd.daemon.protocol import (
     EmbedAsk,
     HookAsk,

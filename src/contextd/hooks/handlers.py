@@ -17,9 +17,9 @@ from typing import Any
 from msgspec.structs import replace
 
 from contextd.app import App
-from contextd.core.compaction import report_text
-from contextd.core.presentation import WRITES_OFF, fence, fence_overhead, one_line
-from contextd.core.search import SEPARATOR, estimate_tokens, passage
+from contextd.core.recall.compaction import report_text
+from contextd.core.recall.presentation import WRITES_OFF, fence, fence_overhead, one_line
+from contextd.core.recall.queries import SEPARATOR, estimate_tokens, passage
 from contextd.errors import ContextdError, NotFoundError, ProjectNotResolvedError
 from contextd.hooks.adapters import HookEvent, adapt
 from contextd.hooks.reply import is_command
@@ -75,8 +75,8 @@ def _project(app: App, folders: Sequence[Path], name: str | None) -> Project | N
 
 
 def _session_start(app: App, project: Project, hook: HookEvent) -> str:
-    from contextd.core.briefing import briefing_candidates, build_briefing
-    from contextd.core.quality import scan_quality
+    from contextd.core.recall.briefing import briefing_candidates, build_briefing
+    from contextd.core.upkeep.quality import scan_quality
 
     candidates = briefing_candidates(app.reader, project)
     budget = app.settings.context.session_budget
@@ -167,7 +167,7 @@ _PROMPT_FENCE = "working-memory"
 
 
 def _post_edit(app: App, project: Project, hook: HookEvent) -> str:
-    from contextd.core.scope_guard import constraints_for_path
+    from contextd.core.recall.scope_guard import constraints_for_path
 
     seen = app.hook_state.shown(hook.session_key, "constraint")
     for path in hook.edited:  # Codex's apply_patch may write several files at once
@@ -223,7 +223,7 @@ def _last_commit_subject(folder: Path) -> str | None:
 
 
 def _pre_compact(app: App, project: Project, hook: HookEvent) -> str:
-    from contextd.core.quality import scan_quality
+    from contextd.core.upkeep.quality import scan_quality
 
     issues = scan_quality(app.reader, project, app.settings.lifecycle.stale_days)
     # Only the two triggers agents send are kept; anything else a payload says is not stored.

@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 
 from msgspec.structs import replace
 
-from contextd.core.reader import RecordReader
-from contextd.core.records import PreparedWrite, RecordWriter
-from contextd.core.secrets import find_secrets
-from contextd.core.validation import checked_text
+from contextd.core.reading.reader import RecordReader
+from contextd.core.writing.secrets import find_secrets
+from contextd.core.writing.validation import checked_text
+from contextd.core.writing.writer import PreparedWrite, RecordWriter
 from contextd.errors import DuplicateError, InvalidInputError
 from contextd.importers.entry import SourceEntry, SourceStatus
 from contextd.importers.report import AlreadyStored, Imported, ImportReport, Refused, Retired

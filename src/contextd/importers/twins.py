@@ -5,7 +5,7 @@ the record service's own rule decides whether it is a restatement."""
 
 from typing import TYPE_CHECKING
 
-from contextd.core.records import PreparedWrite, RecordWriter
+from contextd.core.writing.writer import PreparedWrite, RecordWriter
 from contextd.models import Kind
 
 if TYPE_CHECKING:

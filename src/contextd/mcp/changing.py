@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from contextd.core.presentation import one_line
-from contextd.core.views import record_view
+from contextd.core.reading.views import record_view
+from contextd.core.recall.presentation import one_line
 from contextd.mcp.connection import Here
 from contextd.mcp.project import NOWHERE, ProjectArg
 from contextd.mcp.render import reply

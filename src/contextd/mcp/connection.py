@@ -10,7 +10,7 @@ from mcp.server.mcpserver import Context, ListRoots, Resolve
 from mcp.types import ListRootsResult
 
 from contextd.app import App
-from contextd.core.presentation import one_line
+from contextd.core.recall.presentation import one_line
 from contextd.errors import ContextdError
 from contextd.mcp.project import Chooser, Place
 from contextd.models import Project

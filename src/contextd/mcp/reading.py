@@ -5,10 +5,10 @@ from typing import Annotated, Literal
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from contextd.core.briefing import briefing_candidates, build_briefing
-from contextd.core.presentation import WRITES_OFF
-from contextd.core.search import parse_date
-from contextd.core.views import detail_view, hit_view
+from contextd.core.reading.views import detail_view, hit_view
+from contextd.core.recall.briefing import briefing_candidates, build_briefing
+from contextd.core.recall.presentation import WRITES_OFF
+from contextd.core.recall.queries import parse_date
 from contextd.mcp.connection import Here
 from contextd.mcp.project import NOWHERE, ProjectArg
 from contextd.mcp.render import hits_text, record_text, reply

@@ -4,7 +4,7 @@ from typing import Any
 
 from mcp.types import CallToolResult, TextContent
 
-from contextd.core.presentation import fence, one_line
+from contextd.core.recall.presentation import fence, one_line
 
 __all__ = ["fenced_lines", "hits_text", "record_text", "reply", "written_text"]
 

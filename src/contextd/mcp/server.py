@@ -12,7 +12,7 @@ import anyio
 from mcp.server import MCPServer
 
 from contextd.app import App
-from contextd.core.presentation import WRITES_OFF
+from contextd.core.recall.presentation import WRITES_OFF
 from contextd.mcp import changing, reading, recording, sessions, upkeep
 from contextd.mcp.connection import Connection
 from contextd.mcp.messages import plain_argument_errors

@@ -8,8 +8,8 @@ from mcp.types import CallToolResult
 from msgspec.structs import asdict
 from pydantic import Field
 
-from contextd.core.compaction import report_text
-from contextd.core.presentation import one_line
+from contextd.core.recall.compaction import report_text
+from contextd.core.recall.presentation import one_line
 from contextd.errors import ContextdError
 from contextd.mcp.connection import Here, connection_of
 from contextd.mcp.project import NOWHERE, ProjectArg, project_line

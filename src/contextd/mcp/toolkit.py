@@ -12,8 +12,8 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from contextd.app import App
-from contextd.core.presentation import one_line
-from contextd.core.views import record_view, similar_view
+from contextd.core.reading.views import record_view, similar_view
+from contextd.core.recall.presentation import one_line
 from contextd.errors import ContextdError
 from contextd.limits import MAX_SEARCH_LIMIT
 from contextd.mcp.messages import in_mcp_words

@@ -5,9 +5,9 @@ from typing import Annotated
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from contextd.core.presentation import one_line
-from contextd.core.quality import scan_quality
-from contextd.core.views import record_view
+from contextd.core.reading.views import record_view
+from contextd.core.recall.presentation import one_line
+from contextd.core.upkeep.quality import scan_quality
 from contextd.mcp.connection import Here
 from contextd.mcp.project import NOWHERE, ProjectArg
 from contextd.mcp.render import fenced_lines, reply

@@ -7,8 +7,8 @@ from typing import TypeVar
 
 from msgspec import Struct
 
-from contextd.core.records import PreparedWrite, RecordWriter
-from contextd.core.validation import validate_draft
+from contextd.core.writing.validation import validate_draft
+from contextd.core.writing.writer import PreparedWrite, RecordWriter
 from contextd.errors import (
     ConflictError,
     ContextdError,

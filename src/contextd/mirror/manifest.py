@@ -6,7 +6,7 @@ from pathlib import Path
 
 from msgspec import Struct, field
 
-from contextd.core.textfiles import read_text, write_text_atomic
+from contextd.core.workspace.textfiles import read_text, write_text_atomic
 from contextd.mirror.layout import MANIFEST
 
 __all__ = ["Manifest", "load_manifest", "save_manifest"]

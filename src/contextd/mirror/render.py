@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from msgspec import Struct
 
-from contextd.core.textfiles import sha256_text
+from contextd.core.workspace.textfiles import sha256_text
 from contextd.mirror.layout import GROUPS, MAIN_FILES, Group, fields_of, file_of, group_of
 from contextd.models import ConstraintBody, Hardness, Record, body_to_dict
 

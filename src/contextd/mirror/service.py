@@ -5,10 +5,10 @@ from pathlib import Path
 
 from msgspec import Struct, field
 
-from contextd.core.projects import ProjectService
-from contextd.core.reader import RecordReader
-from contextd.core.records import RecordWriter
-from contextd.core.textfiles import confined, read_text, sha256_text, write_text_atomic
+from contextd.core.reading.reader import RecordReader
+from contextd.core.workspace.projects import ProjectService
+from contextd.core.workspace.textfiles import confined, read_text, sha256_text, write_text_atomic
+from contextd.core.writing.writer import RecordWriter
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.mirror.adopt import Change, FolderEdits, apply_changes, plan_changes
 from contextd.mirror.layout import CHECKPOINTS, MAIN_FILES

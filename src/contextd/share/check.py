@@ -5,7 +5,7 @@ in the store's form and not in the future. Shared by the ingest and the pre-comm
 from datetime import UTC, datetime
 
 from contextd.clock import CLOCK_SKEW, is_stamp, parse_instant
-from contextd.core.validation import validate_record
+from contextd.core.writing.validation import validate_record
 from contextd.errors import ValidationError
 from contextd.ids import is_id
 from contextd.models import Record

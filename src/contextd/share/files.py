@@ -9,7 +9,7 @@ a record written with --private, and every global one, stays in the store only.
 from collections.abc import Sequence
 from pathlib import Path
 
-from contextd.core.textfiles import write_text_atomic
+from contextd.core.workspace.textfiles import write_text_atomic
 from contextd.models import Kind, Record
 from contextd.share.format import render_record
 from contextd.share.layout import digest_of, records_folder, shared_checkout

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from msgspec.structs import replace
 
 from contextd.clock import CLOCK_SKEW, is_stamp, parse_instant
-from contextd.core.validation import checked_text, validate_record
+from contextd.core.writing.validation import checked_text, validate_record
 from contextd.errors import InvalidInputError, ValidationError
 from contextd.ids import is_id, is_slug
 from contextd.models import Origin, Record, Status

@@ -11,7 +11,7 @@ from contextd.clock import now
 from contextd.models import Project, Record, Status
 from contextd.storage import projects as project_rows
 from contextd.storage import records as record_rows
-from contextd.storage import sync as sync_rows
+from contextd.storage import sync_state as sync_rows
 from contextd.storage.connection import Connection
 from contextd.sync.admission import Refusals, record_where
 from contextd.sync.bundle import Bundle, BundleProject, BundleRecord, record_to_json

@@ -8,9 +8,9 @@ from typing import Any
 from msgspec import Struct
 
 from contextd.clock import now
-from contextd.core.validation import checked_text
+from contextd.core.writing.validation import checked_text
 from contextd.errors import ConflictError, InvalidInputError, NotFoundError, RemoteError
-from contextd.storage import sync as rows
+from contextd.storage import sync_state as rows
 from contextd.storage.db import Database
 from contextd.sync.bundle import dump_bundle, parse_bundle
 from contextd.sync.importer import ImportReport

@@ -10,7 +10,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from contextd.clock import now, to_iso
-from contextd.core.duplicates import DuplicateGuard
+from contextd.core.writing.duplicates import DuplicateGuard
 from contextd.errors import (
     DuplicateError,
     InvalidInputError,
@@ -21,7 +21,7 @@ from contextd.models import Project, Record, Status
 from contextd.retrieval.indexer import Indexer
 from contextd.storage import projects as project_rows
 from contextd.storage import records as record_rows
-from contextd.storage import sync as sync_rows
+from contextd.storage import sync_state as sync_rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.db import Database
 from contextd.sync.admission import Refusals, admit_bundle

@@ -1,13 +1,13 @@
 """What a store holds, as counts, in the shape `remote scan` reads from another machine (no
-content): the store's survey (contextd.core.inventory) with what sync adds, its id and its
+content): the store's survey (contextd.core.workspace.inventory) with what sync adds, its id and its
 deletions."""
 
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from contextd.core.inventory import Inventory, ScopeCounts
+from contextd.core.workspace.inventory import Inventory, ScopeCounts
 from contextd.models import Kind, Status
-from contextd.storage import sync as sync_rows
+from contextd.storage import sync_state as sync_rows
 from contextd.storage.db import Database
 
 __all__ = ["store_summary"]

@@ -3,7 +3,7 @@ replaced it, read through the core's record details and laid out for the SVG gra
 
 from msgspec import Struct
 
-from contextd.core.reader import RecordReader
+from contextd.core.reading.reader import RecordReader
 from contextd.models import Record
 
 __all__ = ["MAX_NODES", "Chain", "ChainNode", "history"]

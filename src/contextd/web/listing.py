@@ -6,7 +6,7 @@ from collections import Counter
 from msgspec import Struct
 
 from contextd.app import App
-from contextd.core.record_pages import RecordPage
+from contextd.core.reading.pages import RecordPage
 from contextd.errors import InvalidInputError
 from contextd.models import Kind, Project, Record, SearchHit, SearchQuery, Status
 

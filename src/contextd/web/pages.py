@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from contextd.app import App
-from contextd.core.quality import scan_quality
+from contextd.core.upkeep.quality import scan_quality
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.models import Kind, Project, Record, Status, body_to_dict
 from contextd.web.chain import history

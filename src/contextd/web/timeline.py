@@ -6,7 +6,7 @@ from datetime import datetime
 from msgspec import Struct
 
 from contextd.clock import now, parse_instant
-from contextd.core.sessions import SessionRow, duration_seconds
+from contextd.core.workspace.sessions import SessionRow, duration_seconds
 from contextd.models import Record
 
 __all__ = ["Entry", "Strip", "entries", "strip"]

@@ -10,7 +10,7 @@ from collections.abc import Set as AbstractSet
 from msgspec.structs import replace
 
 from contextd.config import RefreshSettings
-from contextd.core.replacement import replacement_reason
+from contextd.core.writing.replacement import replacement_reason
 from contextd.errors import DuplicateError
 from contextd.models import Record, Similar, Status
 from contextd.retrieval.vector_index import VectorIndex

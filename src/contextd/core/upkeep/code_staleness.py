@@ -21,7 +21,7 @@ from msgspec import Struct
 
 from contextd import gitinfo
 from contextd.clock import now, parse_instant, to_iso
-from contextd.core.code_anchors import Anchors, anchors_of, path_matches
+from contextd.core.upkeep.code_anchors import Anchors, anchors_of, path_matches
 from contextd.models import CodeChange, Kind, Project, Record
 from contextd.storage import code_changes as marks
 from contextd.storage import records as rows

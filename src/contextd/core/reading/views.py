@@ -13,7 +13,7 @@ from contextd.models import (
 )
 
 if TYPE_CHECKING:  # types only: the MCP server imports this before its first tool call
-    from contextd.core.reader import RecordDetail
+    from contextd.core.reading.reader import RecordDetail
 
 __all__ = [
     "NOT_CURRENT",

@@ -8,8 +8,8 @@ from msgspec.structs import replace
 
 from contextd.clock import parse_when, to_iso
 from contextd.config import ContextSettings
-from contextd.core.presentation import fence, fence_overhead, one_line
-from contextd.core.scope_guard import relative_to_project
+from contextd.core.recall.presentation import fence, fence_overhead, one_line
+from contextd.core.recall.scope_guard import relative_to_project
 from contextd.errors import InvalidInputError
 from contextd.limits import MAX_SEARCH_LIMIT
 from contextd.models import (
@@ -74,7 +74,9 @@ class SearchService:
         Raises:
             InvalidInputError: the query is empty, too long, or holds a secret (it is stored).
         """
-        from contextd.core.validation import checked_text  # the write path: not for the hooks
+        from contextd.core.writing.validation import (
+            checked_text,
+        )  # the write path: not for the hooks
 
         if not query.strip():
             raise InvalidInputError("Give the query the record answered.")
@@ -138,7 +140,7 @@ def _tokens_for(characters: int) -> int:
 
 def passage(hit: SearchHit, max_tokens: int | None = None) -> str:
     """One hit as the text an agent reads: header line, then the fields that say why, each
-    one line (the caller puts it in a fence: see contextd.core.presentation); cut to
+    one line (the caller puts it in a fence: see contextd.core.recall.presentation); cut to
     `max_tokens` with a pointer to the whole record when longer."""
     record = hit.record
     label = record.category if record.kind is Kind.MEMORY and record.category else str(record.kind)

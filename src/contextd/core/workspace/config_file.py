@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from contextd.config import load_settings, parse_setting
-from contextd.core.textfiles import write_text_atomic
-from contextd.core.validation import refuse_secret
+from contextd.core.workspace.textfiles import write_text_atomic
+from contextd.core.writing.validation import refuse_secret
 from contextd.errors import ConfigError, ValidationError
 
 __all__ = ["set_config_value"]

@@ -4,8 +4,8 @@ the next agent's work; what a session produced is read back by link and by time 
 from msgspec import Struct
 
 from contextd.clock import now, parse_instant
-from contextd.core.prefixes import match_prefix
-from contextd.core.validation import checked_text
+from contextd.core.reading.prefixes import match_prefix
+from contextd.core.writing.validation import checked_text
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.ids import MIN_PREFIX, new_id
 from contextd.models import Kind, Project, Record

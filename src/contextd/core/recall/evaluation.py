@@ -14,10 +14,10 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from contextd.core.projects import ProjectService
-from contextd.core.records import RecordWriter
-from contextd.core.search import SearchService
-from contextd.core.validation import validate_draft
+from contextd.core.recall.queries import SearchService
+from contextd.core.workspace.projects import ProjectService
+from contextd.core.writing.validation import validate_draft
+from contextd.core.writing.writer import RecordWriter
 from contextd.errors import InvalidInputError, ValidationError
 from contextd.models import Kind, MemoryBody, Origin, Project, RecordDraft, SearchQuery, Status
 

@@ -5,8 +5,8 @@ from pathlib import Path
 from msgspec import Struct
 
 from contextd import gitinfo
-from contextd.core.index import IndexService, IndexState
-from contextd.core.reader import RecordReader
+from contextd.core.reading.reader import RecordReader
+from contextd.core.upkeep.semantic_index import IndexService, IndexState
 from contextd.models import Kind, Project, Record
 
 __all__ = ["StatusReport", "project_status"]

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from msgspec import Struct
 
 from contextd.clock import to_iso
-from contextd.core.prefixes import match_prefix
+from contextd.core.reading.prefixes import match_prefix
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.ids import MIN_PREFIX
 from contextd.models import Kind, Project, Record, Status

@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
-from contextd.core.presentation import fence, fence_overhead, one_line
-from contextd.core.search import SEPARATOR, estimate_tokens
+from contextd.core.recall.presentation import fence, fence_overhead, one_line
+from contextd.core.recall.queries import SEPARATOR, estimate_tokens
 from contextd.models import (
     CheckpointBody,
     CodeChange,
@@ -18,7 +18,7 @@ from contextd.models import (
 )
 
 if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
-    from contextd.core.reader import RecordReader
+    from contextd.core.reading.reader import RecordReader
 
 
 __all__ = ["Briefing", "briefing_candidates", "build_briefing"]

@@ -7,7 +7,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from contextd.core.index import IndexService, IndexState
+from contextd.core.upkeep.semantic_index import IndexService, IndexState
 from contextd.models import Kind, Project, Status
 from contextd.storage import inventory as rows
 from contextd.storage import projects as project_rows

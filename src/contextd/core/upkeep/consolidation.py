@@ -18,7 +18,7 @@ from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.config import RefreshSettings
-from contextd.core.validation import MAX_HINTS, MAX_TAGS
+from contextd.core.writing.validation import MAX_HINTS, MAX_TAGS
 from contextd.errors import ConflictError
 from contextd.models import Origin, Project, Record, Status
 from contextd.retrieval.neighbours import close_pairs

@@ -5,7 +5,7 @@ import re
 from msgspec.structs import replace
 
 from contextd.clock import parse_instant, to_iso
-from contextd.core.secrets import find_secrets
+from contextd.core.writing.secrets import find_secrets
 from contextd.errors import ValidationError
 from contextd.limits import (
     MIN_PROBLEM_CHARS,

@@ -6,8 +6,8 @@ from typing import Any
 
 from msgspec import Struct
 
-from contextd.core.search import SearchService
-from contextd.core.views import NOT_CURRENT, hit_view
+from contextd.core.reading.views import NOT_CURRENT, hit_view
+from contextd.core.recall.queries import SearchService
 from contextd.models import Kind, Project, ScoreTerms, SearchHit, SearchQuery, Status
 
 __all__ = ["HitLine", "RecallAnswer", "SearchAnswer", "recall_answer", "search_answer"]

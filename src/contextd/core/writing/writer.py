@@ -9,9 +9,9 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from contextd.clock import now
-from contextd.core.duplicates import DuplicateGuard
-from contextd.core.reader import RecordReader
-from contextd.core.validation import checked_text, validate_draft
+from contextd.core.reading.reader import RecordReader
+from contextd.core.writing.duplicates import DuplicateGuard
+from contextd.core.writing.validation import checked_text, validate_draft
 from contextd.errors import (
     ConflictError,
     InvalidInputError,

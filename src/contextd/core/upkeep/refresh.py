@@ -17,10 +17,10 @@ from datetime import UTC, datetime, timedelta
 from msgspec import Struct
 
 from contextd.clock import to_iso
-from contextd.core.consolidation import Cluster, Consolidation, Merge
-from contextd.core.index import IndexService
+from contextd.core.upkeep.consolidation import Cluster, Consolidation, Merge
+from contextd.core.upkeep.semantic_index import IndexService
 from contextd.errors import ProviderUnavailableError
-from contextd.storage import sync as sync_rows
+from contextd.storage import sync_state as sync_rows
 from contextd.storage.db import Database
 
 __all__ = ["RefreshReport", "Refresher", "Step"]

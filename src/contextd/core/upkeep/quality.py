@@ -16,8 +16,8 @@ from contextd.models import (
 )
 
 if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
-    from contextd.core.consolidation import Merge
-    from contextd.core.reader import RecordReader
+    from contextd.core.reading.reader import RecordReader
+    from contextd.core.upkeep.consolidation import Merge
 
 
 __all__ = ["QualityIssue", "scan_quality"]

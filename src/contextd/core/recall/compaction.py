@@ -11,7 +11,7 @@ from typing import Any
 from msgspec import Struct
 
 from contextd.clock import now, to_iso
-from contextd.core.presentation import fence, one_line
+from contextd.core.recall.presentation import fence, one_line
 from contextd.ids import new_id
 from contextd.models import Project, Record, Status
 from contextd.storage import hook_state as rows

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from contextd.models import ConstraintBody, Kind, Project, Record
 
 if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
-    from contextd.core.reader import RecordReader
+    from contextd.core.reading.reader import RecordReader
 
 
 __all__ = ["constraints_for_path", "relative_to_project"]
