@@ -1,14 +1,17 @@
 """The `contextd` command (and `python -m contextd`).
 
 `contextd hook EVENT` runs on every prompt and edit of an agent, so it is dispatched here,
-before the CLI (click and every command module) is imported; so are `search` and `recall`,
-which a running daemon answers warm.
+before the CLI (click and every command module) is imported; so are `search`, `recall` and
+the record commands, which a running daemon answers warm.
 """
 
 import os
 import sys
 
 from contextd.threads import choose_for_one_shot
+
+# Commands contextd.cli.quick may have a running daemon answer (it checks the argv itself).
+_DAEMON_ANSWERS = {"search", "recall", "add", "decide", "constrain", "pipeline", "checkpoint"}
 
 
 def main() -> None:
@@ -19,7 +22,7 @@ def main() -> None:
 
         sys.exit(run_hook(sys.argv[2:]))
     _refuse_undecodable_arguments(sys.argv[1:])
-    if "search" in sys.argv or "recall" in sys.argv:
+    if _DAEMON_ANSWERS.intersection(sys.argv[1:]):
         from contextd.cli.quick import answer
 
         code = answer(sys.argv[1:])

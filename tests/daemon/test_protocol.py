@@ -10,12 +10,12 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from contextd.cli import _text, browse, quick, search_args
+from contextd.cli import _text, argv_table, browse, capture, quick, record_args, search_args
 from contextd.cli._context import state
 from contextd.cli.main import cli
-from contextd.daemon.protocol import Ping, SearchAsk, decode_request
+from contextd.daemon.protocol import Ping, SearchAsk, WriteAsk, decode_request
 from contextd.ipc import frames
-from contextd.models import Kind
+from contextd.models import Hardness, Kind, Origin
 
 ACCEPTED = [
     ["search", "q"],
@@ -79,7 +79,7 @@ def test_the_fast_reader_reads_an_argv_as_click_does(
     assert parsed is not None
     clicked = _click_reading(argv, monkeypatch)
     assert clicked is not None
-    assert _normal({**parsed.values, "query": parsed.query}) == _normal(clicked)
+    assert _normal({**parsed.values, "query": parsed.argument}) == _normal(clicked)
 
 
 @pytest.mark.parametrize("argv", REFUSED)
@@ -94,7 +94,7 @@ def test_what_the_fast_reader_leaves_to_click(
 def test_the_option_table_matches_the_commands() -> None:
     assert tuple(k.value for k in Kind) == search_args.KIND_NAMES
     for name, command in (("search", browse.search), ("recall", browse.recall)):
-        declared = {o.flag for o in (*search_args.COMMON, *search_args.QUERY_OPTIONS)} | {
+        declared = {o.flag for o in (*argv_table.COMMON, *search_args.QUERY_OPTIONS)} | {
             o.flag for o in search_args.COMMAND_OPTIONS[name]
         }
         options = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
@@ -108,7 +108,7 @@ def test_the_fast_clients_request_is_the_daemons_type(
     monkeypatch.setenv("CONTEXTD_PROJECT", "orbit")
     parsed = search_args.parse(["search", "q", "--kind", "decision", "--since", "2026-11-01"])
     assert parsed is not None
-    request = quick._request(parsed)
+    request = quick._query_request(parsed)
     assert request is not None and request["project"] == "orbit"
     decoded = decode_request(msgspec.json.encode(request))
     assert isinstance(decoded, SearchAsk)
@@ -182,3 +182,134 @@ def test_styles_are_clicks(style: dict[str, Any]) -> None:
 )
 def test_strip_is_clicks_unstyle(text: str) -> None:
     assert _text.strip(text) == click.unstyle(text)
+
+
+RECORD_ACCEPTED = [
+    ["add", "Node 20 is required", "--category", "gotcha"],
+    [
+        "--json",
+        "add",
+        "Node 20 is required",
+        "--category=gotcha",
+        "--tag",
+        "build",
+        "--tag=node",
+        "--priority",
+        "5",
+        "--origin",
+        "agent",
+        "--global",
+        "--private",
+        "--force",
+    ],
+    [
+        "decide",
+        "Use NATS",
+        "--problem",
+        "p",
+        "--why",
+        "w",
+        "--alternatives",
+        "Redis",
+        "--tried=t",
+        "--tradeoffs",
+        "o",
+        "--related",
+        "abc",
+        "--supersedes",
+        "def",
+    ],
+    [
+        "constrain",
+        "Never edit applied migrations",
+        "--reason",
+        "r",
+        "--hardness",
+        "absolute",
+        "--scope",
+        "migrations/**",
+        "--scope",
+        "db/**",
+        "--incident",
+        "i",
+    ],
+    ["pipeline", "Release", "--purpose", "p", "--step", "a", "--step", "b", "--hint", "ship"],
+    ["--project", "orbit", "checkpoint", "wip", "--next", "n1", "--next", "n2", "--done", "d"],
+    ["add", "--category", "gotcha", "--", "--a text that starts with dashes"],
+]
+RECORD_REFUSED = [
+    ["add", "Node 20 is required"],  # --category is required
+    ["add", "Node 20 is required", "--category", "gotcha", "--priority", "9"],
+    ["add", "Node 20 is required", "--category", "gotcha", "--origin", "system"],
+    ["add", "one", "two", "--category", "gotcha"],
+    ["add", "--help"],
+    ["constrain", "r", "--reason", "x", "--hardness", "sometimes"],
+    ["pipeline", "Release", "--purpose", "p"],  # no step
+    ["decide", "s", "--problem", "p"],  # no --why
+    ["checkpoint", "wip", "--limit", "3"],
+]
+
+
+def _click_record_reading(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> dict[str, Any] | None:
+    seen: dict[str, Any] = {}
+
+    def capture_values(title: str, **params: Any) -> None:
+        current = state()
+        seen.update(params, title=title, json=current.json, home=current.home)
+        seen["project"] = current.project
+
+    for command in capture.COMMANDS:
+        monkeypatch.setattr(command, "callback", capture_values)
+    result = CliRunner().invoke(cli, argv)
+    return seen if result.exit_code == 0 and seen else None
+
+
+@pytest.mark.parametrize("argv", RECORD_ACCEPTED)
+def test_the_fast_reader_reads_a_record_command_as_click_does(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed = record_args.parse(argv)
+    assert parsed is not None
+    clicked = _click_record_reading(argv, monkeypatch)
+    assert clicked is not None
+    assert _normal({**parsed.values, "title": parsed.argument}) == _normal(clicked)
+
+
+@pytest.mark.parametrize("argv", RECORD_REFUSED)
+def test_what_the_fast_reader_leaves_to_click_of_a_record_command(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert record_args.parse(argv) is None
+    if "--help" not in argv:
+        assert _click_record_reading(argv, monkeypatch) is None  # click refuses it too
+
+
+def test_the_record_option_table_matches_the_commands_and_the_models() -> None:
+    assert tuple(o.value for o in Origin) == record_args.ORIGIN_NAMES
+    assert tuple(h.value for h in Hardness) == record_args.HARDNESS_NAMES
+    for command in capture.COMMANDS:
+        assert command.name is not None
+        spec = record_args.RECORD_COMMANDS[command.name]
+        declared = {
+            o.flag for o in (*argv_table.COMMON, *spec.options, *record_args.RECORD_OPTIONS)
+        }
+        options = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
+        assert options - {"-h", "--help"} == declared, command.name
+
+
+@pytest.mark.parametrize("argv", RECORD_ACCEPTED)
+def test_a_fast_write_request_is_the_daemons_type(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    parsed = record_args.parse(argv)
+    assert parsed is not None
+    request = quick._write_request(parsed)
+    assert request is not None
+    decoded = decode_request(msgspec.json.encode(request))
+    assert isinstance(decoded, WriteAsk)
+    assert decoded.draft.title == parsed.argument
+    assert decoded.draft.kind is Kind(record_args.RECORD_COMMANDS[parsed.command].kind)
+    assert decoded.folder == str(tmp_path)

@@ -312,14 +312,18 @@ def test_writes_are_stored_by_the_daemon_with_the_same_rules_and_output(
     ]
     warm = contextd(repo, *decide, "--json")
     assert warm.code == 0, warm.stderr
-    assert "numpy" not in warm.modules  # no model, no vectors: the daemon embedded it
+    assert warm.warm  # no click, no store, no model: the daemon parsed nothing, stored it all
     stored = json.loads(warm.stdout)
     assert stored["title"] == decide[1] and stored["project_id"] is not None
     assert stored["id"] in {r["id"] for r in run.json("memories")["records"]}
     text = contextd(
         repo, "add", "Deploys happen from the release branch only", "--category", "convention"
     )
-    assert text.code == 0 and text.stdout.startswith(b"Recorded memory ")
+    assert text.code == 0 and text.stdout.startswith(b"Recorded memory ") and text.warm
+    # The similar records the daemon's one neighbour search found are reported too.
+    similar = ["add", "Deploys happen only from the release branch", "--category", "convention"]
+    warm_similar = contextd(repo, *similar, "--force")
+    assert warm_similar.warm and b"Similar records" in warm_similar.stdout
     # A refusal is reported by the command itself, exactly as without a daemon.
     for refused in (
         ["decide", "Too thin", "--problem", "short", "--why", "short"],

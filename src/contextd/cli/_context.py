@@ -9,9 +9,18 @@ import click
 from msgspec import Struct
 
 from contextd.app import App, can_write_store, open_app
+from contextd.cli.argv_table import Option
 from contextd.config import Settings, load_settings
 
-__all__ = ["CliState", "common_options", "get_app", "get_settings", "option_bundle", "state"]
+__all__ = [
+    "CliState",
+    "common_options",
+    "declared_options",
+    "get_app",
+    "get_settings",
+    "option_bundle",
+    "state",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,6 +54,36 @@ def option_bundle(*options: Callable[[F], F]) -> Callable[[F], F]:
         return functools.reduce(lambda cmd, option: option(cmd), reversed(options), command)
 
     return decorate
+
+
+def declared_options(*options: Option) -> Callable[[F], F]:
+    """Click options from their declarations (contextd.cli.argv_table), in the order given."""
+    return option_bundle(*(_click_option(option) for option in options))
+
+
+def _click_option(option: Option) -> Callable[[F], F]:
+    if option.kind == "flag":
+        return click.option(option.flag, option.dest, is_flag=True, help=option.help)
+    kind: click.ParamType[Any] | type[int] | None = None
+    if option.choices:
+        kind = click.Choice(option.choices)
+    elif option.bounds:
+        kind = click.IntRange(*option.bounds)
+    elif option.kind == "int":
+        kind = int
+    # An explicit default of None would satisfy `required` (click 8.3+): pass only real ones.
+    default: dict[str, Any] = {} if option.default is None else {"default": option.default}
+    return click.option(
+        option.flag,
+        option.dest,
+        multiple=option.multiple,
+        required=option.required,
+        type=kind,
+        show_default=option.show_default,
+        metavar=option.metavar,
+        help=option.help,
+        **default,
+    )
 
 
 common_options = option_bundle(

@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from contextd.cli._context import state
-from contextd.cli._text import clip, kind_cell, state_cell, table_lines
+from contextd.cli._text import kind_cell, state_cell, table_lines, write
+from contextd.cli.results import write_printout
 from contextd.clock import age
-from contextd.core.reading.views import NOT_CURRENT, record_view, similar_view
+from contextd.core.reading.views import NOT_CURRENT, written_view
 from contextd.models import Kind, Record, Similar, Status, body_to_dict
 
-if TYPE_CHECKING:  # a write that the daemon stored never loads the reader
+if TYPE_CHECKING:  # types only: a write never loads the reader
     from contextd.core.reading.reader import RecordDetail
 
 __all__ = ["KIND_HEADINGS", "emit", "record_block", "record_row", "report_write", "table", "warn"]
@@ -54,35 +55,7 @@ def report_write(
     verb: str, record: Record, similar: Sequence[Similar], shorts: dict[str, str]
 ) -> None:
     """A stored record, with the similar ones it may restate or contradict (advisory)."""
-    payload = record_view(record) | {"similar": [similar_view(s) for s in similar]}
-
-    def human() -> None:
-        where = " (global)" if record.is_global else ""
-        short = click.style(shorts.get(record.id, record.id), bold=True)
-        click.echo(f"{verb} {record.kind} {short}{where}: {record.title}")
-        if similar:
-            click.echo(
-                click.style("Similar records (a restatement or a contradiction?):", fg="yellow")
-            )
-            for item in similar:
-                label = f" {NOT_CURRENT}" if item.record.status is Status.SUPERSEDED else ""
-                click.echo(
-                    f"  {shorts.get(item.record.id, item.record.id)}  "
-                    f"{item.similarity:.0%}{label}  {clip(item.record.title, 70)}"
-                )
-        for item in similar:
-            if item.replaces:
-                old = shorts.get(item.record.id, item.record.id)
-                new = shorts.get(record.id, record.id)
-                click.echo(
-                    click.style(
-                        f"This seems to replace {old} ({item.replaces}); if so: "
-                        f"contextd supersede {old} --by {new}",
-                        fg="yellow",
-                    )
-                )
-
-    emit(payload, human)
+    write(write_printout(verb, written_view(record, similar), shorts, state().json))
 
 
 def warn(message: str) -> None:

@@ -8,7 +8,7 @@ import click
 from msgspec import to_builtins
 
 from contextd.cli import search_args
-from contextd.cli._context import common_options, get_app, option_bundle, state
+from contextd.cli._context import common_options, declared_options, get_app, state
 from contextd.cli._output import emit, record_block, record_row, table
 from contextd.cli._text import write
 from contextd.cli.results import recall_printout, search_printout
@@ -64,33 +64,9 @@ def memories(kinds: tuple[str, ...], include_all: bool) -> None:
     emit({"project": project_view(project), "records": [record_view(r) for r in records]}, human)
 
 
-def _click_option(option: search_args.Option) -> Callable[[F], F]:
-    """A click option from its declaration in contextd.cli.search_args."""
-    if option.kind == "flag":
-        return click.option(option.flag, option.dest, is_flag=True, help=option.help)
-    kind: click.ParamType[Any] | type[int] | None = None
-    if option.choices:
-        kind = click.Choice(option.choices)
-    elif option.bounds:
-        kind = click.IntRange(*option.bounds)
-    elif option.kind == "int":
-        kind = int
-    return click.option(
-        option.flag,
-        option.dest,
-        multiple=option.multiple,
-        type=kind,
-        default=option.default,
-        show_default=option.default is not None,
-        metavar=option.metavar,
-        help=option.help,
-    )
-
-
 def _options_of(command: str) -> Callable[[F], F]:
     """The options of `search` or `recall`: the command's own, then the shared filters."""
-    declared = (*search_args.COMMAND_OPTIONS[command], *search_args.QUERY_OPTIONS)
-    return option_bundle(*(_click_option(option) for option in declared))
+    return declared_options(*search_args.COMMAND_OPTIONS[command], *search_args.QUERY_OPTIONS)
 
 
 def _query(text: str, limit: int, options: dict[str, Any]) -> SearchQuery:

@@ -1,24 +1,34 @@
-"""`contextd search` and `contextd recall` answered by a running daemon, before click, the
-store or numpy are imported: a warm answer is the whole point.
+"""`contextd search`, `contextd recall` and the record commands (`add`, `decide`, ...)
+answered by a running daemon, before click, the store or numpy are imported: a warm answer is
+the whole point.
 
-The argv is read with the options' own table (contextd.cli.search_args); the request names
-what this process resolved (the home, the project asked for by name, its folder, the query
-and filters, the output wanted) and nothing else of its environment; the answer is printed
-by the code the in-process command uses (contextd.cli.results), so both print the same bytes.
-Whenever that cannot be done (no daemon, help, an error to report, CONTEXTD_DEBUG) nothing is
-printed and the CLI runs the command itself.
+The argv is read with the commands' own option tables (contextd.cli.search_args and
+record_args); the request names what this process resolved (the home, the project asked for
+by name, its folder, the query or the draft, the output wanted) and nothing else of its
+environment; the answer is printed by the code the in-process command uses
+(contextd.cli.results), so both print the same bytes. Whenever that cannot be done (no daemon,
+help, an error to report, a write the daemon refused, CONTEXTD_DEBUG) nothing is printed and
+the CLI runs the command itself.
 """
 
 import os
 import sys
+from collections.abc import Callable
 
-from contextd.cli import results, search_args
-from contextd.cli._text import write
+from contextd.cli import record_args, results, search_args
+from contextd.cli._text import Printout, write
+from contextd.cli.argv_table import Parsed
 from contextd.home_folder import resolve_home
 from contextd.ipc import client
 from contextd.ipc.rendezvous import Unsafe
 
 __all__ = ["answer"]
+
+Render = Callable[[dict[str, object], "Parsed"], "Printout | None"]
+UNANSWERED_WRITE = (
+    "Error: The daemon took the write but did not answer in time; `contextd memories` shows "
+    "whether it was stored.\n"
+)
 
 
 def answer(argv: list[str]) -> int | None:
@@ -27,24 +37,38 @@ def answer(argv: list[str]) -> int | None:
     if os.environ.get("CONTEXTD_DEBUG"):
         return None  # it asks for tracebacks, which only the in-process CLI shows
     parsed = search_args.parse(argv)
-    request = _request(parsed) if parsed is not None else None
-    if parsed is None or request is None:
+    if parsed is not None:
+        return _printed(_ask(_query_request(parsed), repeatable=True), parsed, _query_printout)
+    parsed = record_args.parse(argv)
+    if parsed is not None:
+        try:
+            reply = _ask(_write_request(parsed), repeatable=False)
+        except client.Unanswered:
+            sys.stderr.write(UNANSWERED_WRITE)
+            return 5  # as DaemonError: the write may or may not have been stored
+        return _printed(reply, parsed, _write_printout)
+    return None
+
+
+def _ask(request: dict[str, object] | None, *, repeatable: bool) -> dict[str, object] | None:
+    if request is None:
         return None
     try:
-        reply = client.ask(str(request["home"]), request)
+        reply = client.ask(str(request["home"]), request, repeatable=repeatable)
     except Unsafe as exc:
         sys.stderr.write(f"contextd: {exc} Answering without the daemon.\n")
         return None
-    except KeyboardInterrupt:
-        sys.stderr.write("Interrupted.\n")
-        return 130
-    answered = reply[0].get("answer") if reply is not None else None
-    if not isinstance(answered, dict):
+    return reply[0] if reply is not None else None
+
+
+def _printed(reply: dict[str, object] | None, parsed: Parsed, render: Render) -> int | None:
+    if reply is None:
         return None
-    explain, as_json = bool(parsed.values["explain"]), bool(parsed.values["json"])
-    render = results.search_printout if parsed.command == "search" else results.recall_printout
     try:
-        write(render(answered, explain, as_json))
+        printout = render(reply, parsed)
+        if printout is None:
+            return None
+        write(printout)
     except (KeyError, TypeError, ValueError):  # an answer of another shape, or unencodable
         return None
     except BrokenPipeError:  # the reader went away (`| head`): end quietly, as the CLI does
@@ -52,17 +76,63 @@ def answer(argv: list[str]) -> int | None:
     return 0
 
 
-def _request(parsed: search_args.Parsed) -> dict[str, object] | None:
+def _query_printout(reply: dict[str, object], parsed: Parsed) -> Printout | None:
+    answered = reply.get("answer")
+    if not isinstance(answered, dict):
+        return None
+    explain, as_json = bool(parsed.values["explain"]), bool(parsed.values["json"])
+    render = results.search_printout if parsed.command == "search" else results.recall_printout
+    return render(answered, explain, as_json)
+
+
+def _write_printout(reply: dict[str, object], parsed: Parsed) -> Printout | None:
+    written = reply.get("written")
+    if not isinstance(written, dict):
+        return None
+    as_json = bool(parsed.values["json"])
+    return results.write_printout("Recorded", written["view"], written["shorts"], as_json)
+
+
+def _where(parsed: Parsed) -> dict[str, object] | None:
+    """What every request names: the home, the project asked for, this folder."""
     values = parsed.values
     try:
         folder = os.getcwd()
     except OSError:
         return None
+    return {
+        "home": resolve_home(str(values["home"]) if values["home"] else None),
+        "stamp": client.code_stamp(),
+        "project": values["project"] or os.environ.get("CONTEXTD_PROJECT") or None,
+        "folder": folder,
+    }
+
+
+def _write_request(parsed: Parsed) -> dict[str, object] | None:
+    where = _where(parsed)
+    if where is None:
+        return None
+    values = parsed.values
+    return {
+        "kind": "write",
+        **where,
+        "draft": record_args.draft(parsed.command, parsed.argument, values),
+        "force": values["force"],
+        "supersedes": values["supersedes"],
+    }
+
+
+def _query_request(parsed: Parsed) -> dict[str, object] | None:
+    where = _where(parsed)
+    if where is None:
+        return None
+    values = parsed.values
+    folder = str(where["folder"])
     since, before = _instant(values["since"]), _instant(values["before"])
     if since == "" or before == "":
         return None  # not a date: click's path says so
     query = {
-        "text": parsed.query,
+        "text": parsed.argument,
         "kinds": values["kinds"],
         "tags": values["tags"],
         "category": values["category"],
@@ -77,10 +147,7 @@ def _request(parsed: search_args.Parsed) -> dict[str, object] | None:
     }
     request: dict[str, object] = {
         "kind": parsed.command,
-        "home": resolve_home(str(values["home"]) if values["home"] else None),
-        "stamp": client.code_stamp(),
-        "project": values["project"] or os.environ.get("CONTEXTD_PROJECT") or None,
-        "folder": folder,
+        **where,
         "query": query,
         "explain": values["explain"],
         "json": values["json"],

@@ -1,14 +1,15 @@
-"""What `search` and `recall` print, from their answers as plain data (see
-contextd.core.recall.answers): the same code runs whether the answer was computed in this process or
-by the daemon, so both print the same bytes. The standard library only, like the daemon's fast
+"""What `search`, `recall` and the record commands print, from their answers as plain data
+(see contextd.core.recall.answers and contextd.core.reading.views): the same code runs
+whether the answer was computed in this process or by the daemon, so both print the same
+bytes. The standard library only, like the daemon's fast
 client that uses it."""
 
 import json
 from typing import Any
 
-from contextd.cli._text import Printout, kind_cell, state_cell, style, table_lines
+from contextd.cli._text import Printout, clip, kind_cell, state_cell, style, table_lines
 
-__all__ = ["recall_printout", "search_printout"]
+__all__ = ["recall_printout", "search_printout", "write_printout"]
 
 NO_MATCHES = "No matches. Try other words, or --include-superseded for history."
 NOTHING = "Nothing relevant stored."
@@ -93,3 +94,35 @@ def _json(payload: dict[str, Any], answer: dict[str, Any]) -> str:
     if answer.get("degraded"):
         payload["degraded"] = answer["degraded"]
     return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+
+
+def write_printout(
+    verb: str, view: dict[str, Any], shorts: dict[str, str], as_json: bool
+) -> Printout:
+    """A record just stored or changed (`written_view`), with the stored records it resembles:
+    a restatement or a contradiction is the writer's to judge."""
+    if as_json:
+        return [(1, json.dumps(view, ensure_ascii=False, indent=2) + "\n")]
+    new = shorts.get(view["id"], view["id"])
+    where = " (global)" if view["project_id"] is None else ""
+    out: Printout = [
+        (1, f"{verb} {view['kind']} {style(new, bold=True)}{where}: {view['title']}\n")
+    ]
+    similar = view["similar"]
+    if similar:
+        heading = style("Similar records (a restatement or a contradiction?):", fg="yellow")
+        out.append((1, heading + "\n"))
+    for item in similar:
+        label = f" {item['label']}" if item.get("label") else ""
+        short = shorts.get(item["id"], item["id"])
+        line = f"  {short}  {item['similarity']:.0%}{label}  {clip(item['title'], 70)}"
+        out.append((1, line + "\n"))
+    for item in similar:
+        if item.get("likely_replaces"):
+            old = shorts.get(item["id"], item["id"])
+            advice = (
+                f"This seems to replace {old} ({item['likely_replaces']}); if so: "
+                f"contextd supersede {old} --by {new}"
+            )
+            out.append((1, style(advice, fg="yellow") + "\n"))
+    return out

@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from contextd.app import App
+from contextd.core.reading.views import written_view
 from contextd.core.recall.answers import recall_answer, search_answer
 from contextd.daemon.protocol import (
     EmbedAsk,
@@ -83,7 +84,9 @@ class Handlers:
         if isinstance(request, HookAsk):
             return {}, self._hook(request, body)
         if isinstance(request, WriteAsk):
-            return {"stored": self._write(request)}, b""
+            stored = self._write(request)
+            view = written_view(stored.record, stored.similar)
+            return {"written": {"view": view, "shorts": stored.shorts}}, b""
         if isinstance(request, EmbedAsk):
             return self._embed(request, body)
         project = self._project(request.project, request.folder)

@@ -1,5 +1,6 @@
 """Plain JSON-ready views of core results, shared by the CLI's --json and the MCP server."""
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from contextd.models import (
@@ -23,6 +24,7 @@ __all__ = [
     "project_view",
     "record_view",
     "similar_view",
+    "written_view",
 ]
 
 NOT_CURRENT = "NOT CURRENT"
@@ -112,6 +114,11 @@ def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
             )
         }
     return view
+
+
+def written_view(record: Record, similar: Sequence[Similar]) -> dict[str, Any]:
+    """A record just stored or changed, with the stored ones it resembles (advisory)."""
+    return record_view(record) | {"similar": [similar_view(s) for s in similar]}
 
 
 def similar_view(similar: Similar) -> dict[str, Any]:
