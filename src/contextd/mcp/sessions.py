@@ -29,9 +29,10 @@ def register(kit: Toolkit) -> None:
     ) -> Annotated[CallToolResult, out.SessionInfo]:
         """This connection's session: which agent, since when (and the project's last one),
         and which project it works on and how that was decided."""
+        resolved = here.project()  # a project it cannot resolve is the call's error
         session_id = connection_of(ctx).session_id
         current = app.sessions.get(session_id) if session_id else None
-        latest = current or app.sessions.latest(here.project())
+        latest = current or app.sessions.latest(resolved)
         chosen = project_line(here)
         data = {
             "session": None if latest is None else asdict(latest),
