@@ -1,6 +1,7 @@
 """Which project the MCP server works on: the call's argument, the agent's project folder,
 the client's roots (on the 2026-07-28 protocol too), the server's folder; and session_info
-says which it used."""
+says which it used. A real server where the protocol on the wire or the process's start
+matters; the rest in memory, over an App opened where the server would start."""
 
 import os
 import sys
@@ -15,7 +16,7 @@ from mcp.types import Implementation, ListRootsResult, Root
 
 from mcp import Client, StdioServerParameters
 from tests.conftest import DECISION, Cli
-from tests.mcp.test_server import payload
+from tests.mcp.test_server import app_in, payload, talk
 
 
 def serve_in(
@@ -24,9 +25,8 @@ def serve_in(
     *,
     mode: str = "auto",
     roots: list[Path] | None = None,
-    env: dict[str, str] | None = None,
 ) -> None:
-    """The server started in `folder` with `env` added, driven over `mode` ("auto" speaks
+    """The server started in `folder`, driven over `mode` ("auto" speaks
     2026-07-28, "legacy" the handshake-era protocol), offering `roots` when given."""
 
     async def list_roots(_context: Any) -> ListRootsResult:
@@ -36,7 +36,7 @@ def serve_in(
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "contextd", "mcp", "serve"],
-            env=dict(os.environ) | (env or {}),
+            env=dict(os.environ),
             cwd=str(folder),
         )
         with anyio.fail_after(60):
@@ -74,7 +74,9 @@ def test_the_clients_roots_name_the_project_on_every_protocol(
     serve_in(outside, body, mode=mode, roots=[outside / "nowhere", repo / "src"])
 
 
-def test_claude_project_dir_names_the_project(repo: Path, run: Cli, outside: Path) -> None:
+def test_claude_project_dir_names_the_project(
+    repo: Path, run: Cli, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     written = run.json(*DECISION)
 
     async def body(client: Client) -> None:
@@ -83,10 +85,14 @@ def test_claude_project_dir_names_the_project(repo: Path, run: Cli, outside: Pat
         info = payload(await client.call_tool("session_info", {}))
         assert info["project_from"] == f"the agent's project folder {repo}"
 
-    serve_in(outside, body, env={"CLAUDE_PROJECT_DIR": str(repo)})
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))  # in the server's environment
+    with app_in(outside) as app:
+        talk(app, body)
 
 
-def test_the_calls_project_comes_first(repo: Path, run: Cli, tmp_path: Path) -> None:
+def test_the_calls_project_comes_first(
+    repo: Path, run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     written = run.json(*DECISION)
     other = tmp_path / "other"
     other.mkdir()
@@ -103,7 +109,9 @@ def test_the_calls_project_comes_first(repo: Path, run: Cli, tmp_path: Path) -> 
         assert info["project_from"] == "the call's project argument"
 
     # Everything else names the other project: the server's folder, the agent's, the roots.
-    serve_in(other, body, roots=[other], env={"CLAUDE_PROJECT_DIR": str(other)})
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(other))
+    with app_in(other) as app:
+        talk(app, body, roots=[other])
 
 
 def test_no_project_anywhere_is_an_error_result_that_says_what_to_pass(outside: Path) -> None:
@@ -116,7 +124,8 @@ def test_no_project_anywhere_is_an_error_result_that_says_what_to_pass(outside: 
         unknown = await client.call_tool("search", {"query": "x", "project": "nope"})
         assert unknown.is_error and "No project named 'nope'" in unknown.content[0].text  # type: ignore[union-attr]
 
-    serve_in(outside, body)
+    with app_in(outside) as app:
+        talk(app, body)
 
 
 def test_the_desktop_way_a_bare_server_in_root_with_a_project_argument(

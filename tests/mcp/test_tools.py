@@ -138,3 +138,9 @@ def test_errors_speak_mcp_every_bad_field_at_once(app: App, run: Cli) -> None:
     assert again.is_error and "update_entry" in words and "force=true" in words
     assert "contextd update" not in words and "--force" not in words
     assert "search or get_project_summary lists the records" in unknown.content[0].text
+
+
+def test_session_info_names_a_project_it_cannot_find_once_a_session_is_open(app: App) -> None:
+    opened, unknown = call(app, ("session_info", {}), ("session_info", {"project": "nope"}))
+    assert data(opened)["this_connection"] is True
+    assert unknown.is_error and "No project named 'nope'" in unknown.content[0].text

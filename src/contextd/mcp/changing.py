@@ -8,6 +8,7 @@ from pydantic import Field
 
 from contextd.core.reading.views import record_view
 from contextd.core.recall.presentation import one_line
+from contextd.mcp import outputs as out
 from contextd.mcp.connection import Here
 from contextd.mcp.project import NOWHERE, ProjectArg
 from contextd.mcp.render import reply
@@ -46,7 +47,7 @@ def register(kit: Toolkit) -> None:
             Field(description='Kind fields to change, e.g. {"why_chosen": "..."}.'),
         ] = None,
         force: Force = False,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.Written]:
         """Change a record; the same rules as when it was recorded apply."""
         edit = RecordEdit(
             title=title,
@@ -70,7 +71,7 @@ def register(kit: Toolkit) -> None:
                 "pipeline's purpose, a checkpoint's problem)."
             ),
         ] = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.Written]:
         """Add what you learned to a record (and mark it verified today), instead of storing
         a second record about the same thing."""
         return kit.written(app.writer.append(id, text, field), "Appended to")
@@ -79,7 +80,7 @@ def register(kit: Toolkit) -> None:
     def link(
         id: RecordId,
         to: Annotated[str, Field(description="The record it relates to (id or prefix).")],
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.RecordOut]:
         """Relate a record to another, so retrieving one brings the other along."""
         return kit.changed(app.writer.link(id, to), f"Linked to {to}")
 
@@ -87,7 +88,7 @@ def register(kit: Toolkit) -> None:
     def supersede(
         old_id: Annotated[str, Field(description="The record that no longer holds.")],
         new_id: Annotated[str, Field(description="The record that replaces it.")],
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.Superseded]:
         """Mark an older record as replaced by a newer one (it becomes NOT CURRENT)."""
         old, new = app.writer.supersede(old_id, new_id)
         data = {"superseded": record_view(old), "by": record_view(new)}
@@ -101,19 +102,19 @@ def register(kit: Toolkit) -> None:
     def archive(
         id: RecordId,
         reason: Annotated[str, Field(description="Why it no longer applies.")] = "",
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.RecordOut]:
         """Take a record that no longer applies out of retrieval (reversible), saying why."""
         return kit.changed(app.writer.archive(id, reason), "Archived")
 
     @kit.tool(DESTROY)
-    def delete(id: RecordId) -> CallToolResult:
+    def delete(id: RecordId) -> Annotated[CallToolResult, out.Deleted]:
         """Delete a record for good (a tombstone remembers the deletion)."""
         record = app.writer.delete(id)
         data = {"deleted": record.id, "title": record.title}
         return reply(data, f"Deleted: {record.id} {one_line(record.title)}")
 
     @kit.tool(WRITE)
-    def verify_entry(id: RecordId) -> CallToolResult:
+    def verify_entry(id: RecordId) -> Annotated[CallToolResult, out.RecordOut]:
         """Confirm a record is still true today."""
         return kit.changed(app.writer.verify(id), "Verified")
 
@@ -123,7 +124,7 @@ def register(kit: Toolkit) -> None:
         id: Annotated[str, Field(description="The record that was the right answer.")],
         project: ProjectArg = None,
         here: Here = NOWHERE,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.Learned]:
         """Mark a result as the right answer for a query, so similar later queries rank it
         higher. Call it when get_context found what you needed below the first result."""
         record = app.reader.get(id)

@@ -9,6 +9,7 @@ from contextd.core.reading.views import detail_view, hit_view
 from contextd.core.recall.briefing import briefing_candidates, build_briefing
 from contextd.core.recall.presentation import WRITES_OFF
 from contextd.core.recall.queries import parse_date
+from contextd.mcp import outputs as out
 from contextd.mcp.connection import Here
 from contextd.mcp.project import NOWHERE, ProjectArg
 from contextd.mcp.render import hits_text, record_text, reply
@@ -32,7 +33,7 @@ def register(kit: Toolkit) -> None:
         ] = 2000,
         project: ProjectArg = None,
         here: Here = NOWHERE,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.Summary]:
         """The project's current truth in brief: constraints, decisions, conventions, pipelines
         and where work stopped. Call it at the start of every session."""
         scoped = here.project()
@@ -79,7 +80,7 @@ def register(kit: Toolkit) -> None:
         ] = None,
         project: ProjectArg = None,
         here: Here = NOWHERE,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.ContextResult]:
         """Relevant decisions, constraints and notes for a task, packed into a token budget,
         with linked records. Call it before changing code you did not write this session."""
         recall = app.search.recall(
@@ -123,7 +124,7 @@ def register(kit: Toolkit) -> None:
         ] = False,
         project: ProjectArg = None,
         here: Here = NOWHERE,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.SearchResult]:
         """Ranked search over the project's records and the global ones."""
         result = app.search.search(
             here.project(),
@@ -139,7 +140,7 @@ def register(kit: Toolkit) -> None:
         return reply(data, hits_text(hits, result.degraded))
 
     @kit.tool(READ)
-    def get_entry(id: RecordId) -> CallToolResult:
+    def get_entry(id: RecordId) -> Annotated[CallToolResult, out.RecordDetail]:
         """One record in full; a superseded one names what replaced it."""
         view = detail_view(app.reader.detail(id))
         return reply(view, record_text(view))

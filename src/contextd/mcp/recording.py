@@ -11,6 +11,7 @@ from contextd.limits import (
     MIN_REASON_CHARS,
     MIN_WHY_CHARS,
 )
+from contextd.mcp import outputs as out
 from contextd.mcp.connection import Here
 from contextd.mcp.project import NOWHERE, ProjectArg
 from contextd.mcp.toolkit import (
@@ -54,7 +55,7 @@ def register(kit: Toolkit) -> None:
         force: Force = False,
         project: ProjectArg = None,
         here: Here = NOWHERE,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.Written]:
         """Store a convention, gotcha, architecture fact or preference worth keeping."""
         return kit.store(
             Kind.MEMORY,
@@ -94,7 +95,7 @@ def register(kit: Toolkit) -> None:
         force: Force = False,
         project: ProjectArg = None,
         here: Here = NOWHERE,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.Written]:
         """Record a decision whenever you choose between alternatives, with its rationale, so
         a later session does not undo it."""
         body = DecisionBody(problem, why_chosen, alternatives, what_we_tried, tradeoffs)
@@ -137,7 +138,7 @@ def register(kit: Toolkit) -> None:
         force: Force = False,
         project: ProjectArg = None,
         here: Here = NOWHERE,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.Written]:
         """Record a rule that must hold (and where), with the reason behind it."""
         body = ConstraintBody(reason, Hardness(hardness), tuple(scope or ()), triggering_incident)
         return kit.store(
@@ -169,7 +170,7 @@ def register(kit: Toolkit) -> None:
         force: Force = False,
         project: ProjectArg = None,
         here: Here = NOWHERE,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.Written]:
         """Record a multi-step workflow (build, release, migration...) as ordered steps."""
         return kit.store(
             Kind.PIPELINE,
@@ -193,7 +194,7 @@ def register(kit: Toolkit) -> None:
         problem: Annotated[str, Field(description="What is blocking or unclear.")] = "",
         project: ProjectArg = None,
         here: Here = NOWHERE,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.Written]:
         """Record where work stopped before you end: goal, what is done, what is next."""
         body = CheckpointBody(goal, tuple(done or ()), tuple(next or ()), problem)
         return kit.store(Kind.CHECKPOINT, summary, body, here=here)

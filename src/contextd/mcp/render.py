@@ -10,6 +10,8 @@ __all__ = ["fenced_lines", "hits_text", "record_text", "reply", "written_text"]
 
 
 def reply(data: dict[str, Any], text: str) -> CallToolResult:
+    """`data` is the tool's structured content: it must match the tool's model in
+    contextd.mcp.outputs, which the SDK checks before the result leaves the server."""
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 

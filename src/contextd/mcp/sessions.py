@@ -11,6 +11,7 @@ from pydantic import Field
 from contextd.core.recall.compaction import report_text
 from contextd.core.recall.presentation import one_line
 from contextd.errors import ContextdError
+from contextd.mcp import outputs as out
 from contextd.mcp.connection import Here, connection_of
 from contextd.mcp.project import NOWHERE, ProjectArg, project_line
 from contextd.mcp.render import reply
@@ -25,12 +26,13 @@ def register(kit: Toolkit) -> None:
     @kit.tool(READ)
     def session_info(
         ctx: Context, project: ProjectArg = None, here: Here = NOWHERE
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.SessionInfo]:
         """This connection's session: which agent, since when (and the project's last one),
         and which project it works on and how that was decided."""
+        resolved = here.project()  # a project it cannot resolve is the call's error
         session_id = connection_of(ctx).session_id
         current = app.sessions.get(session_id) if session_id else None
-        latest = current or app.sessions.latest(here.project())
+        latest = current or app.sessions.latest(resolved)
         chosen = project_line(here)
         data = {
             "session": None if latest is None else asdict(latest),
@@ -51,7 +53,7 @@ def register(kit: Toolkit) -> None:
         summary: Annotated[str, Field(description="What this session did, in a line.")] = "",
         project: ProjectArg = None,
         here: Here = NOWHERE,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.SessionOut]:
         """Close this session with a summary of what it did (also closed on disconnect)."""
         here.project()  # a call that resolves the project opens the session it closes
         session_id = connection_of(ctx).session_id
@@ -63,7 +65,9 @@ def register(kit: Toolkit) -> None:
         return reply(asdict(ended), f"Session {ended.id} ended at {ended.ended_at}.")
 
     @kit.tool(READ)
-    def get_compaction_report(project: ProjectArg = None, here: Here = NOWHERE) -> CallToolResult:
+    def get_compaction_report(
+        project: ProjectArg = None, here: Here = NOWHERE
+    ) -> Annotated[CallToolResult, out.CompactionReport]:
         """After your context was compacted: the records you had been given that are no
         longer in your context, and what this session recorded. Call it after a compaction."""
         report = app.hook_state.report(here.project())

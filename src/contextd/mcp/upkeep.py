@@ -8,6 +8,7 @@ from pydantic import Field
 from contextd.core.reading.views import record_view
 from contextd.core.recall.presentation import one_line
 from contextd.core.upkeep.quality import scan_quality
+from contextd.mcp import outputs as out
 from contextd.mcp.connection import Here
 from contextd.mcp.project import NOWHERE, ProjectArg
 from contextd.mcp.render import fenced_lines, reply
@@ -26,7 +27,7 @@ def register(kit: Toolkit) -> None:
         ] = None,
         project: ProjectArg = None,
         here: Here = NOWHERE,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, out.StaleRecords]:
         """List records not verified recently, to verify_entry or archive them."""
         limit = app.settings.lifecycle.stale_days if days is None else days
         stale = app.reader.stale(here.project(), limit)
@@ -36,7 +37,9 @@ def register(kit: Toolkit) -> None:
         return reply(data, fenced_lines(head + (":" if stale else "."), lines))
 
     @kit.tool(READ)
-    def verify_quality(project: ProjectArg = None, here: Here = NOWHERE) -> CallToolResult:
+    def verify_quality(
+        project: ProjectArg = None, here: Here = NOWHERE
+    ) -> Annotated[CallToolResult, out.QualityReport]:
         """Find duplicates, thin rationale, missing tags, isolated and stale records, with
         fixes."""
         scoped = here.project()
