@@ -13,10 +13,10 @@ the CLI runs the command itself.
 
 import os
 import sys
-from collections.abc import Callable
+from typing import Any
 
 from contextd.cli import record_args, results, search_args
-from contextd.cli._text import Printout, write
+from contextd.cli._text import write
 from contextd.cli.argv_table import Parsed
 from contextd.home_folder import resolve_home
 from contextd.ipc import client
@@ -24,10 +24,10 @@ from contextd.ipc.rendezvous import Unsafe
 
 __all__ = ["answer"]
 
-Render = Callable[[dict[str, object], "Parsed"], "Printout | None"]
-UNANSWERED_WRITE = (
-    "Error: The daemon took the write but did not answer in time; `contextd memories` shows "
-    "whether it was stored.\n"
+# A write the daemon took is never run again here: it may have been stored.
+UNCERTAIN_WRITE = (
+    "Error: The daemon took the write but {what}; `contextd memories` shows whether it was "
+    "stored.\n"
 )
 
 
@@ -38,16 +38,9 @@ def answer(argv: list[str]) -> int | None:
         return None  # it asks for tracebacks, which only the in-process CLI shows
     parsed = search_args.parse(argv)
     if parsed is not None:
-        return _printed(_ask(_query_request(parsed), repeatable=True), parsed, _query_printout)
+        return _answered(_ask(_query_request(parsed), repeatable=True), parsed)
     parsed = record_args.parse(argv)
-    if parsed is not None:
-        try:
-            reply = _ask(_write_request(parsed), repeatable=False)
-        except client.Unanswered:
-            sys.stderr.write(UNANSWERED_WRITE)
-            return 5  # as DaemonError: the write may or may not have been stored
-        return _printed(reply, parsed, _write_printout)
-    return None
+    return _written(parsed) if parsed is not None else None
 
 
 def _ask(request: dict[str, object] | None, *, repeatable: bool) -> dict[str, object] | None:
@@ -61,14 +54,15 @@ def _ask(request: dict[str, object] | None, *, repeatable: bool) -> dict[str, ob
     return reply[0] if reply is not None else None
 
 
-def _printed(reply: dict[str, object] | None, parsed: Parsed, render: Render) -> int | None:
-    if reply is None:
+def _answered(reply: dict[str, object] | None, parsed: Parsed) -> int | None:
+    """Print a search's or recall's answer; None when there is none to print."""
+    answered = reply.get("answer") if reply is not None else None
+    if not isinstance(answered, dict):
         return None
+    explain, as_json = bool(parsed.values["explain"]), bool(parsed.values["json"])
+    render = results.search_printout if parsed.command == "search" else results.recall_printout
     try:
-        printout = render(reply, parsed)
-        if printout is None:
-            return None
-        write(printout)
+        write(render(answered, explain, as_json))
     except (KeyError, TypeError, ValueError):  # an answer of another shape, or unencodable
         return None
     except BrokenPipeError:  # the reader went away (`| head`): end quietly, as the CLI does
@@ -76,21 +70,26 @@ def _printed(reply: dict[str, object] | None, parsed: Parsed, render: Render) ->
     return 0
 
 
-def _query_printout(reply: dict[str, object], parsed: Parsed) -> Printout | None:
-    answered = reply.get("answer")
-    if not isinstance(answered, dict):
+def _written(parsed: Parsed) -> int | None:
+    """Have the daemon store the record and print it; None when it did not take the write
+    (none runs, or a rule refused it: the command then runs, and reports, in-process)."""
+    try:
+        reply = _ask(_write_request(parsed), repeatable=False)
+    except client.Unanswered:
+        sys.stderr.write(UNCERTAIN_WRITE.format(what="did not answer in time"))
+        return 5  # as DaemonError
+    if reply is None:
         return None
-    explain, as_json = bool(parsed.values["explain"]), bool(parsed.values["json"])
-    render = results.search_printout if parsed.command == "search" else results.recall_printout
-    return render(answered, explain, as_json)
-
-
-def _write_printout(reply: dict[str, object], parsed: Parsed) -> Printout | None:
-    written = reply.get("written")
-    if not isinstance(written, dict):
-        return None
-    as_json = bool(parsed.values["json"])
-    return results.write_printout("Recorded", written["view"], written["shorts"], as_json)
+    try:
+        written: Any = reply["written"]
+        as_json = bool(parsed.values["json"])
+        write(results.write_printout("Recorded", written["view"], written["shorts"], as_json))
+    except (KeyError, TypeError, ValueError):  # an answer of another shape, or unencodable
+        sys.stderr.write(UNCERTAIN_WRITE.format(what="its answer could not be printed"))
+        return 5
+    except BrokenPipeError:  # the reader went away (`| head`): end quietly, as the CLI does
+        sys.stderr.close()
+    return 0
 
 
 def _where(parsed: Parsed) -> dict[str, object] | None:
