@@ -5,19 +5,24 @@ Run: .venv/bin/python benchmarks/bench_mcp.py HOME PROJECT [--rounds N] [--daemo
 (HOME: a store, e.g. one built by bench_retrieval.py; PROJECT: a project in it.)
 
 With --daemon a daemon runs beside the servers, which then borrow its model: the daemon's
-peak resident memory is printed too, and the two together.
+peak resident memory is printed too, and the two together. With --writes N one more server
+stores N new memories through `remember`, one call after another, as an agent does, and the
+rate is printed.
 """
 
 import argparse
 import os
+import random
 import resource
 import statistics
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import anyio
+from bench_retrieval import sentence
 
 from mcp import Client, StdioServerParameters
 
@@ -46,6 +51,7 @@ def main() -> None:
     parser.add_argument("project")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--daemon", action="store_true", help="run a daemon beside the servers")
+    parser.add_argument("--writes", type=int, default=0, help="memories to store through MCP")
     args = parser.parse_args()
     daemon = _start_daemon(args.home) if args.daemon else None
     runs, cpu = [], []
@@ -68,11 +74,32 @@ def main() -> None:
     # The servers have exited and been waited for: the largest one's peak.
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"{'server peak RSS':<18} {peak:11.0f} MiB")
+    if args.writes:
+        rate = anyio.run(_writes, args.home, args.project, args.writes)
+        print(f"{'writes':<18} {rate:11.1f} records/s ({args.writes} through remember)")
     if daemon is not None:
         held = _peak_rss_mib(daemon)
         _contextd(args.home, "daemon", "stop")
         print(f"{'daemon peak RSS':<18} {held:11.0f} MiB")
         print(f"{'both together':<18} {held + peak:11.0f} MiB")
+
+
+async def _writes(home: str, project: str, count: int) -> float:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "contextd", "--home", home, "--project", project, "mcp", "serve"],
+        env=dict(os.environ),
+    )
+    rng = random.Random(uuid.uuid4().int)
+    async with Client(params) as client:
+        await client.call_tool("get_context", {"query": "warm the server up"})
+        started = time.perf_counter()
+        for _ in range(count):
+            note = {"text": sentence(rng), "category": "note"}
+            done = await client.call_tool("remember", note)
+            if done.is_error:
+                raise SystemExit(f"remember failed: {done.content}")
+        return count / (time.perf_counter() - started)
 
 
 def _contextd(home: str, *args: str) -> str:
