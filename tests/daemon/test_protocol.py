@@ -52,16 +52,20 @@ REFUSED = [
 ]
 
 
-def _click_reading(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | None:
-    """What click passes the command (with the root's state), or None when it refuses."""
+def _click_reading(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, commands: Any = (browse.search, browse.recall)
+) -> dict[str, Any] | None:
+    """What click passes the command (with the root's state, its one argument as "argument"),
+    or None when it refuses."""
     seen: dict[str, Any] = {}
 
-    def capture(query: str, **params: Any) -> None:
+    def capture(**params: Any) -> None:
         current = state()
-        seen.update(params, query=query, json=current.json, home=current.home)
+        argument = params.pop("query", None) or params.pop("title", None)
+        seen.update(params, argument=argument, json=current.json, home=current.home)
         seen["project"] = current.project
 
-    for command in (browse.search, browse.recall):
+    for command in commands:
         monkeypatch.setattr(command, "callback", capture)
     result = CliRunner().invoke(cli, argv)
     return seen if result.exit_code == 0 and seen else None
@@ -79,7 +83,7 @@ def test_the_fast_reader_reads_an_argv_as_click_does(
     assert parsed is not None
     clicked = _click_reading(argv, monkeypatch)
     assert clicked is not None
-    assert _normal({**parsed.values, "query": parsed.argument}) == _normal(clicked)
+    assert _normal({**parsed.values, "argument": parsed.argument}) == _normal(clicked)
 
 
 @pytest.mark.parametrize("argv", REFUSED)
@@ -250,31 +254,15 @@ RECORD_REFUSED = [
 ]
 
 
-def _click_record_reading(
-    argv: list[str], monkeypatch: pytest.MonkeyPatch
-) -> dict[str, Any] | None:
-    seen: dict[str, Any] = {}
-
-    def capture_values(title: str, **params: Any) -> None:
-        current = state()
-        seen.update(params, title=title, json=current.json, home=current.home)
-        seen["project"] = current.project
-
-    for command in capture.COMMANDS:
-        monkeypatch.setattr(command, "callback", capture_values)
-    result = CliRunner().invoke(cli, argv)
-    return seen if result.exit_code == 0 and seen else None
-
-
 @pytest.mark.parametrize("argv", RECORD_ACCEPTED)
 def test_the_fast_reader_reads_a_record_command_as_click_does(
     argv: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parsed = record_args.parse(argv)
     assert parsed is not None
-    clicked = _click_record_reading(argv, monkeypatch)
+    clicked = _click_reading(argv, monkeypatch, capture.COMMANDS)
     assert clicked is not None
-    assert _normal({**parsed.values, "title": parsed.argument}) == _normal(clicked)
+    assert _normal({**parsed.values, "argument": parsed.argument}) == _normal(clicked)
 
 
 @pytest.mark.parametrize("argv", RECORD_REFUSED)
@@ -283,7 +271,7 @@ def test_what_the_fast_reader_leaves_to_click_of_a_record_command(
 ) -> None:
     assert record_args.parse(argv) is None
     if "--help" not in argv:
-        assert _click_record_reading(argv, monkeypatch) is None  # click refuses it too
+        assert _click_reading(argv, monkeypatch, capture.COMMANDS) is None  # click refuses it too
 
 
 def test_the_record_option_table_matches_the_commands_and_the_models() -> None:
