@@ -2,7 +2,8 @@
 
 `contextd hook EVENT` runs on every prompt and edit of an agent, so it is dispatched here,
 before the CLI (click and every command module) is imported; so are `search`, `recall` and
-the record commands, which a running daemon answers warm.
+the record commands, which a running daemon answers warm, and `mcp serve`, which a running
+daemon hosts while this process relays (contextd.cli.relay).
 """
 
 import os
@@ -22,7 +23,13 @@ def main() -> None:
 
         sys.exit(run_hook(sys.argv[2:]))
     _refuse_undecodable_arguments(sys.argv[1:])
-    if _DAEMON_ANSWERS.intersection(sys.argv[1:]):
+    if {"mcp", "serve"}.issubset(sys.argv[1:]):
+        from contextd.cli.relay import serve
+
+        code = serve(sys.argv[1:])
+        if code is not None:
+            sys.exit(code)
+    elif _DAEMON_ANSWERS.intersection(sys.argv[1:]):
         from contextd.cli.quick import answer
 
         code = answer(sys.argv[1:])

@@ -87,17 +87,21 @@ class Parsed:
         self.command, self.argument, self.values = command, argument, values
 
 
-def parse(argv: list[str], table: Mapping[str, tuple[Option, ...]]) -> Parsed | None:
-    """`contextd ARGV` read as one of `table`'s commands (each taking one argument and the
-    options listed); None when it is anything else, or anything click should answer."""
+def parse(
+    argv: list[str], table: Mapping[str, tuple[Option, ...]], arguments: int = 1
+) -> Parsed | None:
+    """`contextd ARGV` read as one of `table`'s commands (each taking `arguments` arguments,
+    one or none, and the options listed; a command of a group is named by both words, "mcp
+    serve"); None when it is anything else, or anything click should answer."""
     common = {option.flag: option for option in COMMON}
     root: dict[str, object] = {}
     at: int | None = 0
     while at is not None and at < len(argv) and argv[at].startswith("-"):
         at = _take(common, argv, at, root)
-    if at is None or at >= len(argv) or argv[at] not in table:
+    named = _command(argv, at, table)
+    if named is None:
         return None
-    command = argv[at]
+    command, at = named
     known = {option.flag: option for option in (*COMMON, *table[command])}
     own: dict[str, object] = {}
     positional: list[str] = []
@@ -115,7 +119,7 @@ def parse(argv: list[str], table: Mapping[str, tuple[Option, ...]]) -> Parsed | 
         else:
             positional.append(arg)
             at += 1
-    if len(positional) != 1:
+    if len(positional) != arguments:
         return None
     if any(option.required and not own.get(option.dest) for option in table[command]):
         return None
@@ -125,7 +129,20 @@ def parse(argv: list[str], table: Mapping[str, tuple[Option, ...]]) -> Parsed | 
         for name, value in given.items():
             if value or name not in common_names:  # an empty --home or --project is ignored
                 values[name] = value
-    return Parsed(command, positional[0], values)
+    return Parsed(command, positional[0] if positional else "", values)
+
+
+def _command(
+    argv: list[str], at: int | None, table: Mapping[str, object]
+) -> tuple[str, int] | None:
+    """The command named at argv[at] (one word, or a group's two) and where its name ends."""
+    if at is None or at >= len(argv):
+        return None
+    for words in (1, 2):
+        command = " ".join(argv[at : at + words])
+        if command in table:
+            return command, at + words - 1
+    return None
 
 
 def _defaults(options: tuple[Option, ...]) -> dict[str, object]:

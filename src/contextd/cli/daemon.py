@@ -3,12 +3,15 @@ talk to."""
 
 import logging
 import os
+import socket
 import sys
+import threading
 import time
 from typing import Any
 
 import click
 
+from contextd.app import App
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
 from contextd.errors import DaemonError
@@ -177,11 +180,37 @@ def run() -> None:
     _prepare(home)
     app = get_app()
     try:
-        serve(app, stamp, os.environ.get("XDG_RUNTIME_DIR"))
+        serve(app, stamp, os.environ.get("XDG_RUNTIME_DIR"), mcp_host=_McpHost(app))
     except rendezvous.Unsafe as exc:
         raise DaemonError(str(exc)) from None
     except OSError as exc:
         raise DaemonError(f"The daemon cannot listen: {exc.strerror or exc}.") from None
+
+
+class _McpHost:
+    """Runs the MCP sessions `contextd mcp serve` relays ask the daemon to host (see
+    contextd.daemon.hosting): the daemon package may not import contextd.mcp, this layer may."""
+
+    def __init__(self, app: App) -> None:
+        self._app = app
+        self._importing = threading.Lock()
+
+    def prepare(self) -> None:
+        with self._importing:  # one thread imports the SDK; a session waits for it
+            import contextd.mcp.hosted  # noqa: F401
+
+    def __call__(
+        self,
+        conn: socket.socket,
+        folder: str,
+        project: str | None,
+        project_dirs: tuple[str, ...],
+        read_only: bool,
+    ) -> None:
+        self.prepare()
+        from contextd.mcp.hosted import host
+
+        host(self._app, conn, folder, project, project_dirs, read_only)
 
 
 COMMANDS = [daemon]

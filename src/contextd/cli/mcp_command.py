@@ -7,7 +7,8 @@ import threading
 import click
 
 from contextd.app import App
-from contextd.cli._context import common_options, get_app
+from contextd.cli._context import common_options, declared_options, get_app
+from contextd.cli.relay import SERVE_OPTIONS
 
 __all__ = ["COMMANDS"]
 
@@ -20,10 +21,14 @@ def mcp() -> None:
 
 
 @mcp.command()
-@click.option("--read-only", is_flag=True, help="Expose only the tools that change nothing.")
+@declared_options(*SERVE_OPTIONS)
 @common_options
 def serve(read_only: bool) -> None:
-    """Speak MCP on stdin/stdout until the client disconnects."""
+    """Speak MCP on stdin/stdout until the client disconnects.
+
+    A running daemon hosts the session when it can (this process then only relays, see
+    contextd.cli.relay, which answers before click loads); this is the in-process server.
+    """
     # Deferred: the MCP SDK is heavy and only this command needs it.
     from contextd.mcp.server import build_server
     from contextd.mcp.transport import run_stdio

@@ -18,9 +18,11 @@ import msgspec
 from contextd.app import App
 from contextd.core.reading.views import written_view
 from contextd.core.recall.answers import recall_answer, search_answer
+from contextd.daemon.hosting import Hosting
 from contextd.daemon.protocol import (
     EmbedAsk,
     HookAsk,
+    McpAsk,
     Ping,
     RecallAsk,
     Request,
@@ -49,30 +51,36 @@ class Declined(Exception):
 class Handlers:
     """Answers requests for one App; safe to call from several threads at once."""
 
-    def __init__(self, app: App, stamp: str, stopping: threading.Event) -> None:
+    def __init__(
+        self, app: App, stamp: str, stopping: threading.Event, hosting: Hosting | None = None
+    ) -> None:
         self._app = app
+        self._hosting = hosting
         self._stamp = stamp
         self._stopping = stopping
         self._started = time.time()
         self._home = os.stat(app.settings.home)
         self._config = _signature(app.settings.config_path)
 
-    def answer(self, head: bytes, body: bytes) -> tuple[bytes, bytes]:
-        """The reply's head and body for one request's."""
+    def answer(self, head: bytes, body: bytes) -> tuple[bytes, bytes, McpAsk | None]:
+        """The reply's head and body for one request's; and, when the reply is an MCP
+        session's ok, the session to run on the connection after it (its slot reserved:
+        the caller starts it, or releases the slot)."""
         try:
             request = decode_request(head)
         except msgspec.DecodeError as exc:
-            return _refusal(f"not a request this daemon knows ({exc})"), b""
+            return _refusal(f"not a request this daemon knows ({exc})"), b"", None
         try:
             reply, out = self._dispatch(request, body)
         except Declined as exc:
             log.info("declined a %s request: %s", type(request).__name__, exc)
-            return _refusal(str(exc)), b""
+            return _refusal(str(exc)), b"", None
         except Exception as exc:  # one bad request must not take the daemon down
             log.warning("a %s request failed: %s", type(request).__name__, type(exc).__name__)
             log.debug("the failure", exc_info=True)
-            return _refusal(f"{type(exc).__name__}: {exc}"), b""
-        return _ENCODER.encode({"ok": True, **reply}), out
+            return _refusal(f"{type(exc).__name__}: {exc}"), b"", None
+        hosted = request if isinstance(request, McpAsk) else None
+        return _ENCODER.encode({"ok": True, **reply}), out, hosted
 
     def _dispatch(self, request: Request, body: bytes) -> tuple[dict[str, object], bytes]:
         if isinstance(request, Ping):
@@ -89,6 +97,9 @@ class Handlers:
             return {"written": {"view": view, "shorts": stored.shorts}}, b""
         if isinstance(request, EmbedAsk):
             return self._embed(request, body)
+        if isinstance(request, McpAsk):
+            self._reserve_session()
+            return {}, b""
         project = self._project(request.project, request.folder)
         app = self._app
         if isinstance(request, SearchAsk):
@@ -132,7 +143,15 @@ class Handlers:
         packed = array.array("f", [value for vector in vectors for value in vector])
         return {"count": len(vectors), "dimensions": provider.dimensions}, packed.tobytes()
 
-    def _check(self, request: HookAsk | SearchAsk | RecallAsk | WriteAsk | EmbedAsk) -> None:
+    def _reserve_session(self) -> None:
+        if self._hosting is None:
+            raise Declined("this daemon hosts no MCP sessions")
+        if not self._hosting.reserve():
+            raise Declined("this daemon hosts as many MCP sessions as it may, or is stopping")
+
+    def _check(
+        self, request: HookAsk | SearchAsk | RecallAsk | WriteAsk | EmbedAsk | McpAsk
+    ) -> None:
         if request.stamp != self._stamp:
             raise Declined(
                 "this daemon runs other contextd code than its client; restart it "

@@ -15,6 +15,7 @@ from contextd.models import RecordDraft, SearchQuery
 __all__ = [
     "EmbedAsk",
     "HookAsk",
+    "McpAsk",
     "Ping",
     "RecallAsk",
     "Request",
@@ -102,7 +103,22 @@ class EmbedAsk(Struct, frozen=True, tag="embed", tag_field="kind", forbid_unknow
     query: bool = False  # one query text: answered from the model's cache of recent queries
 
 
-Request = Ping | Stop | HookAsk | SearchAsk | RecallAsk | WriteAsk | EmbedAsk
+class McpAsk(Struct, frozen=True, tag="mcp", tag_field="kind", forbid_unknown_fields=True):
+    """`contextd mcp serve`: host an MCP session on this connection. After the daemon's ok
+    reply the connection carries newline-delimited JSON-RPC both ways, relayed untouched,
+    until either side closes. The place is what the relay's own in-process server would have
+    read from its process: its folder, the project it was given by name (--project or
+    $CONTEXTD_PROJECT), the agent's project folders (CLAUDE_PROJECT_DIR...)."""
+
+    home: Path
+    stamp: Name
+    project: Name | None
+    folder: Path
+    project_dirs: Annotated[tuple[Path, ...], Meta(max_length=16)] = ()
+    read_only: bool = False
+
+
+Request = Ping | Stop | HookAsk | SearchAsk | RecallAsk | WriteAsk | EmbedAsk | McpAsk
 _DECODER = msgspec.json.Decoder(Request)
 _TEXTS = msgspec.json.Decoder(Annotated[list[str], Meta(min_length=1, max_length=MAX_EMBED_TEXTS)])
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from contextd.app import App
 from contextd.daemon.handlers import Handlers
+from contextd.daemon.hosting import Hosting, McpHost
 from contextd.home_folder import PRIVATE_FILE, open_private
 from contextd.ipc import frames, rendezvous
 
@@ -39,13 +40,34 @@ def already_running(home: Path) -> bool:
         return not held
 
 
-def serve(app: App, stamp: str, runtime_dir: str | None, *, warm: bool = True) -> None:
+def serve(
+    app: App,
+    stamp: str,
+    runtime_dir: str | None,
+    *,
+    warm: bool = True,
+    mcp_host: McpHost | None = None,
+) -> None:
     """Run until asked to stop (a `stop` request, SIGTERM or SIGINT, or a changed config).
+    With `mcp_host` the daemon hosts the MCP sessions of `contextd mcp serve` relays; they
+    end once it has let go of its socket and lock, so a relay that reconnects finds a
+    successor, or none.
 
     Raises:
         rendezvous.Unsafe: the place for the socket is not this user's alone.
         OSError: the home cannot be written.
     """
+    hosting = Hosting(mcp_host) if mcp_host is not None else None
+    try:
+        _serve(app, stamp, runtime_dir, warm, hosting)
+    finally:
+        if hosting is not None:
+            hosting.stop()
+
+
+def _serve(
+    app: App, stamp: str, runtime_dir: str | None, warm: bool, hosting: Hosting | None
+) -> None:
     home = app.settings.home
     with _lock_file(home) as held:
         if not held:
@@ -56,7 +78,7 @@ def serve(app: App, stamp: str, runtime_dir: str | None, *, warm: bool = True) -
             app.db.warm()  # a server's connection pool, open before the first prompt
             app.index.warm()
         stopping = threading.Event()
-        handlers = Handlers(app, stamp, stopping)
+        handlers = Handlers(app, stamp, stopping, hosting)
         if app.indexer is not None:
             filler = VectorFiller(app, stopping)
             app.vectors_wanted = filler.want
@@ -70,34 +92,55 @@ def serve(app: App, stamp: str, runtime_dir: str | None, *, warm: bool = True) -
                 rendezvous.publish(str(home), spot)
                 _write_private(pid_file, str(os.getpid()))
                 log.info("listening on %s", spot.path)
+                if hosting is not None:
+                    hosting.prepare()
                 with ThreadPoolExecutor(WORKERS, thread_name_prefix="contextd-request") as pool:
                     while not stopping.is_set():
                         try:
                             conn, _ = listener.accept()
                         except (TimeoutError, InterruptedError):
                             continue
-                        pool.submit(_serve_connection, conn, handlers)
+                        pool.submit(_serve_connection, conn, handlers, hosting)
         finally:
             rendezvous.withdraw(str(home), spot, bound)
             pid_file.unlink(missing_ok=True)
 
 
-def _serve_connection(conn: socket.socket, handlers: Handlers) -> None:
-    with conn:
-        conn.settimeout(_READ_TIMEOUT_S)
-        try:
-            rendezvous.check_peer(conn, "client")
-        except rendezvous.Unsafe as exc:
-            log.warning("%s", exc)
-            _send(conn, frames.encode(b'{"ok": false, "error": "not the daemon\'s user"}'))
-            return
-        try:
-            head, body = frames.read(conn, _MAX_REQUEST_HEAD)
-        except (frames.BadFrame, OSError) as exc:
-            _send(conn, frames.encode(b'{"ok": false, "error": "not a frame"}'))
-            log.info("a client sent no request: %s", exc)
-            return
-        _send(conn, frames.encode(*handlers.answer(head, body)))
+def _serve_connection(
+    conn: socket.socket, handlers: Handlers, hosting: Hosting | None = None
+) -> None:
+    handed_over = False
+    try:
+        handed_over = _answer_connection(conn, handlers, hosting)
+    finally:
+        if not handed_over:
+            conn.close()
+
+
+def _answer_connection(conn: socket.socket, handlers: Handlers, hosting: Hosting | None) -> bool:
+    """Answer the request on `conn`; True when an MCP session now owns the connection."""
+    conn.settimeout(_READ_TIMEOUT_S)
+    try:
+        rendezvous.check_peer(conn, "client")
+    except rendezvous.Unsafe as exc:
+        log.warning("%s", exc)
+        _send(conn, frames.encode(b'{"ok": false, "error": "not the daemon\'s user"}'))
+        return False
+    try:
+        head, body = frames.read(conn, _MAX_REQUEST_HEAD)
+    except (frames.BadFrame, OSError) as exc:
+        _send(conn, frames.encode(b'{"ok": false, "error": "not a frame"}'))
+        log.info("a client sent no request: %s", exc)
+        return False
+    reply, out, session = handlers.answer(head, body)
+    sent = _send(conn, frames.encode(reply, out))
+    if session is None or hosting is None:
+        return False
+    if not sent:
+        hosting.release()
+        return False
+    hosting.start(conn, session)
+    return True
 
 
 @contextmanager
@@ -143,11 +186,13 @@ def _write_private(path: Path, text: str) -> None:
         os.close(handle)
 
 
-def _send(conn: socket.socket, reply: bytes) -> None:
+def _send(conn: socket.socket, reply: bytes) -> bool:
     try:
         conn.sendall(reply)
     except OSError:
         log.info("the client left before its reply")
+        return False
+    return True
 
 
 class VectorFiller:

@@ -10,7 +10,14 @@ from collections.abc import Mapping
 
 from contextd.ipc import frames, rendezvous
 
-__all__ = ["COMMAND_TIMEOUT_S", "HOOK_TIMEOUT_S", "Unanswered", "ask", "code_stamp"]
+__all__ = [
+    "COMMAND_TIMEOUT_S",
+    "HOOK_TIMEOUT_S",
+    "Unanswered",
+    "ask",
+    "code_stamp",
+    "open_session",
+]
 
 HOOK_TIMEOUT_S = 1.0  # a daemon that takes longer is busy or wedged: answer in-process
 COMMAND_TIMEOUT_S = 5.0  # a reload of a large matrix after many writes can take a second or two
@@ -62,6 +69,39 @@ def ask(
     if not isinstance(decoded, dict) or decoded.get("ok") is not True:
         return None
     return decoded, answer
+
+
+def open_session(
+    home: str, request: Mapping[str, object], timeout: float = COMMAND_TIMEOUT_S
+) -> "_socket.socket | None":
+    """The connection to the daemon once it said yes to `request` (a session: what follows
+    on the connection is the caller's protocol), blocking, with no timeout; None when no
+    daemon said yes.
+
+    Raises:
+        rendezvous.Unsafe: the socket, its folder or the process behind it is not this user's.
+    """
+    path = rendezvous.find(home)
+    if path is None:
+        return None
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        conn.settimeout(timeout)
+        conn.connect(path)
+        rendezvous.check_peer(conn, "daemon")
+        conn.sendall(frames.encode(json.dumps(request).encode("ascii")))
+        head, _body = frames.read(conn)  # reads the frame's bytes and not one more
+        decoded = json.loads(head)
+        if isinstance(decoded, dict) and decoded.get("ok") is True:
+            conn.settimeout(None)
+            return conn
+    except (OSError, ValueError, frames.BadFrame):
+        pass
+    except BaseException:
+        conn.close()
+        raise
+    conn.close()
+    return None
 
 
 def code_stamp(root: str | None = None) -> str:

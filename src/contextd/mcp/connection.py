@@ -12,7 +12,7 @@ from mcp.types import ListRootsResult
 from contextd.app import App
 from contextd.core.recall.presentation import one_line
 from contextd.errors import ContextdError
-from contextd.mcp.project import Chooser, Place
+from contextd.mcp.project import Chooser, Place, ServerPlace
 from contextd.models import Project
 
 __all__ = ["Connection", "Here", "connection_of"]
@@ -23,10 +23,10 @@ class Connection:
     the first call that resolves one, named after the client, and closes with the connection.
     """
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, where: ServerPlace | None = None) -> None:
         self.app = app
         self.client_name: str | None = None
-        self.chooser = Chooser(app)
+        self.chooser = Chooser(app, where)
         self.session_id: str | None = None
         self._opening = threading.Lock()  # tool calls run in threads: open one session only
 

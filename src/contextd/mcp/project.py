@@ -21,7 +21,15 @@ from contextd.app import App
 from contextd.errors import ContextdError, ProjectNotResolvedError
 from contextd.models import Project
 
-__all__ = ["NOWHERE", "Chooser", "Place", "ProjectArg", "project_line", "root_paths"]
+__all__ = [
+    "NOWHERE",
+    "Chooser",
+    "Place",
+    "ProjectArg",
+    "ServerPlace",
+    "project_line",
+    "root_paths",
+]
 
 ProjectArg = Annotated[
     str | None,
@@ -30,6 +38,22 @@ ProjectArg = Annotated[
         "folder you work in (needed when the client does not say where it works)."
     ),
 ]
+
+
+class ServerPlace(Struct, frozen=True):
+    """Where the server runs, as the agent started it: its folder, the project named for it
+    (--project or $CONTEXTD_PROJECT), the agent's project folders (CLAUDE_PROJECT_DIR...).
+    An in-process server reads these from its own process (the app's settings); a session the
+    daemon hosts gets them from the relay the agent started."""
+
+    cwd: Path
+    project: str | None = None
+    agent_dirs: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, app: App) -> "ServerPlace":
+        settings = app.settings
+        return cls(settings.cwd, settings.project, settings.agent_dirs)
 
 
 class Choice(Struct, frozen=True):
@@ -79,19 +103,20 @@ def root_paths(listed: ListRootsResult) -> list[Path]:
 class Chooser:
     """Resolves projects for one connection; remembers the client's roots once listed."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, where: ServerPlace | None = None) -> None:
         self.app = app
+        self.where = where or ServerPlace.of(app)
         self.roots: ListRootsResult | None = None  # None: not listed yet (or changed since)
         self.last: Choice | None = None
 
     def fixed(self, name: str | None) -> Choice | None:
         """The project named by the call, the server's settings or the agent's environment."""
-        settings = self.app.settings
+        where = self.where
         if name:
             return Choice(self._named(name), "the call's project argument")
-        if settings.project:
-            return Choice(self._named(settings.project), "--project / $CONTEXTD_PROJECT")
-        for folder in settings.agent_dirs:
+        if where.project:
+            return Choice(self._named(where.project), "--project / $CONTEXTD_PROJECT")
+        for folder in where.agent_dirs:
             found = self._at(Path(folder))
             if found is not None:
                 return Choice(found, f"the agent's project folder {folder}")
@@ -116,7 +141,7 @@ class Chooser:
         return None
 
     def _from_cwd(self) -> Choice:
-        cwd = self.app.settings.cwd
+        cwd = self.where.cwd
         try:
             return Choice(self.app.project(None, cwd), f"the server's folder {cwd}")
         except ProjectNotResolvedError:
@@ -135,7 +160,7 @@ class Chooser:
                     "project name, or run `contextd attach` there."
                 )
             return found
-        return self.app.project(name, self.app.settings.cwd)
+        return self.app.project(name, self.where.cwd)
 
     def _at(self, folder: Path) -> Project | None:
         try:

@@ -16,6 +16,7 @@ from contextd.core.recall.presentation import WRITES_OFF
 from contextd.mcp import changing, reading, recording, sessions, upkeep
 from contextd.mcp.connection import Connection
 from contextd.mcp.messages import plain_argument_errors
+from contextd.mcp.project import ServerPlace
 from contextd.mcp.toolkit import Toolkit
 
 __all__ = ["build_server"]
@@ -32,13 +33,16 @@ INSTRUCTIONS = (
 TOOL_MODULES = (reading, recording, changing, sessions, upkeep)
 
 
-def build_server(app: App, *, read_only: bool = False) -> MCPServer[Connection]:
-    """An MCP server over `app`; with `read_only` only the tools that change nothing.
+def build_server(
+    app: App, *, read_only: bool = False, where: ServerPlace | None = None
+) -> MCPServer[Connection]:
+    """An MCP server over `app`; with `read_only` only the tools that change nothing. `where`
+    is the place the server runs in (by default the app's settings: this process's own).
 
     The connection opens a session named after the client (from the initialize handshake)
     with the first call that resolves a project, and closes it when the connection ends.
     """
-    connection = Connection(app)
+    connection = Connection(app, where)
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: MCPServer[Connection]) -> AsyncIterator[Connection]:

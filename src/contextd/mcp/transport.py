@@ -8,8 +8,9 @@ transport), and the tools refuse an argument holding U+FFFD with an error result
 """
 
 import json
+from io import TextIOWrapper
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, BinaryIO, Self
 
 import anyio
 import mcp_types as types
@@ -22,11 +23,18 @@ __all__ = ["REPLACEMENT", "run_stdio"]
 REPLACEMENT = "\ufffd"
 
 
-def run_stdio(server: MCPServer) -> None:
-    """Serve `server` on stdin/stdout until the client disconnects."""
+def run_stdio(server: MCPServer, streams: tuple[BinaryIO, BinaryIO] | None = None) -> None:
+    """Serve `server` on stdin/stdout (or on the `streams` given, read and written as the
+    SDK reads and writes stdio: UTF-8, undecodable bytes replaced) until the client
+    disconnects."""
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        given: tuple[Any, Any] = (None, None)
+        if streams is not None:
+            reading = TextIOWrapper(streams[0], encoding="utf-8", errors="replace")
+            writing = TextIOWrapper(streams[1], encoding="utf-8")
+            given = (anyio.wrap_file(reading), anyio.wrap_file(writing))
+        async with stdio_server(*given) as (read_stream, write_stream):
             lowlevel = server._lowlevel_server  # the SDK's own run_stdio_async does the same
             await lowlevel.run(
                 _RepairedReads(read_stream),

@@ -1,0 +1,116 @@
+"""MCP sessions the daemon hosts for `contextd mcp serve` relays, each on a thread of its own.
+
+The daemon package may not import contextd.mcp (the layer contract): what runs a session is
+handed in by `contextd daemon run` as an McpHost, whose arguments are plain values. A session
+holds its thread for as long as the agent runs, so sessions never take one of the request
+pool's workers (hooks and searches must stay answerable), and their number is capped: beyond
+it the daemon declines, and the relay serves in-process.
+"""
+
+import contextlib
+import logging
+import socket
+import threading
+import time
+from typing import Protocol
+
+from contextd.daemon.protocol import McpAsk
+
+__all__ = ["MAX_HOSTED", "Hosting", "McpHost"]
+
+log = logging.getLogger(__name__)
+
+MAX_HOSTED = 32  # sessions at once; each is a thread, its event loop and its tool threads
+_DRAIN_S = 5.0  # how long a stopping daemon waits for its sessions to end their contextd sessions
+
+
+class McpHost(Protocol):
+    def prepare(self) -> None:
+        """Import what a session needs (the SDK), once; called on a thread of its own as soon
+        as the daemon listens, so the first session does not wait for it."""
+
+    def __call__(
+        self,
+        conn: socket.socket,
+        folder: str,
+        project: str | None,
+        project_dirs: tuple[str, ...],
+        read_only: bool,
+    ) -> None:
+        """Serve one MCP session on `conn` until the relay or the daemon closes it."""
+
+
+class Hosting:
+    """The hosted sessions: a slot is reserved before the ok reply, the session then runs on
+    its own thread; when the daemon stops, every session's connection is shut, so each ends
+    its contextd session and its relay carries on without this daemon."""
+
+    def __init__(self, host: McpHost, limit: int = MAX_HOSTED) -> None:
+        self._host = host
+        self._slots = threading.BoundedSemaphore(limit)
+        self._lock = threading.Lock()
+        self._live: dict[socket.socket, threading.Thread] = {}
+        self._closed = False
+
+    def prepare(self) -> None:
+        """Start importing what sessions need, in the background."""
+        threading.Thread(target=self._prepare, name="contextd-mcp-import", daemon=True).start()
+
+    def _prepare(self) -> None:
+        try:
+            self._host.prepare()
+        except Exception:  # a session started later reports the same failure, declined
+            log.warning("importing the MCP server failed", exc_info=True)
+
+    def reserve(self) -> bool:
+        """Take a slot for one session; False when all are taken or the daemon stops."""
+        if self._closed:
+            return False
+        return self._slots.acquire(blocking=False)
+
+    def release(self) -> None:
+        """Give back a slot reserved for a session that will not run."""
+        self._slots.release()
+
+    def start(self, conn: socket.socket, ask: McpAsk) -> None:
+        """Run the session `ask` asked for on `conn` (which it now owns), in its reserved slot."""
+        thread = threading.Thread(
+            target=self._run, args=(conn, ask), name="contextd-mcp-session", daemon=True
+        )
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                self._live[conn] = thread
+        if closed:
+            conn.close()
+            self._slots.release()
+            return
+        thread.start()
+
+    def _run(self, conn: socket.socket, ask: McpAsk) -> None:
+        try:
+            conn.settimeout(None)
+            self._host(conn, ask.folder, ask.project, ask.project_dirs, ask.read_only)
+        except Exception as exc:  # one session's failure must not reach the daemon
+            log.warning("a hosted MCP session failed: %s", type(exc).__name__)
+            log.debug("the failure", exc_info=True)
+        finally:
+            with self._lock:
+                self._live.pop(conn, None)
+            conn.close()
+            self._slots.release()
+
+    def stop(self) -> None:
+        """End every session: their relays see the connection close, and go on without this
+        daemon (another one, or an in-process server)."""
+        with self._lock:
+            self._closed = True
+            live = list(self._live.items())
+        for conn, _thread in live:
+            with contextlib.suppress(OSError):  # closed already
+                conn.shutdown(socket.SHUT_RDWR)
+        deadline = time.monotonic() + _DRAIN_S
+        for _conn, thread in live:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if any(thread.is_alive() for _conn, thread in live):
+            log.warning("some hosted MCP sessions did not end within %.0f s", _DRAIN_S)
