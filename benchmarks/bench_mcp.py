@@ -4,8 +4,11 @@ the sum up to the first answer, the server's CPU time and its peak resident memo
 Run: .venv/bin/python benchmarks/bench_mcp.py HOME PROJECT [--rounds N] [--daemon]
 (HOME: a store, e.g. one built by bench_retrieval.py; PROJECT: a project in it.)
 
-With --daemon a daemon runs beside the servers, which then borrow its model: the daemon's
-peak resident memory is printed too, and the two together. With --writes N one more server
+With --daemon a daemon runs beside the servers and hosts their sessions: each `contextd mcp
+serve` is then a standard-library relay, and "server" below means the relay (its CPU time and
+peak RSS). The daemon's peak resident memory is printed too, and the two together. With
+--daemon --in-process the servers run in-process beside the daemon, borrowing its model
+(CONTEXTD_MCP_IN_PROCESS=1), as before the daemon hosted sessions. With --writes N one more server
 stores N new memories through `remember`, one call after another, as an agent does, and the
 rate is printed.
 """
@@ -52,7 +55,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--daemon", action="store_true", help="run a daemon beside the servers")
     parser.add_argument("--writes", type=int, default=0, help="memories to store through MCP")
+    parser.add_argument(
+        "--in-process", action="store_true", help="serve in-process even beside a daemon"
+    )
     args = parser.parse_args()
+    if args.in_process:
+        os.environ["CONTEXTD_MCP_IN_PROCESS"] = "1"
     daemon = _start_daemon(args.home) if args.daemon else None
     runs, cpu = [], []
     for _ in range(args.rounds):
