@@ -29,7 +29,7 @@ def main() -> None:
         code = serve(sys.argv[1:])
         if code is not None:
             sys.exit(code)
-    elif _DAEMON_ANSWERS.intersection(sys.argv[1:]):
+    if _DAEMON_ANSWERS.intersection(sys.argv[1:]):
         from contextd.cli.quick import answer
 
         code = answer(sys.argv[1:])

@@ -398,3 +398,52 @@ def test_help_and_unknown_options_are_clicks(daemons: Daemons, repo: Path) -> No
         [*run, "--read-onyl"], cwd=repo, env=hook_env(), capture_output=True, check=False
     )
     assert wrong.returncode == 2 and b"No such option" in wrong.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "values"),
+    [
+        (["mcp", "serve"], {"read_only": False, "home": None, "project": None}),
+        (["--home", "/h", "mcp", "serve", "--read-only"], {"read_only": True, "home": "/h"}),
+        (["mcp", "serve", "--project", "p", "--home=/x"], {"project": "p", "home": "/x"}),
+    ],
+)
+def test_the_relay_reads_serves_options_as_click_does(
+    argv: list[str], values: dict[str, object]
+) -> None:
+    from contextd.cli.argv_table import parse
+    from contextd.cli.relay import SERVE_OPTIONS
+
+    parsed = parse(argv, {"mcp serve": SERVE_OPTIONS}, arguments=0)
+    assert parsed is not None and parsed.command == "mcp serve"
+    assert values.items() <= parsed.values.items()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["mcp", "serve", "--help"],
+        ["mcp", "--read-only", "serve"],
+        ["mcp", "serve", "extra"],
+        ["mcp", "serve", "--read-only=1"],
+        ["mcp"],
+        ["serve", "mcp"],
+    ],
+)
+def test_what_the_relay_leaves_to_click(argv: list[str]) -> None:
+    from contextd.cli.argv_table import parse
+    from contextd.cli.relay import SERVE_OPTIONS
+
+    assert parse(argv, {"mcp serve": SERVE_OPTIONS}, arguments=0) is None
+
+
+def test_the_relays_option_table_is_serves() -> None:
+    import click
+
+    from contextd.cli.argv_table import COMMON
+    from contextd.cli.mcp_command import serve
+    from contextd.cli.relay import SERVE_OPTIONS
+
+    declared = {option.flag for option in (*COMMON, *SERVE_OPTIONS)}
+    options = {opt for p in serve.params if isinstance(p, click.Option) for opt in p.opts}
+    assert options - {"-h", "--help"} == declared
