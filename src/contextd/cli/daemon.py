@@ -199,6 +199,10 @@ class _McpHost:
         with self._importing:  # one thread imports the SDK; a session waits for it
             import contextd.mcp.hosted  # noqa: F401
 
+            # As the in-process server logs: the SDK's per-call lines (a failed tool's
+            # message quotes stored text) stay out of daemon.log.
+            logging.getLogger("mcp").setLevel(logging.WARNING)
+
     def __call__(
         self,
         conn: socket.socket,
