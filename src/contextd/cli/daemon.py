@@ -193,15 +193,21 @@ class _McpHost:
 
     def __init__(self, app: App) -> None:
         self._app = app
-        self._importing = threading.Lock()
+        self._preparing = threading.Lock()
+        self._host: Any = None  # contextd.mcp.hosted.Host, once imported
 
-    def prepare(self) -> None:
-        with self._importing:  # one thread imports the SDK; a session waits for it
-            import contextd.mcp.hosted  # noqa: F401
+    def prepare(self) -> Any:
+        with self._preparing:  # one thread imports the SDK and builds; a session waits
+            if self._host is None:
+                from contextd.mcp.hosted import Host
 
-            # As the in-process server logs: the SDK's per-call lines (a failed tool's
-            # message quotes stored text) stay out of daemon.log.
-            logging.getLogger("mcp").setLevel(logging.WARNING)
+                # As the in-process server logs: the SDK's per-call lines (a failed tool's
+                # message quotes stored text) stay out of daemon.log.
+                logging.getLogger("mcp").setLevel(logging.WARNING)
+                host = Host(self._app)
+                host.prepare()
+                self._host = host
+            return self._host
 
     def __call__(
         self,
@@ -211,10 +217,7 @@ class _McpHost:
         project_dirs: tuple[str, ...],
         read_only: bool,
     ) -> None:
-        self.prepare()
-        from contextd.mcp.hosted import host
-
-        host(self._app, conn, folder, project, project_dirs, read_only)
+        self.prepare().serve(conn, folder, project, project_dirs, read_only)
 
 
 COMMANDS = [daemon]

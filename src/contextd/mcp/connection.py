@@ -15,7 +15,7 @@ from contextd.errors import ContextdError
 from contextd.mcp.project import Chooser, Place, ServerPlace
 from contextd.models import Project
 
-__all__ = ["Connection", "Here", "connection_of"]
+__all__ = ["Connection", "Here", "connection_middleware", "connection_of"]
 
 
 class Connection:
@@ -65,12 +65,21 @@ class Connection:
             if self.session_id is not None:
                 self.app.sessions.end(self.session_id)
 
-    async def middleware(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+    def heard(self, method: str, params: object) -> None:
+        """Note what an inbound message says of the client: its name, changed roots."""
         if self.client_name is None:
-            self.client_name = _client_name(ctx.params)
-        if ctx.method == "notifications/roots/list_changed":
+            self.client_name = _client_name(params)
+        if method == "notifications/roots/list_changed":
             self.chooser.roots = None
-        return await call_next(ctx)
+
+
+async def connection_middleware(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Every inbound message, seen by the connection it arrives on (the server's lifespan
+    yields one per connection, so one server may serve several)."""
+    connection = ctx.lifespan_context
+    if isinstance(connection, Connection):
+        connection.heard(ctx.method, ctx.params)
+    return await call_next(ctx)
 
 
 def _client_name(params: object) -> str | None:

@@ -5,7 +5,7 @@ Only `contextd mcp serve` imports this package (the SDK alone costs ~0.7 s to im
 """
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from importlib.metadata import PackageNotFoundError, version
 
 import anyio
@@ -14,7 +14,7 @@ from mcp.server import MCPServer
 from contextd.app import App
 from contextd.core.recall.presentation import WRITES_OFF
 from contextd.mcp import changing, reading, recording, sessions, upkeep
-from contextd.mcp.connection import Connection
+from contextd.mcp.connection import Connection, connection_middleware
 from contextd.mcp.messages import plain_argument_errors
 from contextd.mcp.project import ServerPlace
 from contextd.mcp.toolkit import Toolkit
@@ -34,18 +34,23 @@ TOOL_MODULES = (reading, recording, changing, sessions, upkeep)
 
 
 def build_server(
-    app: App, *, read_only: bool = False, where: ServerPlace | None = None
+    app: App,
+    *,
+    read_only: bool = False,
+    where: ServerPlace | Callable[[], ServerPlace] | None = None,
 ) -> MCPServer[Connection]:
     """An MCP server over `app`; with `read_only` only the tools that change nothing. `where`
-    is the place the server runs in (by default the app's settings: this process's own).
+    is the place the server runs in (by default the app's settings: this process's own), or
+    what says it when a connection starts (a server built once for many connections).
 
-    The connection opens a session named after the client (from the initialize handshake)
-    with the first call that resolves a project, and closes it when the connection ends.
+    Each connection (each run of the server) opens a session named after the client (from
+    the initialize handshake) with the first call that resolves a project, and closes it
+    when the connection ends.
     """
-    connection = Connection(app, where)
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: MCPServer[Connection]) -> AsyncIterator[Connection]:
+        connection = Connection(app, where() if callable(where) else where)
         try:
             yield connection
         finally:
@@ -57,7 +62,7 @@ def build_server(
         instructions=instructions,
         version=_version(),
         lifespan=lifespan,
-        middleware=[connection.middleware, plain_argument_errors],
+        middleware=[connection_middleware, plain_argument_errors],
     )
     kit = Toolkit(app, server, read_only=read_only)
     for module in TOOL_MODULES:
