@@ -116,7 +116,8 @@ async def _writes(home: str, project: str, count: int) -> float:
 
 def _contextd(home: str, *args: str) -> str:
     command = [sys.executable, "-m", "contextd", "--home", home, *args]
-    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    done = subprocess.run(command, capture_output=True, text=True, encoding="utf-8", check=True)
+    return done.stdout
 
 
 def _start_daemon(home: str) -> int:

@@ -81,11 +81,16 @@ class Hosting:
             closed = self._closed
             if not closed:
                 self._live[conn] = thread
-        if closed:
-            conn.close()
-            self._slots.release()
-            return
-        thread.start()
+        if not closed:
+            try:
+                thread.start()
+                return
+            except RuntimeError:  # no thread to be had: the relay serves in-process
+                log.warning("cannot start a thread for a hosted MCP session")
+                with self._lock:
+                    self._live.pop(conn, None)
+        conn.close()
+        self._slots.release()
 
     def _run(self, conn: socket.socket, ask: McpAsk) -> None:
         try:
