@@ -196,7 +196,10 @@ class _McpHost:
         self._preparing = threading.Lock()
         self._host: Any = None  # contextd.mcp.hosted.Host, once imported
 
-    def prepare(self) -> Any:
+    def _loaded(self) -> Any:
+        # On the first session, not at start: a daemon that never hosts one (hooks only)
+        # stays without the SDK's ~55 MiB. The first session pays the import (~0.7 s, less
+        # than an in-process server), the next ones only their handshake.
         with self._preparing:  # one thread imports the SDK and builds; a session waits
             if self._host is None:
                 from contextd.mcp.hosted import Host
@@ -217,7 +220,7 @@ class _McpHost:
         project_dirs: tuple[str, ...],
         read_only: bool,
     ) -> None:
-        self.prepare().serve(conn, folder, project, project_dirs, read_only)
+        self._loaded().serve(conn, folder, project, project_dirs, read_only)
 
 
 COMMANDS = [daemon]

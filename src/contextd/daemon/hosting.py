@@ -25,10 +25,6 @@ _DRAIN_S = 5.0  # how long a stopping daemon waits for its sessions to end their
 
 
 class McpHost(Protocol):
-    def prepare(self) -> None:
-        """Import what a session needs (the SDK), once; called on a thread of its own as soon
-        as the daemon listens, so the first session does not wait for it."""
-
     def __call__(
         self,
         conn: socket.socket,
@@ -51,16 +47,6 @@ class Hosting:
         self._lock = threading.Lock()
         self._live: dict[socket.socket, threading.Thread] = {}
         self._closed = False
-
-    def prepare(self) -> None:
-        """Start importing what sessions need, in the background."""
-        threading.Thread(target=self._prepare, name="contextd-mcp-import", daemon=True).start()
-
-    def _prepare(self) -> None:
-        try:
-            self._host.prepare()
-        except Exception:  # a session started later reports the same failure, declined
-            log.warning("importing the MCP server failed", exc_info=True)
 
     def reserve(self) -> bool:
         """Take a slot for one session; False when all are taken or the daemon stops."""

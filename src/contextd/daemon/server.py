@@ -92,8 +92,6 @@ def _serve(
                 rendezvous.publish(str(home), spot)
                 _write_private(pid_file, str(os.getpid()))
                 log.info("listening on %s", spot.path)
-                if hosting is not None:
-                    hosting.prepare()
                 with ThreadPoolExecutor(WORKERS, thread_name_prefix="contextd-request") as pool:
                     while not stopping.is_set():
                         try:
