@@ -44,18 +44,11 @@ def ask(
         rendezvous.Unsafe: the socket, its folder or the process behind it is not this user's.
         Unanswered: a write was sent and no answer came.
     """
-    path = rendezvous.find(home)
-    if path is None:
+    conn = _connected(home, timeout)
+    if conn is None:
         return None
-    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     sent = False
     try:
-        conn.settimeout(timeout)
-        try:
-            conn.connect(path)
-        except OSError:
-            return None  # a socket left by a daemon that died
-        rendezvous.check_peer(conn, "daemon")
         conn.sendall(frames.encode(json.dumps(request).encode("ascii"), body))
         sent = True
         head, answer = frames.read(conn)
@@ -81,14 +74,10 @@ def open_session(
     Raises:
         rendezvous.Unsafe: the socket, its folder or the process behind it is not this user's.
     """
-    path = rendezvous.find(home)
-    if path is None:
+    conn = _connected(home, timeout)
+    if conn is None:
         return None
-    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        conn.settimeout(timeout)
-        conn.connect(path)
-        rendezvous.check_peer(conn, "daemon")
         conn.sendall(frames.encode(json.dumps(request).encode("ascii")))
         head, _body = frames.read(conn)  # reads the frame's bytes and not one more
         decoded = json.loads(head)
@@ -102,6 +91,34 @@ def open_session(
         raise
     conn.close()
     return None
+
+
+def _connected(home: str, timeout: float) -> "_socket.socket | None":
+    """A connection to the daemon of `home`, its peer checked; None when none listens (no
+    socket, or one left by a daemon that died).
+
+    Raises:
+        rendezvous.Unsafe: the socket, its folder or the process behind it is not this user's.
+    """
+    path = rendezvous.find(home)
+    if path is None:
+        return None
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        conn.settimeout(timeout)
+        conn.connect(path)
+    except OSError:
+        conn.close()
+        return None
+    try:
+        rendezvous.check_peer(conn, "daemon")
+    except rendezvous.Unsafe:
+        conn.close()
+        raise
+    except (OSError, ValueError):
+        conn.close()
+        return None
+    return conn
 
 
 def code_stamp(root: str | None = None) -> str:
