@@ -14,6 +14,7 @@ import click
 from contextd.app import App
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
+from contextd.daemon.protocol import McpAsk
 from contextd.errors import DaemonError
 from contextd.home_folder import make_private
 from contextd.ipc import client, rendezvous
@@ -193,34 +194,25 @@ class _McpHost:
 
     def __init__(self, app: App) -> None:
         self._app = app
-        self._preparing = threading.Lock()
+        self._loading = threading.Lock()
         self._host: Any = None  # contextd.mcp.hosted.Host, once imported
 
     def _loaded(self) -> Any:
         # On the first session, not at start: a daemon that never hosts one (hooks only)
         # stays without the SDK's ~55 MiB. The first session pays the import (~0.7 s, less
         # than an in-process server), the next ones only their handshake.
-        with self._preparing:  # one thread imports the SDK and builds; a session waits
+        with self._loading:  # one thread imports the SDK; a session arriving meanwhile waits
             if self._host is None:
                 from contextd.mcp.hosted import Host
 
                 # As the in-process server logs: the SDK's per-call lines (a failed tool's
                 # message quotes stored text) stay out of daemon.log.
                 logging.getLogger("mcp").setLevel(logging.WARNING)
-                host = Host(self._app)
-                host.prepare()
-                self._host = host
+                self._host = Host(self._app)
             return self._host
 
-    def __call__(
-        self,
-        conn: socket.socket,
-        folder: str,
-        project: str | None,
-        project_dirs: tuple[str, ...],
-        read_only: bool,
-    ) -> None:
-        self._loaded().serve(conn, folder, project, project_dirs, read_only)
+    def __call__(self, conn: socket.socket, ask: McpAsk) -> None:
+        self._loaded().serve(conn, ask.folder, ask.project, ask.project_dirs, ask.read_only)
 
 
 COMMANDS = [daemon]

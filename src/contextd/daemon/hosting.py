@@ -1,10 +1,10 @@
 """MCP sessions the daemon hosts for `contextd mcp serve` relays, each on a thread of its own.
 
 The daemon package may not import contextd.mcp (the layer contract): what runs a session is
-handed in by `contextd daemon run` as an McpHost, whose arguments are plain values. A session
-holds its thread for as long as the agent runs, so sessions never take one of the request
-pool's workers (hooks and searches must stay answerable), and their number is capped: beyond
-it the daemon declines, and the relay serves in-process.
+handed in by `contextd daemon run` as an McpHost, a callable over the connection and the
+request. A session holds its thread for as long as the agent runs, so sessions never take one
+of the request pool's workers (hooks and searches must stay answerable), and their number is
+capped: beyond it the daemon declines, and the relay serves in-process.
 """
 
 import contextlib
@@ -12,7 +12,7 @@ import logging
 import socket
 import threading
 import time
-from typing import Protocol
+from collections.abc import Callable
 
 from contextd.daemon.protocol import McpAsk
 
@@ -24,16 +24,9 @@ MAX_HOSTED = 32  # sessions at once; each is a thread, its event loop and its to
 _DRAIN_S = 5.0  # how long a stopping daemon waits for its sessions to end their contextd sessions
 
 
-class McpHost(Protocol):
-    def __call__(
-        self,
-        conn: socket.socket,
-        folder: str,
-        project: str | None,
-        project_dirs: tuple[str, ...],
-        read_only: bool,
-    ) -> None:
-        """Serve one MCP session on `conn` until the relay or the daemon closes it."""
+# Serves one MCP session on the connection, as the request asked, until the relay or the
+# daemon closes it.
+McpHost = Callable[[socket.socket, McpAsk], None]
 
 
 class Hosting:
@@ -81,7 +74,7 @@ class Hosting:
     def _run(self, conn: socket.socket, ask: McpAsk) -> None:
         try:
             conn.settimeout(None)
-            self._host(conn, ask.folder, ask.project, ask.project_dirs, ask.read_only)
+            self._host(conn, ask)
         except Exception as exc:  # one session's failure must not reach the daemon
             log.warning("a hosted MCP session failed: %s", type(exc).__name__)
             log.debug("the failure", exc_info=True)

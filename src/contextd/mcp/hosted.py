@@ -40,10 +40,6 @@ class Host:
         self._servers: dict[bool, MCPServer[Connection]] = {}
         self._building = threading.Lock()
 
-    def prepare(self) -> None:
-        """Build the server most sessions use, before the first one asks."""
-        self._server(read_only=False)
-
     def serve(
         self,
         conn: socket.socket,
