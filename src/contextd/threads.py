@@ -4,13 +4,19 @@ numpy loads; the standard library only.
 One-shot commands take one thread unless the user set OPENBLAS_NUM_THREADS: contextd's
 matrices are small, and OpenBLAS's spinning helper threads made a query and a duplicate check
 3-4x slower on a busy 2-core machine. The daemon, started by a launcher, takes two (it has the
-machine to itself between prompts)."""
+machine to itself between prompts).
+
+The daemon also gets two malloc arenas (glibc's MALLOC_ARENA_MAX; ignored elsewhere) unless
+the user set that: by default every thread that allocates (the request pool, each hosted MCP
+session, the model's runs) gets an arena of its own that keeps what it freed. Measured at 10k
+records, after two MCP sessions and a search: 206 instead of 212 MiB."""
 
 import os
 
 __all__ = ["choose_for_one_shot", "daemon_environment", "single_blas_thread"]
 
 _VARIABLE = "OPENBLAS_NUM_THREADS"
+_ARENAS = "MALLOC_ARENA_MAX"
 _user_chose = False
 
 
@@ -22,10 +28,12 @@ def choose_for_one_shot() -> None:
 
 
 def daemon_environment(environ: dict[str, str]) -> dict[str, str]:
-    """The environment to start the daemon with: two BLAS threads unless the user chose."""
-    if _user_chose:
-        return environ
-    return environ | {_VARIABLE: str(min(2, os.cpu_count() or 1))}
+    """The environment to start the daemon with: two BLAS threads and two malloc arenas,
+    unless the user chose."""
+    chosen = {_ARENAS: environ.get(_ARENAS, "2")}
+    if not _user_chose:
+        chosen[_VARIABLE] = str(min(2, os.cpu_count() or 1))
+    return environ | chosen
 
 
 def single_blas_thread() -> bool:

@@ -278,7 +278,8 @@ def test_a_damaged_weights_file_is_one_sentence_naming_the_reinstall(
 
 def test_the_graph_is_built_in_a_child_so_onnx_never_loads_here(tmp_path: Path) -> None:
     """A daemon or MCP server that builds the graph on first use keeps neither `onnx` nor
-    the quantizer's working memory (about 500 MB at its peak for int8)."""
+    the quantizer's working memory (about 500 MB at its peak for int8); a warmed model never
+    loads the numpy pass either (its peak memory would stay)."""
     script = (
         "import json, sys\n"
         "from pathlib import Path\n"
@@ -286,7 +287,9 @@ def test_the_graph_is_built_in_a_child_so_onnx_never_loads_here(tmp_path: Path) 
         f"model = LocalMiniLM(cache_dir=Path({str(tmp_path)!r}))\n"
         "model.warm()\n"
         "vector = model.embed_query('task queue')\n"
-        "print(json.dumps({'onnx': 'onnx' in sys.modules, 'width': len(vector)}))\n"
+        "numpy_pass = 'contextd.embeddings.minilm_numpy' in sys.modules\n"
+        "print(json.dumps({'onnx': 'onnx' in sys.modules, 'numpy_pass': numpy_pass,"
+        " 'width': len(vector)}))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],
@@ -296,7 +299,7 @@ def test_the_graph_is_built_in_a_child_so_onnx_never_loads_here(tmp_path: Path) 
         check=True,
         timeout=300,
     )
-    assert json.loads(done.stdout) == {"onnx": False, "width": 384}
+    assert json.loads(done.stdout) == {"onnx": False, "numpy_pass": False, "width": 384}
     assert (tmp_path / "all-MiniLM-L6-v2.fp32.onnx").is_file()
 
 
@@ -311,8 +314,8 @@ def test_the_child_builds_the_graph_the_process_would(tmp_path: Path) -> None:
 
 
 def test_warming_a_model_that_already_answers_moves_it_to_onnxruntime() -> None:
-    """warm() has the numpy pass answer first, then hands over to onnxruntime: a query asked
-    before, during or after gets the same vector."""
+    """A model that answered with the numpy pass hands over to onnxruntime when warmed: a
+    query asked before, during or after gets the same vector."""
     provider = LocalMiniLM()
     before = provider.embed_documents(["why did we move the task queue off redis"])[0]
     assert provider.runtime == "numpy"
@@ -320,3 +323,15 @@ def test_warming_a_model_that_already_answers_moves_it_to_onnxruntime() -> None:
     assert provider.runtime == "onnxruntime"
     after = provider.embed_documents(["why did we move the task queue off redis"])[0]
     assert _cosine(before, after) >= 0.99999
+
+
+def test_warming_in_steps_answers_with_numpy_first_then_onnxruntime() -> None:
+    """The MCP server's warm-up: numpy answers at once, then onnxruntime takes over with the
+    same vectors."""
+    stepped = LocalMiniLM()
+    stepped.warm_in_steps()
+    assert stepped.runtime == "onnxruntime"
+    direct = LocalMiniLM()
+    direct.warm()
+    text = "why did we move the task queue off redis"
+    assert _cosine(stepped.embed_query(text), direct.embed_query(text)) >= 0.99999

@@ -119,3 +119,32 @@ def test_four_processes_writing_one_store_at_once_store_every_record_once(
     assert len(app.reader.list_records(project)) == WORKERS * PER_WORKER
     assert_fts_consistent(app.settings.db_path)
     assert len(fts_rowids(app.settings.db_path, "process")) == WORKERS * PER_WORKER
+
+
+def _open_files_of(path: Path) -> int:
+    found = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            found += os.readlink(fd).startswith(str(path))
+        except OSError:
+            continue  # closed meanwhile
+    return found
+
+
+def test_a_thread_that_ends_closes_its_connection(app: App) -> None:
+    """The daemon runs each hosted MCP session's calls on threads of their own: a connection
+    kept after its thread ended would pile up files and memory for as long as it runs."""
+    if not Path("/proc/self/fd").is_dir():
+        return  # counting open files needs Linux's /proc
+    app.db.connection()  # this thread's, kept
+    before = _open_files_of(app.db.path)
+
+    def query() -> None:
+        app.db.connection().execute("SELECT count(*) FROM records").fetchone()
+
+    for _ in range(12):
+        thread = threading.Thread(target=query)
+        thread.start()
+        thread.join()
+    # SQLite may hold one closed connection's file until this thread's lock is released.
+    assert _open_files_of(app.db.path) <= before + 1

@@ -57,7 +57,7 @@ class DaemonModel:
         try:
             if self._ask(["warm up"], query=True) is not None or self._started_one():
                 return
-            self._own.warm()
+            self._own.warm_in_steps()  # a tool call may come while it loads
         finally:
             self._settled.set()
 

@@ -104,15 +104,23 @@ class LocalMiniLM:
     def warm(self) -> None:
         """Load now, for many calls to come: onnxruntime, weights repacked (see OnnxBert).
 
-        Calls need not wait for it: the numpy pass loads first (~20 ms) and answers until
-        onnxruntime (~150 ms of CPU more) takes over, with the same vectors. That took an MCP
-        server's first answer from ~1.3 s to ~0.8 s after its tools were listed (10k records,
-        busy machine)."""
-        if self.precision != "fp32" or self._runtime_name is not None:
-            self._load(many=True)
-            return
-        tokenizer, first = self._load()  # numpy, unless onnxruntime already runs
-        if first.name == "onnxruntime":
+        Straight to onnxruntime: loading numpy first, for no caller waiting, would leave a
+        daemon's or an ingest's peak memory ~20 MiB higher."""
+        self._load(many=True)
+        self._move_to_onnxruntime()
+
+    def warm_in_steps(self) -> None:
+        """Like warm, for a process whose first call may come while it loads (an MCP server):
+        the numpy pass loads first (~20 ms) and answers until onnxruntime (~150 ms of CPU
+        more) takes over, with the same vectors. That took an MCP server's first answer from
+        ~1.3 s to ~0.8 s after its tools were listed (10k records, busy machine)."""
+        self._load()
+        self._move_to_onnxruntime()
+
+    def _move_to_onnxruntime(self) -> None:
+        """Hand the calls over from numpy to onnxruntime, unless a runtime was forced."""
+        tokenizer, current = self._load()
+        if current.name == "onnxruntime" or self._runtime_name is not None:
             return
         try:
             faster = self._onnx(self._folder(), many=True)

@@ -1,10 +1,11 @@
-"""The embedded store, an SQLite file: opening it safely, one connection per thread, and
-transactions."""
+"""The embedded store, an SQLite file: opening it safely, one connection per thread (closed
+when its thread ends), and transactions."""
 
 import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,7 +35,7 @@ class SqliteDatabase(Database):
         self.busy_timeout_ms = busy_timeout_ms
         self._uri = uri  # set for a read-only store: connections open it by this URI
         self._local = threading.local()
-        self._connections: list[_Connection] = []
+        self._connections: weakref.WeakSet[_Owned] = weakref.WeakSet()
         self._lock = threading.Lock()
         self._commits = 0
 
@@ -123,13 +124,12 @@ class SqliteDatabase(Database):
 
     def connection(self) -> "_Connection":
         """This thread's connection, opened on first use."""
-        conn: _Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._connect()
-            self._local.conn = conn
+        owned: _Owned | None = getattr(self._local, "owned", None)
+        if owned is None:
+            owned = self._local.owned = _Owned(self._connect())
             with self._lock:
-                self._connections.append(conn)
-        return conn
+                self._connections.add(owned)
+        return owned.conn
 
     @contextmanager
     def transaction(self) -> Iterator["_Connection"]:
@@ -168,9 +168,9 @@ class SqliteDatabase(Database):
     def close(self) -> None:
         """Close every connection this store opened."""
         with self._lock:
-            connections, self._connections = self._connections, []
-        for conn in connections:
-            conn.close()
+            connections, self._connections = list(self._connections), weakref.WeakSet()
+        for owned in connections:
+            owned.conn.close()
         self._local = threading.local()
 
     def _connect(self) -> "_Connection":
@@ -294,6 +294,18 @@ class _Connection(sqlite3.Connection):
 
     def executemany(self, sql: str, seq_of_parameters: Any, /) -> _Cursor:
         return self.cursor(_Cursor).executemany(sql, seq_of_parameters)
+
+
+class _Owned:
+    """A thread's connection, closed when that thread ends and its thread-local goes: the
+    daemon runs each hosted MCP session's tool calls on threads of their own, and each kept
+    a connection (and ~2 MiB) for as long as the daemon ran."""
+
+    def __init__(self, conn: _Connection) -> None:
+        self.conn = conn
+
+    def __del__(self) -> None:
+        self.conn.close()
 
 
 def _use_wal(conn: sqlite3.Connection, busy_timeout_ms: int) -> None:

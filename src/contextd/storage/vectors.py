@@ -122,23 +122,31 @@ class VectorBlock(Struct, frozen=True):
 
     record_ids: tuple[str, ...]
     project_ids: tuple[str | None, ...]
-    data: bytes  # the float32 little-endian vectors end to end
+    data: bytes | bytearray  # the float32 little-endian vectors end to end
 
 
 def load_block(conn: Connection, provider: str, dimensions: int) -> VectorBlock:
-    """All vectors of this provider and width, oldest first, read in one statement and joined
-    into one buffer: a first search loads 10k vectors in a third of the per-row time."""
+    """All vectors of this provider and width, oldest first, read in one statement into one
+    buffer: a first search loads 10k vectors in a third of the per-row time.
+
+    Row by row, so each blob is freed as the next arrives: all 10k rows at once (fetchall)
+    left ~15 MiB of freed blobs the allocator could not give back, pinned by the record ids
+    kept from the same rows, for as long as the process ran."""
     dialect = dialect_of(conn)
-    rows = conn.execute(
+    cursor = conn.execute(
         f"SELECT e.record_id, r.project_id, {dialect.vector_column('e.vector')} "
         "FROM embeddings AS e JOIN records AS r ON r.id = e.record_id "
         "WHERE e.provider = ? AND e.dimensions = ? ORDER BY e.seq",
         (provider, dimensions),
-    ).fetchall()
-    if not rows:
-        return VectorBlock((), (), b"")
-    record_ids, project_ids, blobs = zip(*rows, strict=True)
-    return VectorBlock(record_ids, project_ids, b"".join(map(dialect.vector_blob, blobs)))
+    )
+    record_ids: list[str] = []
+    project_ids: list[str | None] = []
+    data = bytearray()
+    for record_id, project_id, blob in cursor:
+        record_ids.append(record_id)
+        project_ids.append(project_id)
+        data += dialect.vector_blob(blob)
+    return VectorBlock(tuple(record_ids), tuple(project_ids), data)
 
 
 def missing_ids(
