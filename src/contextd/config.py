@@ -54,7 +54,7 @@ class EmbeddingSettings(Struct, frozen=True):
     dimensions: int = 384
     timeout_s: float = 30.0
     precision: str = "fp32"  # local model: fp32, or int8 (faster, vectors a little different)
-    threads: int = 1  # local model: onnxruntime threads per call
+    threads: int = 0  # local model: onnxruntime threads per call (0: chosen by use)
 
 
 class SearchSettings(Struct, frozen=True):
@@ -257,7 +257,6 @@ _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _POSITIVE = {
     ("embeddings", "dimensions"),
     ("embeddings", "timeout_s"),
-    ("embeddings", "threads"),
     ("vectors", "timeout_s"),
     ("store", "connect_timeout_s"),
     ("store", "pool_size"),

@@ -107,7 +107,7 @@ def test_config_set_adds_a_missing_section(run: Cli, home: Path) -> None:
         ("lifecycle.stale_days", "1.5", ["lifecycle.stale_days takes a int", "'1.5'"]),
         ("search.fusion", "average", ["zscore, relative, saturating, weighted, rrf"]),
         ("embeddings.precision", "fp16", ["embeddings.precision must be one of fp32, int8"]),
-        ("embeddings.threads", "0", ["embeddings.threads must be greater than 0"]),
+        ("store.pool_size", "0", ["store.pool_size must be greater than 0"]),
     ],
 )
 def test_a_bad_key_or_value_is_a_one_line_error_and_the_file_is_untouched(

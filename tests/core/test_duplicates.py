@@ -1,12 +1,14 @@
 """Restatements are refused (superseded and archived ones included), similar records reported."""
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from contextd.app import App
+from contextd.errors import DuplicateError
 from contextd.models import Kind, MemoryBody, RecordDraft
 from tests.conftest import DECISION, POSTGRES, Cli, make_repo
 
@@ -186,3 +188,47 @@ def test_a_write_embeds_once_and_searches_neighbours_once(app: App) -> None:
     assert [s.record.title for s in stored.similar] == [
         "Workers drain the task queue before each deploy"
     ]
+
+
+def test_a_fact_another_writer_stored_while_this_one_was_prepared_is_refused(app: App) -> None:
+    """The check runs again under the write lock only when something was committed since the
+    write was prepared, and then it still catches the same fact stored meanwhile."""
+    project = app.current_project()
+    fact = "Workers drain the task queue before each deploy"
+
+    def draft() -> RecordDraft:
+        return RecordDraft(Kind.MEMORY, fact, MemoryBody(), category="gotcha")
+
+    writer = app.writer
+    prepare = writer._prepare
+
+    def prepared_while_another_writes(*args: Any, **kwargs: Any) -> Any:
+        done = prepare(*args, **kwargs)
+        writer._prepare = prepare  # type: ignore[method-assign]
+        other = threading.Thread(target=lambda: writer.record(draft(), project))
+        other.start()  # another connection, as another process would be
+        other.join()
+        return done
+
+    writer._prepare = prepared_while_another_writes  # type: ignore[method-assign]
+    with pytest.raises(DuplicateError):
+        writer.record(draft(), project)
+    assert [r.title for r in app.reader.list_records(project)].count(fact) == 1
+
+    assert app.vector_index is not None
+    index = app.vector_index
+    searches: list[int] = []
+    search = index.search
+
+    def counted_search(*args: Any, **kwargs: Any) -> Any:
+        searches.append(1)
+        return search(*args, **kwargs)
+
+    index.search = counted_search  # type: ignore[method-assign]
+    writer.record(
+        RecordDraft(
+            Kind.MEMORY, "Deploys wait for the nightly backup", MemoryBody(), category="gotcha"
+        ),
+        project,
+    )
+    assert searches == [1]  # nothing committed meanwhile: one check

@@ -3,6 +3,7 @@ existing stores and still runs one-shot commands) against vectors from sentence-
 and from that numpy pass."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -157,7 +158,7 @@ def test_a_warmed_model_or_many_texts_run_onnxruntime_one_text_first_runs_numpy(
 
 
 def test_a_single_query_is_tokenized_without_padding(model: LocalMiniLM) -> None:
-    tokenizer = model._load()[0]
+    tokenizer = model._load("one")[0]
     assert tokenizer.padding is None
     assert len(tokenizer.encode("task queue").ids) == 4  # [CLS] task queue [SEP]
 
@@ -335,3 +336,16 @@ def test_warming_in_steps_answers_with_numpy_first_then_onnxruntime() -> None:
     direct.warm()
     text = "why did we move the task queue off redis"
     assert _cosine(stepped.embed_query(text), direct.embed_query(text)) >= 0.99999
+
+
+def test_a_resident_process_runs_one_text_on_two_threads_an_ingest_two_calls_on_one() -> None:
+    """Unless embeddings.threads is set: two threads per call where calls are mostly one text
+    (the daemon, the MCP server), one per call where many texts run two calls at a time."""
+    chosen = LocalMiniLM()
+    workers = min(2, os.cpu_count() or 1)
+    assert [chosen._threads_for(use) for use in ("resident", "many", "one")] == [workers, 1, 1]
+    assert LocalMiniLM(threads=3)._threads_for("many") == 3
+    warmed = LocalMiniLM()
+    warmed.warm()
+    text = "why did we move the task queue off redis"
+    assert _cosine(warmed.embed_query(text), LocalMiniLM().embed_query(text)) >= 0.99999

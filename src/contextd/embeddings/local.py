@@ -25,7 +25,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from contextd.errors import ProviderUnavailableError
 
@@ -42,6 +42,11 @@ _QUERY_CACHE = 256
 # intermediates leave the cache); two calls side by side beat one call on two threads.
 _BATCH = 8
 _WORKERS = min(2, os.cpu_count() or 1)
+
+# What the process will ask of the model, judged when it loads (see _threads_for):
+# "one" text and maybe no more (a one-shot command), "many" texts (an ingest), or calls for as
+# long as it runs, mostly one text each (the daemon, an MCP server: "resident").
+_Use = Literal["one", "many", "resident"]
 
 
 def find_model_dir() -> Path | None:
@@ -66,7 +71,8 @@ class LocalMiniLM:
     `precision` "int8" runs linear layers quantized (faster, vectors a little different, so
     they carry another id). `cache_dir` keeps the built graphs (None: built each time).
     `runtime` None chooses by the first call (see the module's notes); "numpy" or
-    "onnxruntime" forces one (tests, benchmarks).
+    "onnxruntime" forces one (tests, benchmarks). `threads` is onnxruntime's per call; 0
+    chooses by use (see _threads_for).
     """
 
     dimensions = 384
@@ -76,7 +82,7 @@ class LocalMiniLM:
         model_dir: Path | None = None,
         *,
         precision: str = "fp32",
-        threads: int = 1,
+        threads: int = 0,
         cache_dir: Path | None = None,
         runtime: str | None = None,
     ) -> None:
@@ -99,14 +105,14 @@ class LocalMiniLM:
     @property
     def runtime(self) -> str:
         """Which runtime computes the vectors ("onnxruntime" or "numpy"), loading it if needed."""
-        return self._load()[1].name
+        return self._load("one")[1].name
 
     def warm(self) -> None:
         """Load now, for many calls to come: onnxruntime, weights repacked (see OnnxBert).
 
         Straight to onnxruntime: loading numpy first, for no caller waiting, would leave a
         daemon's or an ingest's peak memory ~20 MiB higher."""
-        self._load(many=True)
+        self._load("resident")
         self._move_to_onnxruntime()
 
     def warm_in_steps(self) -> None:
@@ -114,16 +120,17 @@ class LocalMiniLM:
         the numpy pass loads first (~20 ms) and answers until onnxruntime (~150 ms of CPU
         more) takes over, with the same vectors. That took an MCP server's first answer from
         ~1.3 s to ~0.8 s after its tools were listed (10k records, busy machine)."""
-        self._load()
+        stepped = self.precision == "fp32" and self._runtime_name is None
+        self._load("one" if stepped else "resident")
         self._move_to_onnxruntime()
 
     def _move_to_onnxruntime(self) -> None:
         """Hand the calls over from numpy to onnxruntime, unless a runtime was forced."""
-        tokenizer, current = self._load()
+        tokenizer, current = self._load("one")
         if current.name == "onnxruntime" or self._runtime_name is not None:
             return
         try:
-            faster = self._onnx(self._folder(), many=True)
+            faster = self._onnx(self._folder(), "resident")
         except (ImportError, OSError, RuntimeError, ValueError) as exc:
             log.warning("onnxruntime could not run the model (%s); using numpy instead", exc)
             return
@@ -151,7 +158,7 @@ class LocalMiniLM:
 
         # The first call decides how the model loads: a process that starts with many texts
         # (an ingest, a refresh) will likely embed more; one that starts with one may not.
-        tokenizer, runtime = self._load(many=len(texts) > _BATCH)
+        tokenizer, runtime = self._load("many" if len(texts) > _BATCH else "one")
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         encodings = tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
@@ -177,7 +184,7 @@ class LocalMiniLM:
             )
         return folder
 
-    def _load(self, *, many: bool = False) -> tuple[Any, _Runtime]:
+    def _load(self, use: _Use) -> tuple[Any, _Runtime]:
         with self._lock:
             if self._loaded is None:
                 folder = self._folder()
@@ -186,16 +193,16 @@ class LocalMiniLM:
                 tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
                 tokenizer.enable_truncation(max_length=MAX_TOKENS)
                 tokenizer.no_padding()  # a single query runs at its own length
-                self._loaded = (tokenizer, self._runtime(folder, many))
+                self._loaded = (tokenizer, self._runtime(folder, use))
             return self._loaded
 
-    def _runtime(self, folder: Path, many: bool) -> _Runtime:
+    def _runtime(self, folder: Path, use: _Use) -> _Runtime:
         if self.precision == "fp32" and (
-            self._runtime_name == "numpy" or (self._runtime_name is None and not many)
+            self._runtime_name == "numpy" or (self._runtime_name is None and use == "one")
         ):
             return _numpy_runtime(folder)
         try:
-            return self._onnx(folder, many)
+            return self._onnx(folder, use)
         except (ImportError, OSError, RuntimeError, ValueError) as exc:
             if self.precision != "fp32":
                 raise ProviderUnavailableError(
@@ -205,7 +212,7 @@ class LocalMiniLM:
             log.warning("onnxruntime could not run the model (%s); using numpy instead", exc)
             return _numpy_runtime(folder)
 
-    def _onnx(self, folder: Path, many: bool) -> _Runtime:
+    def _onnx(self, folder: Path, use: _Use) -> _Runtime:
         from contextd.embeddings.graph_cache import load_graph
         from contextd.embeddings.minilm_graph import BUILDER, build_in_child
         from contextd.embeddings.minilm_onnx import OnnxBert
@@ -218,7 +225,17 @@ class LocalMiniLM:
             self.precision,
             lambda: build_in_child(folder, self.precision),
         )
-        return OnnxBert(graph, folder, threads=self._threads, prepack=many)
+        return OnnxBert(graph, folder, threads=self._threads_for(use), prepack=use != "one")
+
+    def _threads_for(self, use: _Use) -> int:
+        """onnxruntime's threads per call, unless set: two for a resident process, whose calls
+        are mostly one text, one per call otherwise (many texts then run two calls side by
+        side). Measured on 2 cores: one text of ~30 tokens 14.8 -> 10.3 ms and a query 4.5 ->
+        3.5 ms on two threads; but 153 -> 131 notes/s in batches, which a resident process
+        embeds in the background only."""
+        if self._threads:
+            return self._threads
+        return _WORKERS if use == "resident" else 1
 
 
 def _numpy_runtime(folder: Path) -> _Runtime:

@@ -161,6 +161,7 @@ class RecordWriter:
         progress: Callable[[int], None] | None = None,
         want_similar: bool = False,
     ) -> tuple[list[Record], list[PreparedWrite]]:
+        seen = self._db.change_token()
         prepared = self._prepare(
             drafts,
             project,
@@ -171,9 +172,10 @@ class RecordWriter:
             want_similar=want_similar,
         )
         with self._db.transaction():
-            # Checked again holding the write lock: another writer (an agent on another
-            # machine, say) may have stored the same record since it was prepared.
-            self._check_again(prepared, force=force, exempt=frozenset(replaced))
+            # Checked again holding the write lock when another writer (an agent on another
+            # machine, say) committed since it was prepared: it may have stored the same.
+            if self._db.change_token() != seen:
+                self._check_again(prepared, force=force, exempt=frozenset(replaced))
             records = self.write_all(prepared, project.checkout if project else None)
             for old in replaced:
                 self.supersede(old, records[0].id)
