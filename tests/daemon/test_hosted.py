@@ -258,22 +258,30 @@ class Lines:
         return code, errors
 
 
-def test_a_call_in_flight_when_the_daemon_dies_is_answered_and_the_next_one_served(
+def test_calls_in_flight_when_the_daemon_dies_are_sent_again_unless_they_may_write(
     daemons: Daemons, repo: Path
 ) -> None:
+    """A read-only call (as tools/list marked it) is sent to the next server and answered
+    there; a write, which the dead daemon may or may not have stored, gets an error saying so,
+    and is not sent twice."""
     pid = int(daemons.start()["pid"])
     lines = Lines(repo)
     try:
         assert lines.handshake()["result"]["serverInfo"]["name"] == "contextd"
+        lines.send({"jsonrpc": "2.0", "id": 10, "method": "tools/list"})
+        assert lines.receive()["id"] == 10
         lines.call(1, "session_info", {})
         assert lines.receive()["id"] == 1
-        os.kill(pid, signal.SIGSTOP)  # the call below reaches a daemon that cannot answer
+        os.kill(pid, signal.SIGSTOP)  # the calls below reach a daemon that cannot answer
         lines.call(2, "get_context", {"query": "deploys"})
+        note = {"text": "Deploys wait for the nightly backup to finish", "category": "gotcha"}
+        lines.call(4, "remember", note)
         time.sleep(0.3)
         os.kill(pid, signal.SIGKILL)
         assert wait_gone(pid, 10)
-        lost = lines.receive()
-        assert lost["id"] == 2 and lost["error"]["message"] == LOST
+        answers = {answer["id"]: answer for answer in (lines.receive(), lines.receive())}
+        assert answers[4]["error"]["message"] == LOST
+        assert "results" in payload_of(answers[2])  # answered by the next server
         lines.call(3, "session_info", {})
         served = lines.receive()  # not the answer to the replayed initialize: the client had it
         assert served["id"] == 3, served

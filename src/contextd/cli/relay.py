@@ -13,7 +13,9 @@ config.toml, an upgrade, a crash), the agent's server must not die with it: the 
 to a daemon if one hosts it right away, else starts the in-process server as a child. It
 replays the `initialize` request and the `notifications/initialized` it forwarded, drops the
 answer to the replayed `initialize` (the client has had one) and goes on relaying. A request
-that was in flight at that moment is answered with an error saying to call again.
+that was in flight at that moment is sent again when it changes nothing (a listing, or a call
+of a tool the server's `tools/list` marked read-only); any other, a write that may or may not
+have been stored, is answered with an error saying so.
 """
 
 import _socket
@@ -23,7 +25,7 @@ import os
 import select
 import sys
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from contextd.agent_dirs import project_dirs
 from contextd.cli.argv_table import Option, parse
@@ -45,10 +47,23 @@ _DRAIN_S = 5.0  # after the client closed stdin: how long the server may take to
 _RECONNECT_AFTER_S = 10.0  # a daemon that dropped us sooner than this is not asked again
 _CHUNK = 1 << 16
 _NONE = object()
+# Requests that change nothing, whatever their arguments (tools/call depends on the tool).
+_SAFE_METHODS = frozenset(
+    {
+        "ping",
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+    }
+)
 LOST = (
-    "contextd's daemon stopped while this call was in flight, so it went unanswered; the "
-    "server carries on without it: call again (after a write, search first: it may have been "
-    "stored)."
+    "contextd's daemon stopped while this call was in flight, and a call that may change "
+    "memory is not sent twice: it may or may not have been stored, so search for it first, "
+    "then call again if it is missing. The server carries on."
 )
 
 
@@ -164,6 +179,15 @@ class _Child:
         self._process.stdout.close()
 
 
+class _Pending(NamedTuple):
+    """A request of the client's, not answered yet."""
+
+    ident: object
+    method: str
+    tool: object  # tools/call: the tool's name
+    line: bytes
+
+
 class Relay:
     """Copies whole lines between stdio and the server's end, noting just enough of them (the
     handshake, which requests await an answer) to carry on with another server."""
@@ -177,8 +201,9 @@ class Relay:
         self._from_server = b""
         self._handshake: list[bytes] = []  # `initialize`, then `notifications/initialized`
         self._initialize_id: object = _NONE
-        self._waiting: dict[object, object] = {}  # the client's requests not answered yet
+        self._waiting: dict[object, _Pending] = {}  # the client's requests not answered yet
         self._drop: object = _NONE  # the replayed initialize's id: the client had its answer
+        self._read_only_tools: set[str] = set()  # as the server's tools/list marked them
 
     def run(self) -> int:
         """Relay until the client and the server are done; the exit code. Never raises."""
@@ -240,7 +265,9 @@ class Relay:
         elif method == "notifications/initialized" and len(self._handshake) == 1:
             self._handshake.append(line)
         if isinstance(method, str) and "id" in message:
-            self._waiting[_key(message["id"])] = message["id"]
+            params = message.get("params")
+            tool = params.get("name") if isinstance(params, dict) else None
+            self._waiting[_key(message["id"])] = _Pending(message["id"], method, tool, line)
 
     def _send_up(self, data: bytes) -> None:
         if not self._up.send(data):
@@ -263,8 +290,16 @@ class Relay:
         if self._drop is not _NONE and key == self._drop:
             self._drop = _NONE
             return False
-        self._waiting.pop(key, None)
+        pending = self._waiting.pop(key, None)
+        if pending is not None and pending.method == "tools/list":
+            self._read_only_tools.update(_read_only(message))
         return True
+
+    def _safe(self, pending: _Pending) -> bool:
+        """Whether sending `pending` again cannot change anything twice."""
+        if pending.method == "tools/call":
+            return pending.tool in self._read_only_tools
+        return pending.method in _SAFE_METHODS
 
     def _take_over(self) -> bool:
         """Carry on with another server after this one's end; False when none can."""
@@ -273,20 +308,26 @@ class Relay:
         self._from_server = b""  # a line cut off by the end is not delivered
         replayed = _key(self._initialize_id) if self._handshake else _NONE
         waiting, self._waiting = self._waiting, {}
-        lost = [ident for key, ident in waiting.items() if key != replayed]
+        again = {key: p for key, p in waiting.items() if key != replayed and self._safe(p)}
+        lost = [p.ident for key, p in waiting.items() if key != replayed and key not in again]
         if lost:
             _write_all(1, b"".join(_lost(ident) for ident in lost))
         successor = self._successor(was_daemon)
         if successor is None:
+            if again:
+                _write_all(1, b"".join(_lost(p.ident) for p in again.values()))
             return False
         self._up = successor
+        lines = []
         if replayed is not _NONE:
             if replayed in waiting:  # not answered yet: the new server's answer is the one
-                self._waiting[replayed] = self._initialize_id
+                self._waiting[replayed] = waiting[replayed]
             else:
                 self._drop = replayed
-            return successor.send(b"".join(line + b"\n" for line in self._handshake))
-        return True
+            lines = list(self._handshake)
+        self._waiting.update(again)
+        lines += [pending.line for pending in again.values()]
+        return not lines or successor.send(b"".join(line + b"\n" for line in lines))
 
     def _successor(self, was_daemon: bool) -> "_Daemon | _Child | None":
         if not was_daemon:
@@ -310,6 +351,22 @@ def _decoded(line: bytes) -> dict[str, Any] | None:
     except ValueError:
         return None
     return message if isinstance(message, dict) else None
+
+
+def _read_only(answer: dict[str, Any]) -> list[str]:
+    """The tools a tools/list answer marks read-only."""
+    result = answer.get("result")
+    tools = result.get("tools") if isinstance(result, dict) else None
+    if not isinstance(tools, list):
+        return []
+    return [
+        tool["name"]
+        for tool in tools
+        if isinstance(tool, dict)
+        and isinstance(tool.get("name"), str)
+        and isinstance(tool.get("annotations"), dict)
+        and tool["annotations"].get("readOnlyHint") is True
+    ]
 
 
 def _key(ident: object) -> object:
