@@ -75,15 +75,17 @@ class Retriever:
         pool = max(self._weights.candidate_pool, query.limit)
         conn = self._db.connection()
         arms = self._weights.ranking
+        semantic = None if arms == "fts" else self._semantic
+        embedding = semantic.embed_soon(query.text) if semantic else None
         with translate_errors(self._db.path):
             found = lexical_matches(conn, query.text, scope, pool)
         if arms == "semantic":
             found = LexicalMatches([], 0.0)
         lexical = dict(found.hits)
         meaning = (
-            None
-            if self._semantic is None or arms == "fts"
-            else self._semantic.meaning(query.text, project_id, pool, list(lexical))
+            semantic.meaning(query.text, project_id, pool, list(lexical), embedding)
+            if semantic
+            else None
         )
         cosines = meaning.cosines if meaning else {}
         learned = meaning.learned if meaning else {}
