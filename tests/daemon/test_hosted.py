@@ -455,3 +455,43 @@ def test_the_relays_option_table_is_serves() -> None:
     declared = {option.flag for option in (*COMMON, *SERVE_OPTIONS)}
     options = {opt for p in serve.params if isinstance(p, click.Option) for opt in p.opts}
     assert options - {"-h", "--help"} == declared
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def test_the_relay_hands_the_session_back_to_a_daemon_that_returns(
+    daemons: Daemons, repo: Path
+) -> None:
+    """After a fallback to its child, the relay gives the session back to a daemon once one
+    hosts it again and the session is idle: the child (its own model) exits."""
+    if not Path("/proc/self/stat").is_file():
+        pytest.skip("finding a process's children needs Linux's /proc")
+    daemons.start()
+    lines = Lines(repo)
+    try:
+        lines.handshake()
+        daemons.contextd("daemon", "stop")
+        lines.call(1, "session_info", {})
+        assert payload_of(lines.receive())["session"]["agent"] == "lines"
+        assert _children(lines.process.pid)  # the child serves
+        daemons.start()
+        deadline = time.monotonic() + 30
+        while _children(lines.process.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _children(lines.process.pid), "the relay kept its child"
+        lines.call(2, "get_context", {"query": "deploys"})
+        served = lines.receive()  # not the answer to the replayed initialize
+        assert served["id"] == 2 and "results" in payload_of(served)
+    finally:
+        code, errors = lines.close()
+    assert code == 0 and b"Traceback" not in errors

@@ -15,7 +15,10 @@ replays the `initialize` request and the `notifications/initialized` it forwarde
 answer to the replayed `initialize` (the client has had one) and goes on relaying. A request
 that was in flight at that moment is sent again when it changes nothing (a listing, or a call
 of a tool the server's `tools/list` marked read-only); any other, a write that may or may not
-have been stored, is answered with an error saying so.
+have been stored, is answered with an error saying so. While a child serves, the relay looks
+for a daemon whenever the session has been idle a few seconds, and hands the session back to
+it (the same replay), so the child's own model and store do not stay loaded for the rest of
+the agent's session.
 """
 
 import _socket
@@ -45,6 +48,7 @@ _TABLE = {"mcp serve": SERVE_OPTIONS}
 _ASK_TIMEOUT_S = 2.0  # the daemon says yes or no at once; a busy one is not waited for
 _DRAIN_S = 5.0  # after the client closed stdin: how long the server may take to finish
 _RECONNECT_AFTER_S = 10.0  # a daemon that dropped us sooner than this is not asked again
+_RETURN_AFTER_S = 5.0  # idle this long on a child: ask whether a daemon hosts us again
 _CHUNK = 1 << 16
 _NONE = object()
 # Requests that change nothing, whatever their arguments (tools/call depends on the tool).
@@ -225,10 +229,16 @@ class Relay:
         while True:
             up = self._up
             watch = [up.fd, 0] if stdin_open else [up.fd]
-            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if deadline is not None:
+                wait: float | None = max(0.0, deadline - time.monotonic())
+            else:
+                wait = _RETURN_AFTER_S if isinstance(up, _Child) else None
             ready, _, _ = select.select(watch, [], [], wait)
-            if not ready:
+            if not ready and deadline is not None:
                 return 0  # the server did not end within _DRAIN_S of the client
+            if not ready:
+                self._back_to_daemon()
+                continue
             if stdin_open and 0 in ready:
                 data = os.read(0, _CHUNK)
                 if data:
@@ -328,6 +338,22 @@ class Relay:
         self._waiting.update(again)
         lines += [pending.line for pending in again.values()]
         return not lines or successor.send(b"".join(line + b"\n" for line in lines))
+
+    def _back_to_daemon(self) -> None:
+        """From the child to a daemon that hosts the session again, when nothing is in
+        flight either way and the handshake is complete (it is replayed to the daemon)."""
+        if self._waiting or self._from_client or self._from_server or len(self._handshake) < 2:
+            return
+        daemon = _hosted(self._request)
+        if daemon is None:
+            return
+        if not daemon.send(b"".join(line + b"\n" for line in self._handshake)):
+            daemon.close()
+            return
+        self._drop = _key(self._initialize_id)
+        child, self._up = self._up, daemon
+        self._connected = time.monotonic()
+        child.close()
 
     def _successor(self, was_daemon: bool) -> "_Daemon | _Child | None":
         if not was_daemon:
