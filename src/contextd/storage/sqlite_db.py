@@ -272,6 +272,10 @@ class _Cursor(sqlite3.Cursor):
         with translate_errors(self._path()):
             return super().fetchall()
 
+    def fetchmany(self, size: int | None = 1) -> list[Any]:
+        with translate_errors(self._path()):
+            return super().fetchmany(size)
+
     def __next__(self) -> Any:
         # Called once per row: a plain try costs nothing, a context manager per row did.
         try:

@@ -17,6 +17,7 @@ __all__ = [
     "generation",
     "delete_embedding",
     "drop_other_models",
+    "every_record_has_one",
     "load_vectors",
     "last_seq",
     "load_block",
@@ -125,13 +126,17 @@ class VectorBlock(Struct, frozen=True):
     data: bytes | bytearray  # the float32 little-endian vectors end to end
 
 
+_BLOCK_ROWS = 512
+
+
 def load_block(conn: Connection, provider: str, dimensions: int) -> VectorBlock:
     """All vectors of this provider and width, oldest first, read in one statement into one
     buffer: a first search loads 10k vectors in a third of the per-row time.
 
-    Row by row, so each blob is freed as the next arrives: all 10k rows at once (fetchall)
-    left ~15 MiB of freed blobs the allocator could not give back, pinned by the record ids
-    kept from the same rows, for as long as the process ran."""
+    A few hundred rows at a time, so each batch's blobs are freed before the next arrives:
+    all 10k rows at once (fetchall) left ~15 MiB of freed blobs the allocator could not give
+    back, pinned by the record ids kept from the same rows, for as long as the process ran.
+    (Row by row through the translating cursor cost 30 ms more at 10k.)"""
     dialect = dialect_of(conn)
     cursor = conn.execute(
         f"SELECT e.record_id, r.project_id, {dialect.vector_column('e.vector')} "
@@ -142,10 +147,11 @@ def load_block(conn: Connection, provider: str, dimensions: int) -> VectorBlock:
     record_ids: list[str] = []
     project_ids: list[str | None] = []
     data = bytearray()
-    for record_id, project_id, blob in cursor:
-        record_ids.append(record_id)
-        project_ids.append(project_id)
-        data += dialect.vector_blob(blob)
+    while rows := cursor.fetchmany(_BLOCK_ROWS):
+        for record_id, project_id, blob in rows:
+            record_ids.append(record_id)
+            project_ids.append(project_id)
+            data += dialect.vector_blob(blob)
     return VectorBlock(tuple(record_ids), tuple(project_ids), data)
 
 
@@ -168,6 +174,18 @@ def missing_ids(
             (provider, dimensions, after_seq, project_id, limit),
         )
     ]
+
+
+def every_record_has_one(conn: Connection, provider: str, dimensions: int) -> bool:
+    """Whether every record has a vector of this provider and width: two counts, ~2 ms at 10k
+    records, where listing the records without one (missing_ids) reads every record. Each
+    vector belongs to one record (record_id is unique and references records), so equal
+    counts mean none is missing."""
+    stored = conn.execute(
+        "SELECT count(*) FROM embeddings WHERE provider = ? AND dimensions = ?",
+        (provider, dimensions),
+    ).fetchone()[0]
+    return int(stored) == int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
 
 
 def last_seq(conn: Connection) -> int:

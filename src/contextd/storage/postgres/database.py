@@ -46,6 +46,10 @@ class _Rows:
         rows, self._rows = self._rows, []
         return rows
 
+    def fetchmany(self, size: int = 1) -> list[Any]:
+        rows, self._rows = self._rows[:size], self._rows[size:]
+        return rows
+
     def __iter__(self) -> Iterator[Any]:
         return iter(self.fetchall())
 
