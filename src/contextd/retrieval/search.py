@@ -76,14 +76,14 @@ class Retriever:
         conn = self._db.connection()
         arms = self._weights.ranking
         semantic = None if arms == "fts" else self._semantic
-        embedding = semantic.embed_soon(query.text) if semantic else None
+        soon = semantic.search_soon(query.text, project_id, pool) if semantic else None
         with translate_errors(self._db.path):
             found = lexical_matches(conn, query.text, scope, pool)
         if arms == "semantic":
             found = LexicalMatches([], 0.0)
         lexical = dict(found.hits)
         meaning = (
-            semantic.meaning(query.text, project_id, pool, list(lexical), embedding)
+            semantic.meaning(query.text, project_id, pool, list(lexical), soon)
             if semantic
             else None
         )

@@ -20,11 +20,12 @@ from contextd.storage import feedback, vectors
 from contextd.storage import records as rows
 from contextd.storage.db import Database
 
-__all__ = ["CATCH_UP_LIMIT", "Meaning", "SemanticSearch"]
+__all__ = ["CATCH_UP_LIMIT", "Meaning", "Nearest", "SemanticSearch"]
 
 log = logging.getLogger(__name__)
 CATCH_UP_LIMIT = 256  # records embedded on the fly at query time; more needs `refresh`
-_EMBEDDERS = 4  # queries embedded at once, each while its full-text arm runs
+_EMBEDDERS = 4  # queries searched at once, each while its full-text arm runs
+Nearest = tuple[list[float], dict[str, float]]  # a query's vector, and record id -> cosine
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -52,11 +53,12 @@ class SemanticSearch:
         # next look only reads what was stored since (records keep their seq when edited).
         self._complete: dict[str | None, int] = {}
 
-    def embed_soon(self, text: str) -> "Future[list[float]]":
-        """The query's vector, computed on another thread: the model (which releases the GIL)
-        and the full-text arm (SQLite releases it too) then run at once, on two cores: warm
-        recall at 10k records went from 14.8-15.4 to 12.7-13.3 ms p50."""
-        return _embedders().submit(self._indexer.provider.embed_query, text)
+    def search_soon(self, text: str, project_id: str | None, pool: int) -> "Future[Nearest]":
+        """The query's vector and the `pool` records nearest it, computed on another thread:
+        the model and the matrix product (both release the GIL) run while the full-text arm
+        does (SQLite releases it too), on two cores. Warm recall at 10k records went from
+        14.8-15.4 to 12.7-13.3 ms p50 with the embedding alone moved there."""
+        return _embedders().submit(self._nearest, text, project_id, pool)
 
     def meaning(
         self,
@@ -64,21 +66,19 @@ class SemanticSearch:
         project_id: str | None,
         pool: int,
         lexical_ids: list[str],
-        embedding: "Future[list[float]] | None" = None,
+        soon: "Future[Nearest] | None" = None,
     ) -> Meaning:
-        """The `pool` records nearest `text` (its vector from `embedding` when given, see
-        embed_soon), plus the cosine of each full-text match; when the provider fails, no
-        vectors and a note saying so."""
+        """The `pool` records nearest `text` (found by `soon` when given, see search_soon),
+        plus the cosine of each full-text match; when the provider fails, no vectors and a
+        note saying so."""
         try:
-            degraded = self._catch_up(project_id)
-            if embedding is not None:
-                self._index.vectors_of([])  # loads the matrix, if not yet, while the model runs
-            vector = (
-                embedding.result()
-                if embedding is not None
-                else self._indexer.provider.embed_query(text)
-            )
-            nearest = dict(self._index.search(vector, project_id, pool))
+            degraded, embedded = self._catch_up(project_id)
+            if soon is None:
+                vector, nearest = self._nearest(text, project_id, pool)
+            else:
+                vector, nearest = soon.result()
+                if embedded:  # records given a vector just now may be nearer than those found
+                    nearest = dict(self._index.search(vector, project_id, pool))
             extra = [rid for rid in lexical_ids if rid not in nearest]
             nearest.update(self._index.similarity(vector, extra))
             degraded = degraded or self._index.note
@@ -87,6 +87,10 @@ class SemanticSearch:
             log.warning("%s", degraded)
             return Meaning({}, None, {}, degraded)
         return Meaning(nearest, vector, self._learned(vector, project_id), degraded)
+
+    def _nearest(self, text: str, project_id: str | None, pool: int) -> "Nearest":
+        vector = self._indexer.provider.embed_query(text)
+        return vector, dict(self._index.search(vector, project_id, pool))
 
     def vectors_of(self, ids: list[str]) -> dict[str, list[float]]:
         return self._index.vectors_of(ids)
@@ -100,20 +104,21 @@ class SemanticSearch:
             log.warning("feedback stored without a vector (%s)", exc)
             return None
 
-    def _catch_up(self, project_id: str | None) -> str | None:
+    def _catch_up(self, project_id: str | None) -> tuple[str | None, bool]:
         """Embed records stored without a vector (provider was down, or the model changed).
 
-        Returns a note when too many are missing to embed now: those are found by text only.
+        Returns a note when too many are missing to embed now (those are found by text only),
+        and whether any record was embedded.
         """
         provider = self._indexer.provider
         conn = self._db.connection()
         newest = vectors.last_seq(conn)
         checked = self._complete.get(project_id, 0)
         if checked == newest:
-            return None  # nothing was stored since this project was last found complete
+            return None, False  # nothing was stored since this project was last found complete
         if checked == 0 and vectors.every_record_has_one(conn, provider.id, provider.dimensions):
             self._complete[project_id] = newest  # a first look (a one-shot command): ~20 ms
-            return None  # less at 10k records than listing the records without a vector
+            return None, False  # less at 10k records than listing the records without one
         missing = vectors.missing_ids(
             conn, provider.id, provider.dimensions, project_id, CATCH_UP_LIMIT + 1, checked
         )
@@ -121,14 +126,15 @@ class SemanticSearch:
             return (
                 "many records have no vector yet and are found by full-text only; "
                 "run `contextd refresh`"
-            )
+            ), False
         if missing and self._db.read_only:
-            return f"{len(missing)} records have no vector and are found by full-text only here"
+            note = f"{len(missing)} records have no vector and are found by full-text only here"
+            return note, False
         if missing:
             found = rows.records_in_scope(conn, missing, rows.RecordFilter(project_id, statuses=()))
             self._indexer.embed(list(found.values()))
         self._complete[project_id] = newest
-        return None
+        return None, bool(missing)
 
     def _learned(self, vector: list[float], project_id: str | None) -> dict[str, float]:
         """Records marked as the answer to queries much like this one, with that likeness."""
