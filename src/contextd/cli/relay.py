@@ -99,11 +99,12 @@ def serve(argv: list[str]) -> int | None:
     return Relay(request, argv, daemon).run()
 
 
-def _hosted(request: dict[str, Any]) -> "_Daemon | None":
+def _hosted(request: dict[str, Any], *, say_unsafe: bool = True) -> "_Daemon | None":
     try:
         conn = client.open_session(str(request["home"]), request, _ASK_TIMEOUT_S)
     except Unsafe as exc:
-        sys.stderr.write(f"contextd: {exc} Serving without the daemon.\n")
+        if say_unsafe:
+            sys.stderr.write(f"contextd: {exc} Serving without the daemon.\n")
         return None
     return _Daemon(conn) if conn is not None else None
 
@@ -344,7 +345,7 @@ class Relay:
         flight either way and the handshake is complete (it is replayed to the daemon)."""
         if self._waiting or self._from_client or self._from_server or len(self._handshake) < 2:
             return
-        daemon = _hosted(self._request)
+        daemon = _hosted(self._request, say_unsafe=False)  # asked every few seconds
         if daemon is None:
             return
         if not daemon.send(b"".join(line + b"\n" for line in self._handshake)):
