@@ -333,3 +333,36 @@ def test_a_zero_superseded_penalty_still_hands_the_match_to_the_replacement(
             opened.current_project(), SearchQuery(text="Jenkins nightly builds server")
         ).hits
     assert [h.record.id for h in hits] == [new.id]
+
+
+def test_a_failing_full_text_arm_waits_for_the_vector_arm_before_it_fails(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vector arm runs on another thread while the full-text arm does. If the full-text
+    arm fails, the store may be closed next, so the vector arm must already be done: closing
+    a connection another thread is reading through crashes the process."""
+    import time
+
+    from contextd.errors import StoreError
+    from contextd.retrieval import search as search_module
+
+    _memory(app, "Deploys wait for the nightly backup to finish")
+    assert app.indexer is not None
+    provider = app.indexer.provider
+    embed = provider.embed_query
+    finished: list[bool] = []
+
+    def slow_embed(text: str) -> list[float]:
+        time.sleep(0.3)
+        vector = embed(text)
+        finished.append(True)
+        return vector
+
+    def failing(*_args: object, **_kwargs: object) -> object:
+        raise StoreError("The store could not be read: disk I/O error.")
+
+    monkeypatch.setattr(provider, "embed_query", slow_embed)
+    monkeypatch.setattr(search_module, "lexical_matches", failing)
+    with pytest.raises(StoreError):
+        app.search.search(app.current_project(), SearchQuery(text="nightly backup"))
+    assert finished == [True]

@@ -1,5 +1,6 @@
 """Hybrid retrieval: FTS5 and vector candidates in the project's scope, fused and ranked."""
 
+from concurrent.futures import wait
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -77,16 +78,22 @@ class Retriever:
         arms = self._weights.ranking
         semantic = None if arms == "fts" else self._semantic
         soon = semantic.search_soon(query.text, project_id, pool) if semantic else None
-        with translate_errors(self._db.path):
-            found = lexical_matches(conn, query.text, scope, pool)
-        if arms == "semantic":
-            found = LexicalMatches([], 0.0)
-        lexical = dict(found.hits)
-        meaning = (
-            semantic.meaning(query.text, project_id, pool, list(lexical), soon)
-            if semantic
-            else None
-        )
+        try:
+            with translate_errors(self._db.path):
+                found = lexical_matches(conn, query.text, scope, pool)
+            if arms == "semantic":
+                found = LexicalMatches([], 0.0)
+            lexical = dict(found.hits)
+            meaning = (
+                semantic.meaning(query.text, project_id, pool, list(lexical), soon)
+                if semantic
+                else None
+            )
+        finally:
+            # Even when this fails: the caller may close the store next, and closing a
+            # connection the other thread is reading through crashes the process.
+            if soon is not None:
+                wait([soon])
         cosines = meaning.cosines if meaning else {}
         learned = meaning.learned if meaning else {}
         fts, sem = self._fuse(lexical, found.coverage, cosines)

@@ -57,7 +57,8 @@ class SemanticSearch:
         """The query's vector and the `pool` records nearest it, computed on another thread:
         the model and the matrix product (both release the GIL) run while the full-text arm
         does (SQLite releases it too), on two cores. Warm recall at 10k records went from
-        14.8-15.4 to 12.7-13.3 ms p50 with the embedding alone moved there."""
+        14.8-15.4 to 12.7-13.3 ms p50 with the embedding alone moved there. The caller waits
+        for it before it returns or fails: the store may be closed next."""
         return _embedders().submit(self._nearest, text, project_id, pool)
 
     def meaning(
