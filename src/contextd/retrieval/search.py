@@ -1,6 +1,5 @@
 """Hybrid retrieval: FTS5 and vector candidates in the project's scope, fused and ranked."""
 
-from concurrent.futures import wait
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -93,7 +92,7 @@ class Retriever:
             # Even when this fails: the caller may close the store next, and closing a
             # connection the other thread is reading through crashes the process.
             if soon is not None:
-                wait([soon])
+                soon.exception()  # waits until it is done (its failure, if any, is meaning's)
         cosines = meaning.cosines if meaning else {}
         learned = meaning.learned if meaning else {}
         fts, sem = self._fuse(lexical, found.coverage, cosines)
