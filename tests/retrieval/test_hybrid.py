@@ -366,3 +366,38 @@ def test_a_failing_full_text_arm_waits_for_the_vector_arm_before_it_fails(
     with pytest.raises(StoreError):
         app.search.search(app.current_project(), SearchQuery(text="nightly backup"))
     assert finished == [True]
+
+
+def test_the_first_search_reads_the_index_beside_the_model_and_waits_for_it(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first search reads the vector index on a thread of its own while the model loads.
+    When the model then fails, the answer is full-text only, and the read is over before the
+    search returns: the caller may close the store next."""
+    import threading
+    import time
+
+    from contextd.errors import ProviderUnavailableError
+
+    record = _memory(app, "Deploys wait for the nightly backup to finish")
+    assert app.indexer is not None and app.vector_index is not None
+    index = app.vector_index
+    load = index.load
+    readers: list[str] = []
+
+    def slow_load() -> None:
+        time.sleep(0.3)
+        load()
+        readers.append(threading.current_thread().name)
+
+    def failing(text: str) -> list[float]:
+        raise ProviderUnavailableError("The local model failed to run: out of memory.")
+
+    monkeypatch.setattr(index, "load", slow_load)
+    monkeypatch.setattr(app.indexer.provider, "embed_query", failing)
+    result = app.search.search(app.current_project(), SearchQuery(text="nightly backup"))
+    assert [h.record.id for h in result.hits] == [record.id]
+    assert result.degraded is not None and "full-text only" in result.degraded
+    assert len(readers) == 1 and readers[0] != threading.current_thread().name
+    app.search.search(app.current_project(), SearchQuery(text="nightly backup"))
+    assert len(readers) == 1  # read once: later searches find it in memory

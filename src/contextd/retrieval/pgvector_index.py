@@ -56,6 +56,9 @@ class PgvectorIndex:
         )
         return int(row[0])
 
+    def load(self) -> None:
+        pass  # the server answers each query: nothing is held here
+
     def close(self) -> None:
         pass
 

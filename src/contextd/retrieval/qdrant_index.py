@@ -129,6 +129,9 @@ class QdrantVectorIndex:
                     "`contextd refresh` again, or set vectors.backend to sqlite."
                 ) from exc
 
+    def load(self) -> None:
+        pass  # Qdrant answers each query; the fallback is read only if it must answer
+
     def close(self) -> None:
         """Let go of the client (and of a local folder's lock)."""
         with self._lock:

@@ -31,6 +31,11 @@ class VectorIndex(Protocol):
         """Make the index match SQLite from scratch; returns how many vectors it holds."""
         ...
 
+    def load(self) -> None:
+        """Read now what the first search would read (only an index kept in memory has
+        anything to read)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -194,6 +199,10 @@ class SqliteVectorIndex:
         with self._lock:
             self._matrix, self._token = None, None
             return len(self._current().ids)
+
+    def load(self) -> None:
+        with self._lock:
+            self._current()
 
     def close(self) -> None:
         self._matrix = None

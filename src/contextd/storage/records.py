@@ -61,6 +61,11 @@ class RecordFilter(Struct, frozen=True):
     # (where *this* developer's work stopped). None: everyone's.
     developer: str | None = None
 
+    @property
+    def within_scope_index(self) -> bool:
+        """Whether where() tests only columns that the index records_seq_scope holds."""
+        return not (self.tags or self.category or self.since or self.before)
+
     def where(self, dialect: "Dialect", alias: str = "records") -> tuple[str, list[object]]:
         """SQL condition and parameters for this filter, in `dialect`."""
         clauses = ["1 = 1"]

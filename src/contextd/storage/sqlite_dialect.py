@@ -113,9 +113,11 @@ def _ranked(
 ) -> list[tuple[str, int, float]]:
     where, params = scope.where(SQLITE, "r")
     weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+    # Named, because without statistics SQLite would rather read each match's whole row.
+    index = " INDEXED BY records_seq_scope" if scope.within_scope_index else ""
     sql = (
         f"SELECT r.id, r.seq, bm25(records_fts, {weights}) AS rank "
-        "FROM records_fts JOIN records AS r ON r.seq = records_fts.rowid "
+        f"FROM records_fts JOIN records AS r{index} ON r.seq = records_fts.rowid "
         f"WHERE records_fts MATCH ? AND {where} ORDER BY rank LIMIT ?"
     )
     rows = conn.execute(sql, (or_expression(words), *params, limit)).fetchall()
