@@ -332,3 +332,38 @@ def test_in_a_large_store_a_common_word_is_kept_when_it_is_the_only_one_found() 
     assert _selective(list(stats), stats, 10_000) == ["migrations"]
     stats["schema"] = _Word(40, frozenset(range(40)))
     assert _selective(list(stats), stats, 10_000) == ["schema"]
+
+
+# --- word statistics, kept between searches -------------------------------------------------
+
+
+def test_word_statistics_follow_a_write_through_the_same_connection(app: App) -> None:
+    """How common a word is, and which records hold a rare one, is kept between searches;
+    a write by this very connection (which SQLite's data_version does not count) renews it."""
+    project = app.current_project()
+    conn = app.db.connection()
+    scope = RecordFilter(project.id)
+    assert lexical_matches(conn, "zeppelin", scope, 10).hits == []
+    record = _memory(app, project, "The zeppelin hangar keeps the build cache")
+    assert app.db.connection() is conn
+    found = lexical_matches(conn, "zeppelin", scope, 10)
+    assert [rid for rid, _ in found.hits] == [record.id]
+    assert found.coverage == 1.0
+
+
+def test_word_statistics_follow_a_write_by_another_connection(app: App) -> None:
+    project = app.current_project()
+    _memory(app, project, "The hangar keeps the build cache")
+    conn = app.db.connection()
+    scope = RecordFilter(project.id)
+    assert lexical_matches(conn, "zeppelin", scope, 10).coverage == 0.0
+    with closing(sqlite3.connect(app.settings.db_path)) as other:
+        other.execute(
+            "UPDATE records SET title = 'The zeppelin hangar' WHERE seq = "
+            "(SELECT min(seq) FROM records WHERE project_id = ?)",
+            (project.id,),
+        )
+        other.commit()
+    found = lexical_matches(conn, "zeppelin", scope, 10)
+    assert len(found.hits) == 1
+    assert found.coverage == 1.0
