@@ -8,6 +8,11 @@ stay (out, in) as stored. int8: the linear weights are quantized per output chan
 onnxruntime's dynamic quantization (activations per call at run time); the embeddings, norms
 and biases still point at the safetensors file.
 
+The word embeddings are no initializer: the graph takes each token's row as an input, which
+the caller reads from the file (see minilm_onnx). Mapped, that 47 MB table became resident
+page by page, the kernel mapping the neighbours of each page a token touched: ~30 MiB of a
+daemon after 200 writes, for rows of 1.5 KB.
+
 `onnx` (~0.7 s to import) is imported by build_graph only: running a cached graph needs
 onnxruntime alone.
 """
@@ -24,11 +29,12 @@ from contextd.embeddings.weights import WeightsHeader, map_float32, read_header
 if TYPE_CHECKING:
     from onnx import ModelProto, NodeProto, TensorProto
 
-__all__ = ["BUILDER", "PRECISIONS", "WEIGHTS_FILE", "build_graph"]
+__all__ = ["BUILDER", "PRECISIONS", "WEIGHTS_FILE", "WORD_EMBEDDINGS", "build_graph"]
 
-BUILDER = 1  # bump when the graph changes: graphs cached by another version are rebuilt
+BUILDER = 2  # bump when the graph changes: graphs cached by another version are rebuilt
 PRECISIONS = ("fp32", "int8")
 WEIGHTS_FILE = "model.safetensors"
+WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 MODEL_NAME = "all-MiniLM-L6-v2"
 OPSET = 18  # LayerNormalization (17) and reduce ops taking axes as an input (18)
 
@@ -36,7 +42,8 @@ OPSET = 18  # LayerNormalization (17) and reduce ops taking axes as an input (18
 def build_graph(folder: Path, precision: str) -> bytes:
     """The serialized graph for the model in `folder` (config.json + model.safetensors).
 
-    Inputs `input_ids` and `attention_mask` (int64, batch x width); output
+    Inputs `word_vectors` (float32, batch x width x hidden: each token's row of the word
+    embeddings, WORD_EMBEDDINGS) and `attention_mask` (int64, batch x width); output
     `sentence_embedding` (float32, batch x hidden), unit length.
 
     Raises:
@@ -88,12 +95,14 @@ class _Encoder:
         for layer in range(self.layers):
             x = self._layer(x, bias, f"encoder.layer.{layer}.")
         self._pool(x)
-        ids, mask, out = "input_ids", "attention_mask", "sentence_embedding"
+        words, mask, out = "word_vectors", "attention_mask", "sentence_embedding"
         graph = helper.make_graph(
             self.nodes,
             MODEL_NAME,
             [
-                helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "width"]),
+                helper.make_tensor_value_info(
+                    words, TensorProto.FLOAT, ["batch", "width", self.hidden]
+                ),
                 helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "width"]),
             ],
             [helper.make_tensor_value_info(out, TensorProto.FLOAT, ["batch", self.hidden])],
@@ -153,10 +162,10 @@ class _Encoder:
 
     def _embeddings(self) -> str:
         """Word + position + token type 0 embeddings, normalised; shape (tokens, hidden)."""
-        shape = self.op("Shape", "input_ids", output="ids_shape")
+        shape = self.op("Shape", "attention_mask", output="text_shape")
         one, zero = self.const("one", 1, "int64"), self.const("zero", 0, "int64")
         positions = self.op("Range", zero, self.op("Gather", shape, one, axis=0), one)
-        words = self.op("Gather", self.weight("embeddings.word_embeddings.weight"), "input_ids")
+        words = "word_vectors"
         where = self.op("Gather", self.weight("embeddings.position_embeddings.weight"), positions)
         kind = self.op("Gather", self.weight("embeddings.token_type_embeddings.weight"), zero)
         summed = self.op("Add", self.op("Add", words, where), kind)
@@ -178,7 +187,7 @@ class _Encoder:
     def _layer(self, x: str, bias: str, p: str) -> str:
         size = self.hidden // self.heads
         split = self.const("heads_by_size", [self.heads, size], "int64")
-        by_heads = self.op("Concat", "ids_shape", split, axis=0)  # batch, width, heads, size
+        by_heads = self.op("Concat", "text_shape", split, axis=0)  # batch, width, heads, size
 
         def heads(name: str, perm: list[int]) -> str:
             projected = self.linear(x, p + f"attention.self.{name}")
@@ -206,7 +215,7 @@ class _Encoder:
     def _pool(self, x: str) -> None:
         """Mean over the unmasked tokens, then unit length: sentence-transformers' pooling."""
         hidden = self.const("hidden", [self.hidden], "int64")
-        by_text = self.op("Reshape", x, self.op("Concat", "ids_shape", hidden, axis=0))
+        by_text = self.op("Reshape", x, self.op("Concat", "text_shape", hidden, axis=0))
         axis_1 = self.const("axis_1", [1], "int64")
         weights = self.op("Unsqueeze", "mask", self.const("axis_2", [2], "int64"))
         summed = self.op("ReduceSum", self.op("Mul", by_text, weights), axis_1, keepdims=0)

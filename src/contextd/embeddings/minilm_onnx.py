@@ -1,12 +1,16 @@
 """all-MiniLM-L6-v2 on onnxruntime (CPU): one session over the graph built by minilm_graph.
 
 The graph comes in as bytes; its weights are read from the model folder (ONNX external data,
-memory-mapped by onnxruntime), which is why the session is told that folder.
+memory-mapped by onnxruntime), which is why the session is told that folder. The word
+embeddings are not among them: each call reads its tokens' rows from the file (see
+minilm_graph), a few microseconds a token.
 """
 
 from pathlib import Path
 from typing import Any
 
+from contextd.embeddings.minilm_graph import WEIGHTS_FILE, WORD_EMBEDDINGS
+from contextd.embeddings.weights import RowReader
 from contextd.errors import ProviderUnavailableError
 
 __all__ = ["OnnxBert"]
@@ -30,8 +34,11 @@ class OnnxBert:
     def __init__(
         self, graph: bytes, folder: Path, *, threads: int = 1, prepack: bool = True
     ) -> None:
+        import numpy
         import onnxruntime
 
+        self._np = numpy
+        self._words = RowReader(folder / WEIGHTS_FILE, WORD_EMBEDDINGS)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -53,6 +60,7 @@ class OnnxBert:
 
     def forward(self, ids: Any, mask: Any) -> Any:
         try:
-            return self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+            words = self._words.take(self._np, ids)
+            return self._session.run(None, {"word_vectors": words, "attention_mask": mask})[0]
         except Exception as exc:  # as above; retrieval then falls back to full-text
             raise ProviderUnavailableError(f"The local model failed to run: {exc}") from exc
