@@ -92,3 +92,28 @@ def test_a_vector_replaced_right_after_the_first_load_is_seen(app: App) -> None:
     assert after[ids[0]] != before[ids[0]]
     assert after[ids[1]] == before[ids[1]]
     _agree(app, kept, project)
+
+
+def test_a_resident_index_takes_new_records_without_copying_its_matrix(app: App) -> None:
+    """A daemon or MCP server loads with room to grow: new records fill that room, where
+    growing by a copy at the first one held two matrices at once, at its busiest. A full
+    reload (after a removal) makes room again."""
+    assert app.indexer is not None
+    provider = app.indexer.provider
+    project = app.current_project()
+    ids = [_store(app, title, project) for title in TOPICS[:3]]
+    kept = SqliteVectorIndex(app.db, provider.id, provider.dimensions)
+    kept.load(resident=True)
+    buffer = kept._current()._vectors
+    for i in range(20):
+        _store(app, f"Note number {i} about the {TOPICS[i % 6].lower()}", project)
+        kept.vectors_of([])
+        assert kept._current()._vectors is buffer
+    _agree(app, kept, project)
+    app.writer.delete(ids[0])
+    kept.vectors_of([])
+    room = kept._current()
+    _store(app, TOPICS[4], project)
+    kept.vectors_of([])
+    assert kept._current()._vectors is room._vectors
+    _agree(app, kept, project)

@@ -56,7 +56,7 @@ class PgvectorIndex:
         )
         return int(row[0])
 
-    def load(self) -> None:
+    def load(self, *, resident: bool = False) -> None:
         pass  # the server answers each query: nothing is held here
 
     def close(self) -> None:

@@ -129,7 +129,7 @@ class QdrantVectorIndex:
                     "`contextd refresh` again, or set vectors.backend to sqlite."
                 ) from exc
 
-    def load(self) -> None:
+    def load(self, *, resident: bool = False) -> None:
         pass  # Qdrant answers each query; the fallback is read only if it must answer
 
     def close(self) -> None:

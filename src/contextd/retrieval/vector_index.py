@@ -31,9 +31,10 @@ class VectorIndex(Protocol):
         """Make the index match SQLite from scratch; returns how many vectors it holds."""
         ...
 
-    def load(self) -> None:
+    def load(self, *, resident: bool = False) -> None:
         """Read now what the first search would read (only an index kept in memory has
-        anything to read)."""
+        anything to read); `resident`: this process keeps it and adds to it (a daemon, an
+        MCP server)."""
         ...
 
     def close(self) -> None: ...
@@ -55,22 +56,16 @@ class _Matrix:
 
     @classmethod
     def load(cls, block: rows.VectorBlock, dimensions: int) -> "_Matrix":
-        """A matrix of `block`'s vectors, with room for a quarter more."""
+        """A matrix over `block`'s buffer itself (no copy)."""
         import numpy as np
 
         matrix = cls(dimensions)
         codes = matrix.project_codes
-        loaded = np.frombuffer(block.data, dtype="<f4").reshape(-1, dimensions)
-        count = len(loaded)
-        # The room is left untouched, so it is not resident until used. Growing by a copy at
-        # the first new record instead held both copies at once (+15 MiB at 10k records), at
-        # a resident process's busiest, and set its peak.
-        matrix._reserve(count + count // 4 + 64)
-        matrix._vectors[:count] = loaded
-        matrix._projects[:count] = np.fromiter(
+        matrix._vectors = np.frombuffer(block.data, dtype="<f4").reshape(-1, dimensions)
+        matrix._projects = np.fromiter(
             (0 if p is None else codes.setdefault(p, len(codes) + 1) for p in block.project_ids),
             dtype=np.int32,
-            count=count,
+            count=len(block.project_ids),
         )
         matrix.ids = list(block.record_ids)
         matrix.position = dict(zip(matrix.ids, range(len(matrix.ids)), strict=True))
@@ -83,6 +78,13 @@ class _Matrix:
     @property
     def projects(self) -> Any:
         return self._projects[: len(self.ids)]
+
+    def make_room(self) -> None:
+        """Room for a quarter more vectors, now. Left untouched, the room is not resident
+        until used; growing at the first new record instead held both copies at once
+        (+15 MiB at 10k records), at a resident process's busiest, and set its peak."""
+        count = len(self.ids)
+        self._reserve(count + count // 4 + 64)
 
     def apply(self, stored: list[rows.StoredVector]) -> None:
         """Add new vectors and overwrite replaced ones (rows of another model are skipped)."""
@@ -153,6 +155,7 @@ class SqliteVectorIndex:
         self._dimensions = dimensions
         self._matrix: _Matrix | None = None
         self._token: tuple[int, int] | None = None
+        self._resident = False
         self._lock = threading.Lock()
 
     def search(
@@ -206,9 +209,12 @@ class SqliteVectorIndex:
             self._matrix, self._token = None, None
             return len(self._current().ids)
 
-    def load(self) -> None:
+    def load(self, *, resident: bool = False) -> None:
         with self._lock:
-            self._current()
+            self._resident = self._resident or resident
+            matrix = self._current()
+            if resident:
+                matrix.make_room()
 
     def close(self) -> None:
         self._matrix = None
@@ -231,6 +237,9 @@ class SqliteVectorIndex:
         if matrix is None:
             block = rows.load_block(conn, self._provider_id, self._dimensions)
             matrix = _Matrix.load(block, self._dimensions)
+            del block  # so that make_room can let the buffer go
+            if self._resident:
+                matrix.make_room()
         matrix.generation = current
         self._matrix = matrix
         self._token = token

@@ -65,7 +65,7 @@ class IndexService:
             return
         self._indexer.provider.warm()
         self._indexer.provider.embed_query("warm up")
-        self._index.vectors_of([])
+        self._index.load(resident=True)
 
     def state(self) -> IndexState:
         conn = self._db.connection()
