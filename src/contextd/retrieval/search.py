@@ -83,6 +83,8 @@ class Retriever:
             if arms == "semantic":
                 found = LexicalMatches([], 0.0)
             lexical = dict(found.hits)
+            # Read while the vector arm may still run: every full-text match can be ranked.
+            heads = rows.heads_in_scope(conn, list(lexical), scope)
             meaning = (
                 semantic.meaning(query.text, project_id, pool, list(lexical), soon)
                 if semantic
@@ -98,7 +100,9 @@ class Retriever:
         fts, sem = self._fuse(lexical, found.coverage, cosines)
         named = records_naming(conn, query.path, scope) if query.path else set()
         rankable = self._rankable(lexical, sem, learned) + sorted(named - lexical.keys())
-        heads = rows.heads_in_scope(conn, rankable, scope)
+        unread = [rid for rid in rankable if rid not in heads]
+        if unread:
+            heads |= rows.heads_in_scope(conn, unread, scope)
         ranked = self._rank(heads, lexical, fts, sem, learned, project_id, named)
         ranked = self._forward_superseded(ranked, wanted)
         if query.diversify and meaning and meaning.vector is not None:
