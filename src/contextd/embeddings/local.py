@@ -188,11 +188,9 @@ class LocalMiniLM:
         with self._lock:
             if self._loaded is None:
                 folder = self._folder()
-                from tokenizers import Tokenizer  # deferred: only when vectors are needed
+                from contextd.embeddings.tokenizer import load_tokenizer  # only when needed
 
-                tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-                tokenizer.enable_truncation(max_length=MAX_TOKENS)
-                tokenizer.no_padding()  # a single query runs at its own length
+                tokenizer = load_tokenizer(folder, MAX_TOKENS)
                 self._loaded = (tokenizer, self._runtime(folder, use))
             return self._loaded
 
