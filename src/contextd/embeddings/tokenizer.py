@@ -24,7 +24,7 @@ def load_tokenizer(folder: Path, max_tokens: int) -> Any:
     """
     config = _bert_config(folder)
     if config is not None:
-        from tokenizers.implementations import BertWordPieceTokenizer
+        from tokenizers.implementations.bert_wordpiece import BertWordPieceTokenizer
 
         tokenizer: Any = BertWordPieceTokenizer(
             str(folder / "vocab.txt"),
