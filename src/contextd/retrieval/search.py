@@ -100,9 +100,7 @@ class Retriever:
         fts, sem = self._fuse(lexical, found.coverage, cosines)
         named = records_naming(conn, query.path, scope) if query.path else set()
         rankable = self._rankable(lexical, sem, learned) + sorted(named - lexical.keys())
-        unread = [rid for rid in rankable if rid not in heads]
-        if unread:
-            heads |= rows.heads_in_scope(conn, unread, scope)
+        heads |= rows.heads_in_scope(conn, [rid for rid in rankable if rid not in heads], scope)
         ranked = self._rank(heads, lexical, fts, sem, learned, project_id, named)
         ranked = self._forward_superseded(ranked, wanted)
         if query.diversify and meaning and meaning.vector is not None:

@@ -52,7 +52,7 @@ class SemanticSearch:
         # Per project: every record up to this seq had a vector when last looked at, so the
         # next look only reads what was stored since (records keep their seq when edited).
         self._complete: dict[str | None, int] = {}
-        self._index_loading: Future[None] | None = None
+        self._index_read = False  # asked for on the first search (see search_soon)
 
     def search_soon(self, text: str, project_id: str | None, pool: int) -> "Future[Nearest]":
         """The query's vector and the `pool` records nearest it, computed on another thread:
@@ -65,8 +65,9 @@ class SemanticSearch:
         after it: at 10k records each takes ~70 ms in a one-shot command."""
         embedders = _embedders()
         loading = None
-        if self._index_loading is None:
-            loading = self._index_loading = embedders.submit(self._index.load)
+        if not self._index_read:
+            self._index_read = True
+            loading = embedders.submit(self._index.load)
         # Submitted second, so the load already has a thread of its own when this one waits.
         return embedders.submit(self._nearest, text, project_id, pool, loading)
 

@@ -290,6 +290,8 @@ def records_in_scope(
 def _by_ids(
     conn: Connection, columns: str, ids: Sequence[str], scope: RecordFilter
 ) -> list[Sequence[object]]:
+    if not ids:
+        return []  # no statement for nothing (a search's second look often has none)
     # Each listed id is looked up by its index instead of scanning the scope.
     dialect = dialect_of(conn)
     where, params = scope.where(dialect)
