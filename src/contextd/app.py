@@ -85,8 +85,9 @@ class App(Struct, dict=True):
     def writer(self) -> "RecordWriter":
         from contextd.core.writing.writer import RecordWriter
         from contextd.share.files import RepositoryFiles
+        from contextd.share.policy import SharePolicy
 
-        files = RepositoryFiles(self.settings.cwd, self.settings.share.records)
+        files = RepositoryFiles(self.settings.cwd, SharePolicy(self.settings.share.records))
         return RecordWriter(
             self.db,
             self.reader,
@@ -99,9 +100,10 @@ class App(Struct, dict=True):
 
     @cached_property
     def shares(self) -> "ShareService":
+        from contextd.share.policy import SharePolicy
         from contextd.share.service import ShareService
 
-        return ShareService(self.db, self.settings.cwd, self.settings.share.records)
+        return ShareService(self.db, self.settings.cwd, SharePolicy(self.settings.share.records))
 
     @cached_property
     def record_pages(self) -> "RecordPages":

@@ -40,6 +40,7 @@ __all__ = [
     "resolve_home",
 ]
 
+MAX_CONFIG_BYTES = 1024 * 1024
 CONFIG_FILE = "config.toml"
 DB_FILE = "contextd.db"
 
@@ -301,9 +302,20 @@ def load_settings(
     if not path.is_file():
         return settings
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"{path} is over {MAX_CONFIG_BYTES // 1024} KB, too large to be contextd's "
+                "settings; fix or remove the file."
+            )
+        data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix or remove the file.") from exc
+    except RecursionError:  # tables or arrays nested thousands deep
+        raise ConfigError(
+            f"{path} nests too deeply to be settings; fix or remove the file."
+        ) from None
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from exc
     sections = {

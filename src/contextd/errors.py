@@ -34,6 +34,7 @@ __all__ = [
     "SchemaTooNewError",
     "StoreError",
     "ValidationError",
+    "as_clause",
 ]
 
 
@@ -160,3 +161,9 @@ class RemoteError(ContextdError):
     """Reaching another machine failed: ssh itself, or contextd there."""
 
     exit_code = 7
+
+
+def as_clause(error: Exception) -> str:
+    """An error's sentence as a clause to follow a subject ("x.md: its title is missing")."""
+    text = str(error).rstrip(".")
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text

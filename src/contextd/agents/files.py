@@ -45,12 +45,22 @@ def parse(path: Path, text: str, fmt: Format) -> Parsed:
                 f"{path} is not valid TOML ({exc}); contextd setup left it untouched, "
                 "fix it and run setup again."
             ) from None
+        except RecursionError:
+            raise ConfigError(
+                f"{path} nests too deeply to be an agent's settings; contextd setup left it "
+                "untouched, fix it and run setup again."
+            ) from None
     if not text.strip():
         return Parsed({})
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return _parse_commented(path, text, exc)
+    except RecursionError:
+        raise ConfigError(
+            f"{path} nests too deeply to be an agent's settings; contextd setup left it "
+            "untouched, fix it and run setup again."
+        ) from None
     if not isinstance(data, dict):
         raise ConfigError(
             f"{path} does not hold a JSON object; contextd setup left it untouched, "

@@ -9,6 +9,7 @@ import click
 from msgspec import Struct
 
 from contextd.app import App, can_write_store, open_app
+from contextd.cli._text import echo
 from contextd.cli.argv_table import Option
 from contextd.config import Settings, load_settings
 
@@ -138,7 +139,7 @@ def get_app(*, read_only: bool = False, model_from_daemon: bool = False) -> App:
         ctx = click.get_current_context().find_root()
         settings = get_settings()
         if not read_only and settings.db_path.is_file() and not can_write_store(settings):
-            click.echo(READ_ONLY_NOTE.format(home=settings.home), err=True)
+            echo(READ_ONLY_NOTE.format(home=settings.home), err=True)
             read_only = True
         opened = open_app(settings, read_only=read_only, model_from_daemon=model_from_daemon)
         current.app = opened.__enter__()

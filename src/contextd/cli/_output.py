@@ -1,13 +1,12 @@
 """The only code that prints: JSON for scripts, aligned text for people."""
 
-import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from contextd.cli._context import state
-from contextd.cli._text import kind_cell, state_cell, table_lines, write
+from contextd.cli._text import echo, json_text, kind_cell, state_cell, table_lines, write
 from contextd.cli.results import write_printout
 from contextd.clock import age
 from contextd.core.reading.views import NOT_CURRENT, written_view
@@ -46,7 +45,7 @@ _FIELD_LABELS = {
 def emit(payload: dict[str, Any], human: Callable[[], None]) -> None:
     """Print `payload` as JSON under --json, else let `human` print text."""
     if state().json:
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        echo(json_text(payload, indent=2))
     else:
         human()
 
@@ -59,7 +58,7 @@ def report_write(
 
 
 def warn(message: str) -> None:
-    click.echo(click.style(message, fg="yellow"), err=True)
+    echo(click.style(message, fg="yellow"), err=True)
 
 
 def kind_label(record: Record) -> str:
@@ -87,7 +86,7 @@ def record_row(record: Record, short_id: str, *, extra: str = "") -> list[str]:
 def table(rows: Sequence[list[str]], clip_column: int | None = 3) -> None:
     """Print rows as aligned columns; one column (the title) is clipped to the terminal width."""
     for line in table_lines(list(rows), clip_column):
-        click.echo(line)
+        echo(line)
 
 
 def record_block(detail: "RecordDetail", short_ids: dict[str, str]) -> None:
@@ -95,16 +94,16 @@ def record_block(detail: "RecordDetail", short_ids: dict[str, str]) -> None:
     record = detail.record
     short = short_ids.get(record.id, record.id)
     header = f"{click.style(short, bold=True)}  {kind_label(record)}  {status_label(record)}"
-    click.echo(header.rstrip())
-    click.echo(click.style(record.title, bold=True))
+    echo(header.rstrip())
+    echo(click.style(record.title, bold=True))
     if detail.successor is not None:
         line = (
             f"Superseded by {short_ids.get(detail.successor.id, detail.successor.id)}: "
             f"{detail.successor.title}"
         )
-        click.echo(click.style(line, fg="red"))
+        echo(click.style(line, fg="red"))
     if detail.current is not None:
-        click.echo(
+        echo(
             click.style(
                 f"Current: {short_ids.get(detail.current.id, detail.current.id)}: "
                 f"{detail.current.title}",
@@ -112,20 +111,20 @@ def record_block(detail: "RecordDetail", short_ids: dict[str, str]) -> None:
             )
         )
     if record.archived_reason:
-        click.echo(f"Archived because: {record.archived_reason}")
+        echo(f"Archived because: {record.archived_reason}")
     for name, value in body_to_dict(record.body).items():
         if not value:
             continue
         label = _FIELD_LABELS.get(name, name)
         if isinstance(value, list):
-            click.echo(f"{label}:")
+            echo(f"{label}:")
             numbered = name == "steps"
             for i, item in enumerate(value, 1):
-                click.echo(f"  {f'{i}.' if numbered else '-'} {item}")
+                echo(f"  {f'{i}.' if numbered else '-'} {item}")
         else:
-            click.echo(f"{label}: {value}")
+            echo(f"{label}: {value}")
     for predecessor in detail.predecessors:
-        click.echo(f"Replaces {short_ids.get(predecessor.id, predecessor.id)}: {predecessor.title}")
+        echo(f"Replaces {short_ids.get(predecessor.id, predecessor.id)}: {predecessor.title}")
     meta = [
         f"id {record.id}",
         "global" if record.is_global else "",
@@ -137,4 +136,4 @@ def record_block(detail: "RecordDetail", short_ids: dict[str, str]) -> None:
         f"origin {record.origin}, priority {record.priority}",
         f"created {record.created_at[:10]}, verified {age(record.verified_at)}",
     ]
-    click.echo(click.style("  ·  ".join(m for m in meta if m), fg="bright_black"))
+    echo(click.style("  ·  ".join(m for m in meta if m), fg="bright_black"))

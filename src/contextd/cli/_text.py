@@ -7,12 +7,18 @@ commands share its table and labels, so all text output looks the same.
 """
 
 import codecs
+import json
 import os
+import re
 import sys
+from typing import Any
 
 __all__ = [
     "Printout",
     "clip",
+    "echo",
+    "json_text",
+    "terminal_text",
     "kind_cell",
     "state_cell",
     "strip",
@@ -33,6 +39,21 @@ _KIND_COLOUR = {
     "memory": "green",
 }
 _RESET = "\x1b[0m"
+
+# What may reach a terminal of a text contextd prints: the styles it writes itself (colours,
+# bold, dim, reset) and line breaks and tabs. Any other escape sequence (a title, a cursor move,
+# a hyperlink) and any other control or invisible character is dropped, whatever its source: a
+# record, a file name, a project or remote name.
+_UNSAFE = re.compile(
+    "(\x1b\\[(?:0|1|2|22|39|3[0-7]|9[0-7])m)"  # kept: our own styles
+    "|\x1b(?:\\[[0-?]*[ -/]*[@-~]?"  # any other CSI sequence
+    "|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[PX^_][^\x1b]*(?:\x1b\\\\)?|.)?"  # OSC, DCS...
+    "|\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]"
+)
+# Characters that hide or reorder text, written out in JSON (where they may only stand in a
+# string) so the data stays the same and the terminal shows what it is.
+_INVISIBLE = re.compile("[\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_FORMAT = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def style(text: str, fg: str | None = None, *, bold: bool = False, dim: bool = False) -> str:
@@ -63,6 +84,33 @@ def strip(text: str) -> str:
             at = start + 2
     out.append(text[at:])
     return "".join(out)
+
+
+def terminal_text(text: str) -> str:
+    """`text` safe to print on a terminal (see _UNSAFE): line breaks and tabs kept, a CR LF
+    read as a line break, every other control character and foreign escape sequence gone."""
+    if text.isprintable():
+        return text
+    cleaned = _UNSAFE.sub(_kept, text)
+    return _FORMAT.sub("", cleaned)
+
+
+def _kept(match: re.Match[str]) -> str:
+    if match[1]:
+        return match[1]
+    return "\n" if match[0] == "\r\n" else ""
+
+
+def json_text(payload: Any, *, indent: int | None = None) -> str:
+    """`payload` as JSON for a terminal: non-ASCII text as it is, but invisible and control
+    characters as \\u escapes, so the data is whole and nothing acts on the terminal."""
+    text = json.dumps(payload, ensure_ascii=False, indent=indent)
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+def echo(message: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print one message on stdout (stderr with `err`), as `write` prints."""
+    write([(2 if err else 1, f"{message}\n" if nl else f"{message}")])
 
 
 def kind_cell(kind: str, label: str) -> str:
@@ -136,8 +184,9 @@ def write(printout: Printout) -> None:
 
 
 def _encoded(stream: object, text: str) -> str | bytes:
-    """`text` as it goes to `stream`: without colour codes off a terminal, and as UTF-8
-    bytes on a stream that claims ASCII (click's choice); checked to encode."""
+    """`text` as it goes to `stream`: safe for a terminal, without colour codes off one, and
+    as UTF-8 bytes on a stream that claims ASCII (click's choice); checked to encode."""
+    text = terminal_text(text)
     if not _isatty(stream):
         text = strip(text)
     encoding = getattr(stream, "encoding", None) or "ascii"

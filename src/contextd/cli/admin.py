@@ -7,6 +7,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
+from contextd.cli._text import echo
 from contextd.config import settings_view
 from contextd.core.workspace.config_file import set_config_value
 
@@ -25,7 +26,7 @@ def config(ctx: click.Context, check: bool, show_toml: bool) -> None:
     settings = get_settings()
     if show_toml:
         path = settings.config_path
-        click.echo(path.read_text(encoding="utf-8") if path.exists() else "", nl=False)
+        echo(path.read_text(encoding="utf-8") if path.exists() else "", nl=False)
         return
     payload: dict[str, Any] = {
         "home": str(settings.home),
@@ -44,27 +45,27 @@ def config(ctx: click.Context, check: bool, show_toml: bool) -> None:
         }
 
     def human() -> None:
-        click.echo(
+        echo(
             f"home      {settings.home}\nconfig    {settings.config_path}\n"
             f"database  {settings.store_location}\n"
         )
         for section, values in payload["settings"].items():
-            click.echo(f"[{section}]")
+            echo(f"[{section}]")
             for name, value in values.items():
-                click.echo(f"{name} = {value!r}")
-            click.echo()
+                echo(f"{name} = {value!r}")
+            echo()
         if check:
             found = payload["check"]
             state = report.state
-            click.echo(
+            echo(
                 click.style("✓ ", fg="green") + f"{found['provider']} answered a "
                 f"{found['dimensions']}-dimension vector in {found['seconds']:.2f} s"
             )
-            click.echo(f"index     {state.embedded}/{state.records} records embedded")
+            echo(f"index     {state.embedded}/{state.records} records embedded")
             if state.note:
-                click.echo(f"note      {state.note}")
+                echo(f"note      {state.note}")
             if state.fix:
-                click.echo(click.style(f"fix       run `{state.fix}`", fg="yellow"))
+                echo(click.style(f"fix       run `{state.fix}`", fg="yellow"))
 
     emit(payload, human)
 
@@ -76,7 +77,7 @@ def config(ctx: click.Context, check: bool, show_toml: bool) -> None:
 def set_value(key: str, value: str) -> None:
     """Set KEY (section.name, e.g. embeddings.provider) to VALUE in config.toml."""
     stored = set_config_value(get_settings().home, key, value)
-    emit({"key": key, "value": stored}, lambda: click.echo(f"{key} = {stored!r}"))
+    emit({"key": key, "value": stored}, lambda: echo(f"{key} = {stored!r}"))
 
 
 COMMANDS = [config]

@@ -10,7 +10,7 @@ from msgspec import to_builtins
 from contextd.cli import search_args
 from contextd.cli._context import common_options, declared_options, get_app, state
 from contextd.cli._output import emit, record_block, record_row, table
-from contextd.cli._text import write
+from contextd.cli._text import echo, write
 from contextd.cli.results import recall_printout, search_printout
 from contextd.clock import age
 from contextd.core.reading.views import detail_view, project_view, record_view
@@ -57,7 +57,7 @@ def memories(kinds: tuple[str, ...], include_all: bool) -> None:
 
     def human() -> None:
         if not records:
-            click.echo(f"No records yet in {project.name}; `contextd add` stores one.")
+            echo(f"No records yet in {project.name}; `contextd add` stores one.")
             return
         table([record_row(r, shorts[r.id], extra=age(r.created_at)) for r in records])
 
@@ -123,7 +123,7 @@ def learn(query: str, record_id: str) -> None:
     app.search.learn(app.current_project(), query, record)
     emit(
         {"learned": record.id, "query": query},
-        lambda: click.echo(f'Learned: {record.title} answers "{query}".'),
+        lambda: echo(f'Learned: {record.title} answers "{query}".'),
     )
 
 

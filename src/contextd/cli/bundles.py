@@ -12,6 +12,7 @@ import click
 from contextd.app import can_write_store
 from contextd.cli._context import common_options, get_app, get_settings, state
 from contextd.cli._output import emit
+from contextd.cli._text import echo
 from contextd.clock import parse_when, to_iso
 from contextd.errors import InvalidInputError
 from contextd.sync.bundle import dump_bundle
@@ -45,10 +46,10 @@ def export_bundle(out: str, since: str | None) -> None:
     project = app.projects.resolve(chosen, app.settings.cwd) if chosen else None
     bundle_ = app.sync.export(project, _since(since), remember=remember)
     if not remember:
-        click.echo(_NOT_REMEMBERED.format(home=app.settings.home), err=True)
+        echo(_NOT_REMEMBERED.format(home=app.settings.home), err=True)
     text = dump_bundle(bundle_)
     if out == "-":
-        click.echo(text)
+        echo(text)
         return
     _write(Path(out), text)
     payload = {
@@ -60,7 +61,7 @@ def export_bundle(out: str, since: str | None) -> None:
     }
     emit(
         payload,
-        lambda: click.echo(
+        lambda: echo(
             f"Exported {len(bundle_.records)} records and {len(bundle_.tombstones)} deletions "
             f"of {len(bundle_.projects)} projects to {out}."
         ),
@@ -108,16 +109,16 @@ def print_merge(view: dict[str, Any], headline: str) -> None:
     ]
     if view.get("kept_local"):
         parts.append(f"{view['kept_local']} newer here (kept)")
-    click.echo(f"{headline}: {', '.join(parts)}.")
+    echo(f"{headline}: {', '.join(parts)}.")
     if view.get("projects_created"):
-        click.echo(
+        echo(
             f"New projects without a folder: {', '.join(view['projects_created'])} "
             "(`contextd attach` in a checkout adopts one)."
         )
     if view.get("dry_run"):
-        click.echo("Dry run: nothing was written.")
+        echo("Dry run: nothing was written.")
     elif view.get("conflicts"):
-        click.echo(
+        echo(
             click.style(
                 "Both sides changed some records; the local copies were kept. "
                 "See `contextd sync conflicts`.",
@@ -127,8 +128,8 @@ def print_merge(view: dict[str, Any], headline: str) -> None:
 
 
 def print_summary(payload: dict[str, Any], where: str) -> None:
-    click.echo(f"{where}: contextd {payload['contextd']}, home {payload['home']}")
-    click.echo(
+    echo(f"{where}: contextd {payload['contextd']}, home {payload['home']}")
+    echo(
         f"{payload['records']} records, {payload['tombstones']} deletions, "
         f"embeddings {payload['embeddings']}"
     )
@@ -136,11 +137,11 @@ def print_summary(payload: dict[str, Any], where: str) -> None:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(project["kinds"].items())) or "empty"
         superseded = project["statuses"].get("superseded", 0)
         note = f" ({superseded} superseded)" if superseded else ""
-        click.echo(f"  {project['slug']:<20} {kinds}{note}")
+        echo(f"  {project['slug']:<20} {kinds}{note}")
     categories = payload["global"].get("categories", {})
     if categories:
         listed = ", ".join(f"{n} {c}" for c, n in categories.items())
-        click.echo(f"  plus global records: {listed}")
+        echo(f"  plus global records: {listed}")
 
 
 def _since(text: str | None) -> str | None:

@@ -14,6 +14,7 @@ import click
 from contextd.app import App
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
+from contextd.cli._text import echo
 from contextd.daemon.protocol import McpAsk
 from contextd.errors import DaemonError
 from contextd.home_folder import make_private
@@ -68,7 +69,7 @@ def start() -> None:
         running = _wait_for(str(home), process)
         action = "started"
     payload = {"action": action, "pid": running["pid"], "socket": _socket(str(home))}
-    emit(payload, lambda: click.echo(f"Daemon {action} (pid {running['pid']})."))
+    emit(payload, lambda: echo(f"Daemon {action} (pid {running['pid']})."))
 
 
 def _prepare(home: Any) -> None:
@@ -78,7 +79,7 @@ def _prepare(home: Any) -> None:
     except OSError as exc:
         raise DaemonError(f"Cannot create {home}: {exc.strerror}.") from None
     if note:
-        click.echo(note, err=True)
+        echo(note, err=True)
     if not os.access(home, os.W_OK):
         raise DaemonError(
             f"{home} is read-only, and the daemon keeps its lock and socket record there; "
@@ -122,14 +123,14 @@ def stop() -> None:
     home = str(get_settings().home)
     reply = _ask(home, "stop")
     if reply is None:
-        emit({"action": "not running"}, lambda: click.echo("No daemon is running."))
+        emit({"action": "not running"}, lambda: echo("No daemon is running."))
         return
     deadline = time.monotonic() + 10
     while _ask(home, "ping") is not None and time.monotonic() < deadline:
         time.sleep(0.05)
     emit(
         {"action": "stopped", "pid": reply["pid"]},
-        lambda: click.echo(f"Daemon stopped (pid {reply['pid']})."),
+        lambda: echo(f"Daemon stopped (pid {reply['pid']})."),
     )
 
 
@@ -140,7 +141,7 @@ def status() -> None:
     home = str(get_settings().home)
     reply = _ask(home, "ping")
     if reply is None:
-        emit({"running": False}, lambda: click.echo("Daemon: not running."))
+        emit({"running": False}, lambda: echo("Daemon: not running."))
         return
     rss_mb = _rss_mb(int(reply["pid"]))
     payload = {
@@ -153,7 +154,7 @@ def status() -> None:
 
     def human() -> None:
         memory = f", {rss_mb:.0f} MB resident" if rss_mb is not None else ""
-        click.echo(f"Daemon: running (pid {reply['pid']}, up {payload['uptime_s']:.0f} s{memory}).")
+        echo(f"Daemon: running (pid {reply['pid']}, up {payload['uptime_s']:.0f} s{memory}).")
 
     emit(payload, human)
 

@@ -11,6 +11,7 @@ from msgspec.structs import asdict, replace
 from contextd.app import open_app, scratch_settings
 from contextd.cli._context import common_options, get_settings
 from contextd.cli._output import emit, table
+from contextd.cli._text import echo
 from contextd.core.recall.evaluation import METRICS, Evaluator, load_dataset
 from contextd.errors import ProviderUnavailableError
 
@@ -68,12 +69,12 @@ def evaluate(folder: Path, ranking: str | None) -> None:
         rows = [header, _row("overall", report.overall)]
         rows += [_row(name, values) for name, values in report.by_category.items()]
         table(rows, clip_column=None)
-        click.echo(
+        echo(
             f"\nindex build {report.index_build_s:.1f} s · embeddings "
             f"{report.config['embeddings']} · ranking {settings.search.ranking}"
         )
         for note in report.notes:
-            click.echo(f"note: {note}")
+            echo(f"note: {note}")
 
     emit(report.as_dict(), human)
 

@@ -7,6 +7,7 @@ import click
 from contextd.agents.agent_files import Target
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
+from contextd.cli._text import echo
 
 __all__ = ["COMMANDS"]
 
@@ -57,7 +58,7 @@ def export(target: str, path: Path | None, force: bool, check: bool) -> None:
             "unchanged": "Already current:",
         }[outcome.action]
         left = f", {briefing.omitted} left out for the budget" if briefing.omitted else ""
-        click.echo(f"{verb} {outcome.path} ({briefing.included} records{left}).")
+        echo(f"{verb} {outcome.path} ({briefing.included} records{left}).")
 
     emit(payload, human)
 
@@ -69,7 +70,7 @@ def _report_check(path: str, state: str, target: str) -> None:
             "stale": f"{path} is stale; run `contextd export {target}` to update it.",
             "missing": f"{path} has no contextd block; run `contextd export {target}` to write it.",
         }[state]
-        click.echo(message, err=state != "current")
+        echo(message, err=state != "current")
 
     emit({"path": path, "state": state, "current": state == "current"}, human)
 

@@ -7,6 +7,7 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
+from contextd.cli._text import echo
 from contextd.core.recall.compaction import report_text
 from contextd.hooks.entry import EVENTS, run_hook
 
@@ -30,9 +31,9 @@ def compaction_report() -> None:
     app = get_app()
     report = app.hook_state.report(app.current_project())
     if report is None:
-        emit({"report": None}, lambda: click.echo("No compaction recorded for this project."))
+        emit({"report": None}, lambda: echo("No compaction recorded for this project."))
         return
-    emit({"report": report.as_dict()}, lambda: click.echo(report_text(report)))
+    emit({"report": report.as_dict()}, lambda: echo(report_text(report)))
 
 
 COMMANDS = [hook, compaction_report]

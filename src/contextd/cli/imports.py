@@ -10,7 +10,7 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
-from contextd.cli._text import clip
+from contextd.cli._text import clip, echo
 from contextd.importers import Importer, ImportReport, SourceEntry, read_context_keeper, read_kept
 
 __all__ = ["COMMANDS"]
@@ -67,7 +67,7 @@ def _run(
     emit(report.view(), lambda: _print(report, shorts))
     refusal = report.first_refusal()
     if refusal is not None:
-        click.echo(f"Error: {refusal}", err=True)
+        echo(f"Error: {refusal}", err=True)
         click.get_current_context().exit(_REFUSED_EXIT)
 
 
@@ -92,14 +92,14 @@ def _ids(report: ImportReport) -> list[str]:
 
 def _print(report: ImportReport, shorts: dict[str, str]) -> None:
     if not report.total:
-        click.echo(f"Nothing to import: {report.folder} holds no {report.what}.")
+        echo(f"Nothing to import: {report.folder} holds no {report.what}.")
         return
     if report.refused:
-        click.echo(f"Checked {report.total} {report.what} from {report.folder}.")
+        echo(f"Checked {report.total} {report.what} from {report.folder}.")
         return
     verb = "Would import" if report.dry_run else "Imported"
     stored = f"; {len(report.already_stored)} already stored" if report.already_stored else ""
-    click.echo(
+    echo(
         f"{verb} {len(report.imported)} of {report.total} {report.what} from "
         f"{report.folder} into {report.project}{stored}."
     )
@@ -118,15 +118,15 @@ def _print(report: ImportReport, shorts: dict[str, str]) -> None:
     )
     for stored_entry in report.already_stored:
         record = shorts.get(stored_entry.record_id, "a record of this import")
-        click.echo(f"Already stored: {stored_entry.source_id} as {record}.")
+        echo(f"Already stored: {stored_entry.source_id} as {record}.")
     for change in report.retired:
         verb = "Would mark" if report.dry_run else "Marked"
         old, new = (shorts.get(i, "new") for i in (change.record_id, change.successor_id))
-        click.echo(f"{verb} {old} superseded by {new} (the source replaced it since).")
+        echo(f"{verb} {old} superseded by {new} (the source replaced it since).")
     for note in report.notes:
-        click.echo(click.style(f"Note: {note}", fg="yellow"))
+        echo(click.style(f"Note: {note}", fg="yellow"))
     if report.dry_run:
-        click.echo("Dry run: nothing was written.")
+        echo("Dry run: nothing was written.")
 
 
 COMMANDS = [import_group]

@@ -4,6 +4,7 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit, table
+from contextd.cli._text import echo
 from contextd.clock import age
 from contextd.core.workspace.inventory import Inventory, ProjectSurvey, ScopeCounts, inventory_view
 from contextd.models import Kind, Status
@@ -44,8 +45,8 @@ def _split(counts: ScopeCounts, kind: Kind | None = None) -> str:
 
 
 def _print(survey: Inventory, detail: bool) -> None:
-    click.echo(click.style(f"contextd inventory  {survey.home}", bold=True))
-    click.echo("─" * 33)
+    echo(click.style(f"contextd inventory  {survey.home}", bold=True))
+    echo("─" * 33)
     totals = survey.totals
     rows = [("Records", _split(totals))]
     rows += [(KIND_HEADINGS[k], _split(totals, k)) for k in Kind if totals.kind(k)]
@@ -59,12 +60,12 @@ def _print(survey: Inventory, detail: bool) -> None:
     )
     rows.append(("Embeddings", f"{embeddings} · vectors in {survey.vector_backend}"))
     for label, value in rows:
-        click.echo(f"{label:<15}{value}")
+        echo(f"{label:<15}{value}")
     if index.note:
-        click.echo(click.style(f"note: {index.note}", fg="yellow"))
-    click.echo()
+        echo(click.style(f"note: {index.note}", fg="yellow"))
+    echo()
     if not survey.projects:
-        click.echo("No projects yet; `contextd attach` in a project's folder adds one.")
+        echo("No projects yet; `contextd attach` in a project's folder adds one.")
     else:
         _project_table(survey.projects)
     _global_line(survey.global_counts)
@@ -94,29 +95,29 @@ def _project_table(projects: tuple[ProjectSurvey, ...]) -> None:
 def _global_line(counts: ScopeCounts) -> None:
     active = counts.status(Status.ACTIVE)
     if not active:
-        click.echo("\nno global records")
+        echo("\nno global records")
         return
     parts = [f"{n} {name}" for name, n in sorted(counts.categories.items(), key=lambda x: -x[1])]
     parts += [f"{counts.kind(k, Status.ACTIVE)} {k}" for k in Kind if k is not Kind.MEMORY]
     parts = [p for p in parts if not p.startswith("0 ")]
     noun = "record" if active == 1 else "records"
-    click.echo(f"\nplus {active} global {noun}, applying to every project: {', '.join(parts)}")
+    echo(f"\nplus {active} global {noun}, applying to every project: {', '.join(parts)}")
 
 
 def _project_detail(item: ProjectSurvey) -> None:
     project = item.project
     counts = item.counts
-    click.echo(f"\n{click.style(project.name, bold=True)} ({project.slug})")
+    echo(f"\n{click.style(project.name, bold=True)} ({project.slug})")
     if project.git_remote:
-        click.echo(f"  {'remote':<13}{project.git_remote}")
+        echo(f"  {'remote':<13}{project.git_remote}")
     paths = ", ".join(project.paths) or "none on this machine (`contextd attach` adopts it)"
-    click.echo(f"  {'paths':<13}{paths}")
+    echo(f"  {'paths':<13}{paths}")
     for kind in Kind:
         if counts.kind(kind):
-            click.echo(f"  {str(kind):<13}{_split(counts, kind)}")
+            echo(f"  {str(kind):<13}{_split(counts, kind)}")
     if counts.categories:
         categories = ", ".join(f"{name} {n}" for name, n in sorted(counts.categories.items()))
-        click.echo(f"  {'categories':<13}{categories}")
+        echo(f"  {'categories':<13}{categories}")
 
 
 COMMANDS = [inventory]

@@ -6,6 +6,7 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, record_row, report_write, table
+from contextd.cli._text import echo
 from contextd.clock import age
 from contextd.core.reading.views import code_change_view, record_view
 from contextd.core.upkeep.quality import scan_quality
@@ -104,7 +105,7 @@ def supersede(old_id: str, new_id: str) -> None:
     shorts = app.reader.short_ids([old.id, new.id])
 
     def human() -> None:
-        click.echo(
+        echo(
             f"{shorts[old.id]} ({old.title}) is now NOT CURRENT; "
             f"current truth: {shorts[new.id]} ({new.title})"
         )
@@ -137,7 +138,7 @@ def delete(record_id: str) -> None:
     record = get_app().writer.delete(record_id)
 
     def human() -> None:
-        click.echo(f"Deleted {record.kind} {record.id}: {record.title}")
+        echo(f"Deleted {record.kind} {record.id}: {record.title}")
 
     emit({"deleted": record.id, "kind": str(record.kind), "title": record.title}, human)
 
@@ -168,12 +169,12 @@ def stale(days: int | None, code: bool) -> None:
 
     def human() -> None:
         if not records:
-            click.echo(f"Nothing unverified for more than {limit} days.")
+            echo(f"Nothing unverified for more than {limit} days.")
             return
         table(
             [record_row(r, shorts[r.id], extra=f"verified {age(r.verified_at)}") for r in records]
         )
-        click.echo(
+        echo(
             f"\n{len(records)} stale; `contextd verify ID` confirms one, "
             "`contextd archive ID` retires it."
         )
@@ -190,22 +191,22 @@ def _stale_code() -> None:
 
     def human() -> None:
         if check.repository is None:
-            click.echo(f"{project.name} has no git work tree attached here; nothing to compare.")
+            echo(f"{project.name} has no git work tree attached here; nothing to compare.")
             return
         if not found:
-            click.echo("No record names code that changed since it was verified.")
+            echo("No record names code that changed since it was verified.")
             return
         for record, change in found:
-            click.echo(f"{shorts[record.id]}  {record.title[:70]}")
-            click.echo(click.style(f"    {change.describe()}", fg="yellow"))
-            click.echo(
+            echo(f"{shorts[record.id]}  {record.title[:70]}")
+            echo(click.style(f"    {change.describe()}", fg="yellow"))
+            echo(
                 click.style(
                     f"    contextd verify {shorts[record.id]}  (still true)  or  "
                     f"contextd update {shorts[record.id]} ...  (it changed)",
                     fg="bright_black",
                 )
             )
-        click.echo(f"\n{len(found)} records name code that changed since they were verified.")
+        echo(f"\n{len(found)} records name code that changed since they were verified.")
 
     emit(
         {
@@ -243,12 +244,12 @@ def quality() -> None:
 
     def human() -> None:
         if not issues:
-            click.echo("No quality issues found.")
+            echo("No quality issues found.")
             return
         for issue in issues:
-            click.echo(f"{issue.kind:<15} {shorts[issue.record.id]}  {issue.record.title[:60]}")
-            click.echo(click.style(f"{'':<15} {issue.detail}; fix: {issue.fix}", fg="bright_black"))
-        click.echo("\n" + ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())))
+            echo(f"{issue.kind:<15} {shorts[issue.record.id]}  {issue.record.title[:60]}")
+            echo(click.style(f"{'':<15} {issue.detail}; fix: {issue.fix}", fg="bright_black"))
+        echo("\n" + ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())))
 
     emit(
         {

@@ -1,7 +1,6 @@
 """The `contextd` command: the root group and the one place errors become messages."""
 
 import importlib
-import json
 import logging
 import os
 import sys
@@ -10,6 +9,7 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, state
+from contextd.cli._text import echo, json_text
 from contextd.cli.messages import in_cli_words
 from contextd.errors import ContextdError
 
@@ -89,7 +89,7 @@ class ContextdGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
             raise  # BrokenPipeError: the reader left (`| head`); main() ends quietly
         except KeyboardInterrupt:
-            click.echo("Interrupted.", err=True)
+            echo("Interrupted.", err=True)
             ctx.exit(130)
         except Exception as exc:  # the top-level handler: a bug must still not dump a traceback
             if os.environ.get("CONTEXTD_DEBUG"):
@@ -111,8 +111,8 @@ def _report(ctx: click.Context, message: str, kind: str, field: str | None) -> N
         error: dict[str, Any] = {"message": message, "type": kind}
         if field:
             error["field"] = field
-        click.echo(json.dumps({"error": error}, ensure_ascii=False))
-    click.echo(f"Error: {message}", err=True)
+        echo(json_text({"error": error}))
+    echo(f"Error: {message}", err=True)
 
 
 @click.group(cls=ContextdGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -9,6 +9,7 @@ import click
 from contextd.agents.importer import ImportOutcome
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
+from contextd.cli._text import echo
 from contextd.core.reading.views import project_view
 from contextd.core.workspace.home import initialise_home
 from contextd.errors import InvalidInputError
@@ -30,11 +31,11 @@ def init() -> None:
     }
 
     def human() -> None:
-        click.echo(f"contextd home  {outcome.home}")
+        echo(f"contextd home  {outcome.home}")
         note = "written" if outcome.wrote_config else "kept as it was"
-        click.echo(f"config         {outcome.config_path} ({note})")
-        click.echo(f"database       {outcome.store_location}")
-        click.echo("Next: run `contextd attach` inside a project folder.")
+        echo(f"config         {outcome.config_path} ({note})")
+        echo(f"database       {outcome.store_location}")
+        echo("Next: run `contextd attach` inside a project folder.")
 
     emit(payload, human)
 
@@ -71,13 +72,11 @@ def attach(path: Path | None, name: str | None, no_import: bool) -> None:
             "adopted": "Adopted existing project",
             "already attached": "Already attached:",
         }[outcome.action]
-        click.echo(
-            f"{verb} {click.style(project.name, bold=True)} ({project.slug}) at {outcome.path}"
-        )
+        echo(f"{verb} {click.style(project.name, bold=True)} ({project.slug}) at {outcome.path}")
         if project.git_remote:
-            click.echo(f"git remote  {project.git_remote}")
+            echo(f"git remote  {project.git_remote}")
         if imported and imported.files:
-            click.echo(
+            echo(
                 f"Imported {imported.imported} notes from {', '.join(imported.files)}"
                 f" ({imported.duplicates} already stored, {imported.refused} refused)."
             )
@@ -134,12 +133,12 @@ def detach(path: Path | None, every: bool, purge: bool, yes: bool) -> None:
 
     def human() -> None:
         if purge:
-            click.echo(
+            echo(
                 f"Purged project {project.name}: {outcome.purged_records} records deleted "
                 "on this machine."
             )
         else:
-            click.echo(
+            echo(
                 f"Detached {project.name} from {', '.join(outcome.unlinked)}; its records are "
                 "kept (`contextd attach` links it again)."
             )

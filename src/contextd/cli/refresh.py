@@ -8,6 +8,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
+from contextd.cli._text import echo
 from contextd.core.upkeep.consolidation import Cluster, Merge
 from contextd.core.upkeep.refresh import RefreshReport
 
@@ -84,26 +85,26 @@ def _cluster(cluster: Cluster) -> dict[str, Any]:
 
 def _print(report: RefreshReport, embedded: int, records: int) -> None:
     if report.dry_run:
-        click.echo("Dry run: nothing was changed.")
+        echo("Dry run: nothing was changed.")
     for step in report.steps:
-        click.echo(f"{step.name:<11} {step.summary}")
+        echo(f"{step.name:<11} {step.summary}")
     for merge in report.merges:
-        click.echo(
+        echo(
             f"\n{'kept' if not report.dry_run else 'keep'} {merge.kept.id[:13]}  "
             f"{_clip(merge.kept.title)}"
         )
         for twin in merge.twins:
             how = "same text" if twin.similarity is None else f"{twin.similarity:.2f}"
-            click.echo(f"  <- {twin.record.id[:13]}  {_clip(twin.record.title)}  ({how})")
+            echo(f"  <- {twin.record.id[:13]}  {_clip(twin.record.title)}  ({how})")
     if report.clusters:
-        click.echo("\nSimilar records to look at (update, supersede or link them):")
+        echo("\nSimilar records to look at (update, supersede or link them):")
     for cluster in report.clusters[:_CLUSTERS_SHOWN]:
-        click.echo(f"  cluster of {len(cluster.records)} (closest {cluster.similarity:.2f})")
+        echo(f"  cluster of {len(cluster.records)} (closest {cluster.similarity:.2f})")
         for record in cluster.records:
-            click.echo(f"    {record.id[:13]}  {_clip(record.title)}")
+            echo(f"    {record.id[:13]}  {_clip(record.title)}")
     if len(report.clusters) > _CLUSTERS_SHOWN:
-        click.echo(f"  … {len(report.clusters) - _CLUSTERS_SHOWN} more clusters (--json lists all)")
-    click.echo(f"\n{embedded}/{records} records have a current vector.")
+        echo(f"  … {len(report.clusters) - _CLUSTERS_SHOWN} more clusters (--json lists all)")
+    echo(f"\n{embedded}/{records} records have a current vector.")
 
 
 def _clip(text: str, width: int = 60) -> str:

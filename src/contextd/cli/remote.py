@@ -8,6 +8,7 @@ import click
 
 from contextd.cli._context import common_options, get_app, option_bundle
 from contextd.cli._output import emit, table, warn
+from contextd.cli._text import echo
 from contextd.cli.bundles import print_merge, print_summary
 from contextd.clock import age
 from contextd.sync.remotes import expansion_warnings, remote_view
@@ -67,7 +68,7 @@ def add(
         warn(note)
     emit(
         {"remote": remote_view(added), "warnings": warnings},
-        lambda: click.echo(
+        lambda: echo(
             f"Added remote {name} → {target}. Next: `contextd remote scan {name}` or "
             f"`contextd remote pull {name}`."
         ),
@@ -82,7 +83,7 @@ def list_remotes() -> None:
 
     def human() -> None:
         if not remotes:
-            click.echo("No remotes yet; add one with `contextd remote add NAME [user@]host`.")
+            echo("No remotes yet; add one with `contextd remote add NAME [user@]host`.")
             return
         rows = [["name", "target", "last pull", "last push", "options"]]
         for r in remotes:
@@ -116,7 +117,7 @@ def list_remotes() -> None:
 def remove(name: str) -> None:
     """Forget a remote (nothing on either machine is deleted)."""
     removed = get_app().remotes.remove(name)
-    emit({"removed": remote_view(removed)}, lambda: click.echo(f"Removed remote {name}."))
+    emit({"removed": remote_view(removed)}, lambda: echo(f"Removed remote {name}."))
 
 
 @remote.command()
@@ -144,9 +145,9 @@ def scan(
     def human() -> None:
         print_summary(found, spec.target)
         if configured:
-            click.echo(f"Nothing was copied. `contextd remote pull {name}` merges it here.")
+            echo(f"Nothing was copied. `contextd remote pull {name}` merges it here.")
         else:
-            click.echo(
+            echo(
                 f"Nothing was copied. `contextd remote add NAME {spec.target}` (same options), "
                 "then `contextd remote pull NAME`, merges it here."
             )
@@ -204,19 +205,17 @@ def conflicts() -> None:
 
     def human() -> None:
         if not found:
-            click.echo("No divergences: every exchanged record agrees with its other copies.")
+            echo("No divergences: every exchanged record agrees with its other copies.")
             return
         for c in found:
-            click.echo(
-                f"{click.style(shorts.get(c.local.id, c.local.id), bold=True)}  {c.local.title}"
-            )
-            click.echo(
+            echo(f"{click.style(shorts.get(c.local.id, c.local.id), bold=True)}  {c.local.title}")
+            echo(
                 f"  here: changed {c.local.updated_at}; {c.peer}: changed "
                 f"{c.remote.get('updated_at')}; differs in {', '.join(c.differing) or 'dates'}"
             )
             if c.remote.get("title") != c.local.title:
-                click.echo(f"  {c.peer}'s title: {c.remote.get('title')}")
-        click.echo(
+                echo(f"  {c.peer}'s title: {c.remote.get('title')}")
+        echo(
             "The local copies were kept. Settle one with `contextd sync resolve ID --keep "
             "local` (then push) or `--keep theirs`."
         )
@@ -239,7 +238,7 @@ def resolve(record_id: str, keep: str) -> None:
     record = app.sync.resolve(app.reader.get(record_id).id, keep_local=keep == "local")
     emit(
         {"id": record.id, "kept": keep, "updated_at": record.updated_at},
-        lambda: click.echo(
+        lambda: echo(
             f"Settled {record.id}: kept {'this copy' if keep == 'local' else 'their copy'}"
             f"{'; push it so the other side follows' if keep == 'local' else ''}."
         ),

@@ -4,10 +4,9 @@ whether the answer was computed in this process or by the daemon, so both print 
 bytes. The standard library only, like the daemon's fast
 client that uses it."""
 
-import json
 from typing import Any
 
-from contextd.cli._text import Printout, clip, kind_cell, state_cell, style, table_lines
+from contextd.cli._text import Printout, clip, json_text, kind_cell, state_cell, style, table_lines
 
 __all__ = ["recall_printout", "search_printout", "write_printout"]
 
@@ -93,7 +92,7 @@ def _explained(hits: list[dict[str, Any]]) -> Printout:
 def _json(payload: dict[str, Any], answer: dict[str, Any]) -> str:
     if answer.get("degraded"):
         payload["degraded"] = answer["degraded"]
-    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+    return json_text(payload, indent=2) + "\n"
 
 
 def write_printout(
@@ -102,7 +101,7 @@ def write_printout(
     """A record just stored or changed (`written_view`), with the stored records it resembles:
     a restatement or a contradiction is the writer's to judge."""
     if as_json:
-        return [(1, json.dumps(view, ensure_ascii=False, indent=2) + "\n")]
+        return [(1, json_text(view, indent=2) + "\n")]
     new = shorts.get(view["id"], view["id"])
     where = " (global)" if view["project_id"] is None else ""
     out: Printout = [

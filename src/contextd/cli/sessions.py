@@ -7,6 +7,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
+from contextd.cli._text import echo
 from contextd.clock import age, now
 from contextd.core.reading.views import record_view
 from contextd.core.workspace.sessions import SessionReport, SessionRow, duration_seconds
@@ -70,9 +71,9 @@ def start(agent: str) -> None:
 
     def human() -> None:
         short = click.style(shorts[started.id], bold=True)
-        click.echo(f"Started session {short} for {started.agent} on {project.name}.")
+        echo(f"Started session {short} for {started.agent} on {project.name}.")
         if closed is not None:
-            click.echo(
+            echo(
                 f"Closed the session that was still open: {shorts[closed.id]} by {closed.agent}, "
                 f"started {age(closed.started_at)}."
             )
@@ -103,7 +104,7 @@ def end(summary: str | None, session_id: str | None) -> None:
         line = (
             f"{verb.format(click.style(short, bold=True))} ({ended.agent}, ran {duration(seconds)})"
         )
-        click.echo(line + (f": {ended.summary}" if ended.summary else "."))
+        echo(line + (f": {ended.summary}" if ended.summary else "."))
 
     emit({"session": _session_view(ended), "already_ended": already}, human)
 
@@ -123,7 +124,7 @@ def list_command(all_projects: bool, limit: int) -> None:
     def human() -> None:
         if not sessions:
             where = "any project" if project is None else project.name
-            click.echo(f"No sessions yet on {where}; `contextd session start --agent NAME`.")
+            echo(f"No sessions yet on {where}; `contextd session start --agent NAME`.")
             return
         header = ["id", "agent", *(["project"] if all_projects else []), "started", "ended"]
         rows = [[click.style(cell, bold=True) for cell in [*header, "ran", "summary"]]]
@@ -196,8 +197,8 @@ def _print_report(
     shorts: dict[str, str],
 ) -> None:
     s = report.session
-    click.echo(click.style(f"Session {shorts[s.id]}", bold=True))
-    click.echo("─" * 33)
+    echo(click.style(f"Session {shorts[s.id]}", bold=True))
+    echo("─" * 33)
     end = s.ended_at or click.style("now (open)", fg="green")
     rows = [
         ("agent", s.agent),
@@ -208,15 +209,15 @@ def _print_report(
     if s.summary:
         rows.append(("summary", s.summary))
     for label, value in rows:
-        click.echo(f"{label:<9}{value}")
+        echo(f"{label:<9}{value}")
     if not any(sections.values()):
-        click.echo("\nNothing was recorded in this session's window.")
+        echo("\nNothing was recorded in this session's window.")
     for key, title in _SECTIONS:
         if sections[key]:
-            click.echo(f"\n{click.style(title, bold=True)}")
+            echo(f"\n{click.style(title, bold=True)}")
             for record in sections[key]:
                 category = f"[{record.category}] " if record.category else ""
-                click.echo(f"  {shorts[record.id]} {category}{record.title}")
+                echo(f"  {shorts[record.id]} {category}{record.title}")
 
 
 COMMANDS = [session]

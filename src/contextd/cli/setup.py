@@ -13,6 +13,7 @@ from contextd.agents.setup import Action, FileChange, SetupReport, find_executab
 from contextd.agents.writers import Launcher
 from contextd.cli._context import common_options, state
 from contextd.cli._output import emit, table
+from contextd.cli._text import echo
 from contextd.config import resolve_home
 from contextd.errors import ConfigError
 
@@ -78,7 +79,7 @@ def setup(agents: tuple[str, ...], dry_run: bool, remove: bool, git_hooks: bool)
         hook = install_pre_commit(Path.cwd(), executable)
         emit(
             {"git_hook": hook.path, "action": hook.action},
-            lambda: click.echo(f"Pre-commit hook {hook.action}: {hook.path}"),
+            lambda: echo(f"Pre-commit hook {hook.action}: {hook.path}"),
         )
         return
     launcher = _launcher(executable)
@@ -87,7 +88,7 @@ def setup(agents: tuple[str, ...], dry_run: bool, remove: bool, git_hooks: bool)
     )
     emit(_payload(report, places), lambda: _human(report, places))
     for failure in report.failures:  # one sentence per agent left alone, and a failing exit
-        click.echo(f"{failure.agent}: {failure.message}", err=True)
+        echo(f"{failure.agent}: {failure.message}", err=True)
     if report.failures:
         sys.exit(ConfigError.exit_code)
 
@@ -136,15 +137,15 @@ def _human(report: SetupReport, places: Places) -> None:
     if report.dry_run:
         for change in report.files:
             _diff(change, places)
-        click.echo("Dry run: nothing was written.")
+        echo("Dry run: nothing was written.")
     elif not report.changed and not report.failures:
-        click.echo("Nothing to change: every file is already as setup would leave it.")
+        echo("Nothing to change: every file is already as setup would leave it.")
     else:
         for change in report.files:
             if change.backup:
-                click.echo(f"Backup of {_short(change.path, places)}: {change.backup.name}")
+                echo(f"Backup of {_short(change.path, places)}: {change.backup.name}")
         if not report.remove:
-            click.echo(f"Agents will run {report.executable}; restart them to pick it up.")
+            echo(f"Agents will run {report.executable}; restart them to pick it up.")
 
 
 def _verb(change: FileChange, dry_run: bool) -> str:
@@ -165,7 +166,7 @@ def _diff(change: FileChange, places: Places) -> None:
     )
     for line in lines:
         colour = "green" if line.startswith("+") else "red" if line.startswith("-") else None
-        click.echo(click.style(line.rstrip("\n"), fg=colour))
+        echo(click.style(line.rstrip("\n"), fg=colour))
 
 
 def _short(path: Path, places: Places) -> str:

@@ -8,6 +8,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
+from contextd.cli._text import echo
 from contextd.share.history import Refusal
 
 __all__ = ["COMMANDS"]
@@ -37,9 +38,9 @@ def share(check: bool) -> None:
 
     def human() -> None:
         verb = "Shared memory is on" if outcome.created else "Shared memory was already on"
-        click.echo(f"{verb} in {outcome.folder}: {outcome.written} records written there.")
+        echo(f"{verb} in {outcome.folder}: {outcome.written} records written there.")
         if outcome.written:
-            click.echo("Commit the folder to share them; `git status` shows the new files.")
+            echo("Commit the folder to share them; `git status` shows the new files.")
 
     emit(payload, human)
 
@@ -47,11 +48,11 @@ def share(check: bool) -> None:
 def _check(refused: list[Refusal]) -> None:
     def human() -> None:
         for refusal in refused:
-            click.echo(f"{refusal.path}: {refusal.reason}", err=True)
+            echo(f"{refusal.path}: {refusal.reason}", err=True)
 
     emit({"refused": [asdict(r) for r in refused]}, human)
     if refused:
-        click.echo(
+        echo(
             f"contextd: {len(refused)} record files must not be committed as they are; fix "
             "them (a secret belongs in your secret store, not in project memory).",
             err=True,
@@ -70,7 +71,7 @@ def log(span: str | None) -> None:
 
     def human() -> None:
         if not found:
-            click.echo("No shared record changed.")
+            echo("No shared record changed.")
             return
         rows = []
         for change in found:

@@ -7,6 +7,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit
+from contextd.cli._text import echo
 from contextd.clock import age
 from contextd.core.reading.views import project_view, record_view
 from contextd.core.workspace.status import StatusReport
@@ -56,10 +57,10 @@ def _payload(report: StatusReport, shared: SharedView | None) -> dict[str, Any]:
 
 
 def _print(report: StatusReport, shared: SharedView | None) -> None:
-    click.echo(click.style("contextd", bold=True))
-    click.echo("─" * 33)
+    echo(click.style("contextd", bold=True))
+    echo("─" * 33)
     for label, value in _rows(report, shared):
-        click.echo(f"{label:<13}{value}")
+        echo(f"{label:<13}{value}")
     warnings = [f"not taken in: {p.path}: {p.reason}" for p in (shared.problems if shared else [])]
     index = report.index
     if index.note:
@@ -67,7 +68,7 @@ def _print(report: StatusReport, shared: SharedView | None) -> None:
     if index.fix:
         warnings.append(f"run `{index.fix}` to bring the index up to date")
     for warning in warnings:
-        click.echo(click.style(warning, fg="yellow"))
+        echo(click.style(warning, fg="yellow"))
     _print_where_work_stopped(report)
 
 
@@ -95,19 +96,19 @@ def _print_where_work_stopped(report: StatusReport) -> None:
     checkpoint = report.last_checkpoint
     if checkpoint is None:
         return
-    click.echo(
+    echo(
         f"\n{click.style('Last checkpoint', bold=True)}\n{checkpoint.title} "
         f"({age(checkpoint.created_at)})"
     )
     body = checkpoint.body
     goal = getattr(body, "goal", "")
     if goal:
-        click.echo(f"\n{click.style('Current goal', bold=True)}\n{goal}")
+        echo(f"\n{click.style('Current goal', bold=True)}\n{goal}")
     steps = list(getattr(body, "next", ()))
     if steps:
-        click.echo(f"\n{click.style('Next', bold=True)}")
+        echo(f"\n{click.style('Next', bold=True)}")
         for step in steps:
-            click.echo(f"- {step}")
+            echo(f"- {step}")
 
 
 COMMANDS = [status]

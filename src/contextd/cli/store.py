@@ -5,6 +5,7 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
+from contextd.cli._text import echo
 
 __all__ = ["COMMANDS"]
 
@@ -43,7 +44,7 @@ def copy(target: str) -> None:
     def human() -> None:
         shown = ", ".join(f"{report.copied[t]:,} {label}" for t, label in _LABELS.items())
         others = sum(n for t, n in report.copied.items() if t not in _LABELS)
-        click.echo(f"Copied {shown} and {others:,} other rows to {report.target}.")
+        echo(f"Copied {shown} and {others:,} other rows to {report.target}.")
 
     emit(payload, human)
 

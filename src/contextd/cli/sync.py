@@ -9,6 +9,7 @@ import click
 from contextd.app import App
 from contextd.cli._context import common_options, get_app, state
 from contextd.cli._output import emit
+from contextd.cli._text import echo
 from contextd.cli.remote import conflicts, resolve
 from contextd.errors import ConflictError, InvalidInputError
 from contextd.mirror.adopt import Change
@@ -55,16 +56,16 @@ def _regenerate(app: App, project: Project | None, *, force: bool, dry_run: bool
 
     def human() -> None:
         would = "Would write" if dry_run else "Wrote"
-        click.echo(
+        echo(
             f"{would} {len(report.written)} file(s), removed {len(report.removed)}, "
             f"{report.unchanged} unchanged, in {app.mirror.root}."
         )
         for path in report.written:
-            click.echo(f"  wrote    {path}")
+            echo(f"  wrote    {path}")
         for path in report.removed:
-            click.echo(f"  removed  {path}")
+            echo(f"  removed  {path}")
         for path in report.edited:
-            click.echo(f"  edited by hand, would be left alone: {path}")
+            echo(f"  edited by hand, would be left alone: {path}")
 
     emit(_report_view(report, app) | {"dry_run": dry_run}, human)
 
@@ -86,7 +87,7 @@ def _adopt(app: App, project: Project | None, *, yes: bool, dry_run: bool) -> No
     def human() -> None:
         if yes:
             _plan(plan)()
-        click.echo(
+        echo(
             f"Adopted {len(applied)} change(s); regenerated {len(report.written)} file(s) in "
             f"{app.mirror.root}."
         )
@@ -112,11 +113,11 @@ def _confirm(plan: AdoptPlan) -> None:
 def _plan(plan: AdoptPlan) -> Callable[[], None]:
     def human() -> None:
         if not plan.changes:
-            click.echo("The hand edits change no record.")
+            echo("The hand edits change no record.")
         for change in plan.changes:
             where = f"{change.folder}/{change.file}"
             what = f" ({', '.join(change.fields)})" if change.fields else ""
-            click.echo(f"  {change.action:<8} {_clip(change.title)!r}{what}  [{where}]")
+            echo(f"  {change.action:<8} {_clip(change.title)!r}{what}  [{where}]")
 
     return human
 

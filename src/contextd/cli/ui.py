@@ -8,6 +8,7 @@ import click
 
 from contextd.app import can_write_store
 from contextd.cli._context import common_options, get_app, get_settings, state
+from contextd.cli._text import echo
 from contextd.errors import StoreError
 
 __all__ = ["COMMANDS"]
@@ -45,18 +46,16 @@ def ui(port: int, open_browser: bool, write: bool) -> None:
     def announce(access: Access) -> None:
         mode = "read-write" if write else "read-only"
         if state().json:
-            click.echo(json.dumps({"url": access.url, "port": access.port, "write": write}))
+            echo(json.dumps({"url": access.url, "port": access.port, "write": write}))
         else:
-            click.echo(f"contextd ui ({mode}) at {access.url}")
-            click.echo(
-                "Only this address opens it (the token is new on every launch); Ctrl-C stops."
-            )
+            echo(f"contextd ui ({mode}) at {access.url}")
+            echo("Only this address opens it (the token is new on every launch); Ctrl-C stops.")
         sys.stdout.flush()
 
     try:
         serve(app, port=port, write=write, open_browser=open_browser, announce=announce)
     except KeyboardInterrupt:  # uvicorn hands Ctrl-C back once it has shut down cleanly
-        click.echo("Stopped.", err=True)
+        echo("Stopped.", err=True)
 
 
 COMMANDS = [ui]

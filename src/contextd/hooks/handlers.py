@@ -99,10 +99,12 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
         )
     shared = app.shares.view(project) if shared_checkout(project.checkout) else None
     if shared is not None and shared.problems:
+        # File names are a teammate's text too: inside the fence, never in contextd's voice.
         lines = [f"- {one_line(p.path)}: {one_line(p.reason)}" for p in shared.problems]
         parts.append(
-            "contextd: these shared record files were not taken in; fix each and the next "
-            "session sees it:\n" + "\n".join(lines)
+            f"contextd: {len(lines)} shared record files were not taken in; fix each and the "
+            "next session sees it.\n"
+            + fence("\n".join(lines), attributes={"source": "shared record files"})
         )
     app.hook_state.forget_old()
     return "\n\n".join(parts)

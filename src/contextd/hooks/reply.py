@@ -22,7 +22,10 @@ def parse_payload(raw: bytes) -> dict[str, object]:
         raise ValueError("the hook payload is larger than 4 MB")
     if not raw.strip():
         return {}
-    payload = json.loads(raw)
+    try:
+        payload = json.loads(raw)
+    except RecursionError:
+        raise ValueError("the hook payload nests too deeply") from None
     if not isinstance(payload, dict):
         raise ValueError("the hook payload is not a JSON object")
     return payload

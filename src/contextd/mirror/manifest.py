@@ -32,7 +32,7 @@ def load_manifest(folder: Path) -> Manifest | None:
         files = {k: str(v) for k, v in dict(data["files"]).items() if _safe(k)}
         sections = {k: dict(v) for k, v in data["sections"].items() if _safe(k)}
         return Manifest(files, sections)
-    except (ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
 
 

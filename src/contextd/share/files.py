@@ -10,14 +10,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from contextd.core.workspace.textfiles import write_text_atomic
-from contextd.models import Kind, Record
+from contextd.errors import InvalidInputError
+from contextd.models import Record
 from contextd.share.format import render_record
-from contextd.share.layout import digest_of, records_folder, shared_checkout
+from contextd.share.layout import digest_of, folder_problem, records_folder, shared_checkout
+from contextd.share.policy import SharePolicy
 from contextd.storage import projects as project_rows
 from contextd.storage import shared as rows
 from contextd.storage.connection import Connection
 
-__all__ = ["RepositoryFiles", "file_name", "write"]
+__all__ = ["RepositoryFiles", "file_name", "refuse_unsafe", "write"]
 
 
 def file_name(record_id: str) -> str:
@@ -27,17 +29,9 @@ def file_name(record_id: str) -> str:
 class RepositoryFiles:
     """Writes shared records' files into the checkout the command runs in (see the module)."""
 
-    def __init__(self, cwd: Path, shared_records: str) -> None:
+    def __init__(self, cwd: Path, policy: SharePolicy) -> None:
         self._cwd = cwd.resolve()
-        self._shared = frozenset(shared_records.split())
-
-    def shareable(self, record: Record) -> bool:
-        """Whether a record of a shared project goes to its repository by the settings."""
-        if record.project_id is None:
-            return False
-        if record.kind is Kind.MEMORY:
-            return (record.category or "") in self._shared
-        return str(record.kind) in self._shared
+        self._policy = policy
 
     def written(
         self,
@@ -53,7 +47,9 @@ class RepositoryFiles:
             if record.id in private:
                 rows.mark_private(conn, record.id)
                 continue
-            if sharing == rows.PRIVATE or (sharing == rows.LOCAL and not self.shareable(record)):
+            if sharing == rows.PRIVATE or (
+                sharing == rows.LOCAL and not self._policy.allows(record)
+            ):
                 continue
             target = self.checkout_for(conn, record.project_id, checkout)
             if target is not None:
@@ -66,7 +62,8 @@ class RepositoryFiles:
         if checkout is None:
             return
         path = records_folder(checkout) / file_name(record.id)
-        path.unlink(missing_ok=True)
+        if folder_problem(checkout) is None:  # never delete through a link
+            path.unlink(missing_ok=True)
         rows.drop_files(conn, checkout, [path.name])
 
     def checkout_for(
@@ -91,7 +88,13 @@ class RepositoryFiles:
 
 
 def write(conn: Connection, checkout: str, record: Record) -> None:
-    """Write `record`'s file in `checkout` and note that the checkout holds it."""
+    """Write `record`'s file in `checkout` and note that the checkout holds it.
+
+    Raises:
+        InvalidInputError: the checkout's shared folder is a link or not a folder (a write
+            through it would land outside the repository), or cannot be written.
+    """
+    refuse_unsafe(checkout)
     text = render_record(record)
     path = records_folder(checkout) / file_name(record.id)
     write_text_atomic(path, text)
@@ -103,3 +106,12 @@ def write(conn: Connection, checkout: str, record: Record) -> None:
         rows.FileRow(path.name, info.st_size, info.st_mtime_ns, digest, record.id, None),
     )
     rows.mark_shared(conn, record.id, digest)
+
+
+def refuse_unsafe(checkout: str) -> None:
+    """Raises:
+    InvalidInputError: the checkout's shared folders are not real folders inside it.
+    """
+    problem = folder_problem(checkout)
+    if problem is not None:
+        raise InvalidInputError(f"Nothing was written: {problem}.")

@@ -114,6 +114,8 @@ def parse_record(text: str) -> Record:
         data = tomllib.loads(front)
     except tomllib.TOMLDecodeError as exc:
         raise FormatError(f"its front matter is not valid TOML ({exc})") from None
+    except RecursionError:  # a hostile file nests arrays thousands deep
+        raise FormatError("its front matter nests too deeply to be a record") from None
     kind = _choice(data, "kind", Kind)
     fields: dict[str, Any] = {
         name: data[name] for name in BODY_TYPES[kind].__struct_fields__ if name in data

@@ -11,6 +11,7 @@ from contextd.models import Record, Status
 from contextd.share.check import check_file
 from contextd.share.format import FormatError, parse_record
 from contextd.share.layout import records_folder
+from contextd.share.policy import SharePolicy
 
 __all__ = ["Change", "Refusal", "changes", "staged_refusals"]
 
@@ -57,7 +58,7 @@ def changes(checkout: Path, span: str | None) -> list[Change]:
     return found
 
 
-def staged_refusals(checkout: Path) -> list[Refusal]:
+def staged_refusals(checkout: Path, policy: SharePolicy) -> list[Refusal]:
     """Record files in the index (what the next commit holds) that contextd would refuse to
     take in: a secret, a broken field, conflict markers. For a pre-commit check.
 
@@ -71,7 +72,7 @@ def staged_refusals(checkout: Path) -> list[Refusal]:
     refused = []
     for path in paths:
         data = file_at(checkout, "", path) or b""
-        _, problem = check_file(Path(path).name, data)
+        _, problem = check_file(Path(path).name, data, policy)
         if problem is not None:
             refused.append(Refusal(path, problem))
     return refused

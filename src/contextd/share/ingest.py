@@ -9,13 +9,13 @@ A file gone from the checkout leaves that checkout's view; the record stays for 
 """
 
 import os
-from pathlib import Path
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from contextd.models import Project, Record
-from contextd.share.layout import digest_of, records_folder
+from contextd.share.layout import digest_of, folder_problem, read_file, records_folder
+from contextd.share.policy import SharePolicy
 from contextd.storage import records as record_rows
 from contextd.storage import shared as rows
 from contextd.storage import vectors as vector_rows
@@ -24,8 +24,6 @@ from contextd.storage.db import Database
 from contextd.storage.shared import sharing_of
 
 __all__ = ["Scan", "Taken", "changed_files", "take_in"]
-
-_MAX_FILE = 256 * 1024
 
 
 class Scan(Struct, frozen=True):
@@ -49,12 +47,12 @@ def changed_files(conn: Connection, checkout: str) -> Scan:
     known = rows.files_of(conn, checkout)
     seen: dict[str, tuple[int, int]] = {}
     try:
-        entries = list(os.scandir(records_folder(checkout)))
+        entries = [] if folder_problem(checkout) else list(os.scandir(records_folder(checkout)))
     except OSError:
         entries = []
     for entry in entries:
-        if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-            info = entry.stat(follow_symlinks=False)
+        if entry.name.endswith(".md") and not entry.is_dir(follow_symlinks=False):
+            info = entry.stat(follow_symlinks=False)  # a link is read, to be refused by name
             seen[entry.name] = (info.st_size, info.st_mtime_ns)
     changed = tuple(
         sorted(
@@ -66,11 +64,13 @@ def changed_files(conn: Connection, checkout: str) -> Scan:
     return Scan(changed, tuple(sorted(set(known) - set(seen))))
 
 
-def take_in(db: Database, project: Project, checkout: str, scan: Scan) -> Taken:
+def take_in(
+    db: Database, project: Project, checkout: str, scan: Scan, policy: SharePolicy
+) -> Taken:
     """Read the changed files and update the store and the checkout's view, in one
     transaction."""
     folder = records_folder(checkout)
-    read = [_read(folder / name) for name in scan.changed]
+    read = [read_file(folder / name) for name in scan.changed]
     added = changed = refused = 0
     with db.transaction() as conn:
         for name, (data, stat, problem) in zip(scan.changed, read, strict=True):
@@ -79,7 +79,9 @@ def take_in(db: Database, project: Project, checkout: str, scan: Scan) -> Taken:
             if problem is None and sharing_of(conn, known_id) == (rows.SHARED, digest):
                 rid: str | None = known_id  # the row already holds what this file says
             else:
-                record, problem = (None, problem) if problem else _record(conn, project, name, data)
+                record, problem = (
+                    (None, problem) if problem else _record(conn, project, name, data, policy)
+                )
                 if record is not None:
                     outcome = _store(conn, record, digest)
                     added += outcome == "added"
@@ -92,32 +94,28 @@ def take_in(db: Database, project: Project, checkout: str, scan: Scan) -> Taken:
     return Taken(added, changed, len(scan.gone), refused)
 
 
-def _read(path: Path) -> tuple[bytes, tuple[int, int], str | None]:
-    """The file's bytes and (size, mtime), or a problem that keeps it out."""
-    try:
-        info = path.stat()
-        stat = (info.st_size, info.st_mtime_ns)
-        if info.st_size > _MAX_FILE:
-            return b"", stat, f"it is over {_MAX_FILE // 1024} KB"
-        return path.read_bytes(), stat, None
-    except OSError as exc:
-        return b"", (0, 0), f"it cannot be read ({exc.strerror})"
-
-
 def _record(
-    conn: Connection, project: Project, name: str, data: bytes
+    conn: Connection, project: Project, name: str, data: bytes, policy: SharePolicy
 ) -> tuple[Record | None, str | None]:
-    """The file's record placed in `project`, or why it is refused."""
+    """The file's record placed in `project`, or why it is refused: a file may create a
+    shared record or change one, never take over a record of this store that is not shared
+    (a private one, a checkpoint) or belongs elsewhere, whatever id it claims."""
     from contextd.share.check import check_file  # the rules load only when a file is new
 
-    record, problem = check_file(name, data)
+    record, problem = check_file(name, data, policy)
     if record is None:
         return None, problem
     stored = record_rows.get_record(conn, record.id)
-    if stored is not None and stored.project_id != project.id:
+    if stored is None:
+        return replace(record, project_id=project.id), None
+    if stored.project_id != project.id:
         return None, "its id belongs to a record of another project"
-    session = stored.session_id if stored is not None else None
-    return replace(record, project_id=project.id, session_id=session), None
+    sharing, _ = sharing_of(conn, record.id)
+    if sharing == rows.PRIVATE or not policy.allows(stored):
+        return None, "its id names a record of this store that is not shared"
+    if stored.kind is not record.kind:
+        return None, f"its id names a {stored.kind}, and a file cannot change a record's kind"
+    return replace(record, project_id=project.id, session_id=stored.session_id), None
 
 
 def _store(conn: Connection, record: Record, digest: str) -> str:

@@ -1,15 +1,18 @@
 """Shared memory of a project: turning it on, keeping a checkout's view current, and saying
 which files were kept out."""
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
+from contextd.core.workspace.textfiles import write_text_atomic
 from contextd.errors import InvalidInputError
 from contextd.models import Project
 from contextd.share.ingest import Taken, changed_files, take_in
-from contextd.share.layout import FOLDER, records_folder, shared_checkout
+from contextd.share.layout import FOLDER, folder_problem, records_folder, shared_checkout
+from contextd.share.policy import SharePolicy
 from contextd.storage import records as record_rows
 from contextd.storage import shared as rows
 from contextd.storage.db import Database
@@ -58,10 +61,10 @@ class SharedView(Struct, frozen=True):
 
 
 class ShareService:
-    def __init__(self, db: Database, cwd: Path, shared_records: str) -> None:
+    def __init__(self, db: Database, cwd: Path, policy: SharePolicy) -> None:
         self._db = db
         self._cwd = cwd
-        self._shared_records = shared_records
+        self._policy = policy
 
     def share(self, project: Project) -> Shared:
         """Turn shared memory on for the checkout the project is seen from: create
@@ -70,21 +73,21 @@ class ShareService:
         Raises:
             InvalidInputError: the command does not run inside one of the project's folders.
         """
-        from contextd.share.files import RepositoryFiles, write
+        from contextd.share.files import refuse_unsafe, write
 
-        files = RepositoryFiles(self._cwd, self._shared_records)
         checkout = self._checkout(project, "share")
+        refuse_unsafe(checkout)
         folder = records_folder(checkout)
         created = not folder.is_dir()
         folder.mkdir(parents=True, exist_ok=True)
         readme = Path(checkout) / FOLDER / "README.md"
-        if not readme.exists():
-            readme.write_text(README, encoding="utf-8")
+        if not os.path.lexists(readme):
+            write_text_atomic(readme, README)
         written = 0
         with self._db.transaction() as conn:
             for record_id in rows.local_records(conn, project.id):
                 record = record_rows.get_record(conn, record_id)
-                if record is not None and files.shareable(record):
+                if record is not None and self._policy.allows(record):
                     write(conn, checkout, record)
                     written += 1
         return Shared(str(folder.parent), written, created)
@@ -103,7 +106,7 @@ class ShareService:
         """Staged record files that would be refused (for a pre-commit check)."""
         from contextd.share.history import staged_refusals
 
-        return staged_refusals(Path(self._checkout(project, "share --check")))
+        return staged_refusals(Path(self._checkout(project, "share --check")), self._policy)
 
     def _checkout(self, project: Project, command: str) -> str:
         if project.checkout is None:
@@ -122,7 +125,7 @@ class ShareService:
         scan = changed_files(self._db.connection(), checkout)
         if not scan.changed and not scan.gone:
             return None
-        return take_in(self._db, project, checkout, scan)
+        return take_in(self._db, project, checkout, scan, self._policy)
 
     def view(self, project: Project) -> SharedView | None:
         """The shared checkout the project is seen from; None when it is not one."""
@@ -131,7 +134,9 @@ class ShareService:
             return None
         conn = self._db.connection()
         files = rows.files_of(conn, checkout)
-        problems = [
+        unsafe = folder_problem(checkout)
+        problems = [Problem(str(Path(checkout) / FOLDER), unsafe)] if unsafe else []
+        problems += [
             Problem(str(records_folder(checkout) / name), row.problem)
             for name, row in sorted(files.items())
             if row.problem is not None

@@ -12,16 +12,15 @@ from datetime import UTC, datetime
 
 from msgspec.structs import replace
 
-from contextd.clock import CLOCK_SKEW, is_stamp, parse_instant
-from contextd.core.writing.validation import checked_text, validate_record
-from contextd.errors import InvalidInputError, ValidationError
+from contextd.clock import CLOCK_SKEW, is_stamp
+from contextd.core.writing.admission import FROM_ANOTHER_STORE, admit_record, check_stamp
+from contextd.core.writing.validation import checked_text
+from contextd.errors import InvalidInputError, ValidationError, as_clause
 from contextd.ids import is_id, is_slug
-from contextd.models import Origin, Record, Status
 from contextd.sync.bundle import Bundle, BundleProject, BundleRecord, BundleTombstone
 
 __all__ = ["Refusals", "admit_bundle", "record_where"]
 
-MAX_RELATED = 50
 MAX_NAME = 200
 MAX_REMOTE = 500
 _STORE_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
@@ -64,8 +63,7 @@ def admit_bundle(bundle: Bundle, source: str, *, now: datetime | None = None) ->
             others, and nothing of the bundle may be imported.
     """
     refusals = Refusals(source)
-    latest = (now or datetime.now(UTC)) + CLOCK_SKEW
-    dates = _Dates(refusals, latest)
+    dates = _Dates(refusals, now or datetime.now(UTC))
     _bundle_fields(bundle, refusals, dates)
     project_ids = _projects(bundle.projects, refusals, dates)
     records = [_record(i, e, project_ids, refusals, dates) for i, e in enumerate(bundle.records)]
@@ -78,20 +76,16 @@ def admit_bundle(bundle: Bundle, source: str, *, now: datetime | None = None) ->
 class _Dates:
     """Checks stamps: the store's own format, and not later than `latest`."""
 
-    def __init__(self, refusals: Refusals, latest: datetime) -> None:
+    def __init__(self, refusals: Refusals, now: datetime) -> None:
         self.refusals = refusals
-        self.latest = latest
+        self.now = now
+        self.latest = now + CLOCK_SKEW
 
     def check(self, where: str, name: str, value: str) -> bool:
-        if not is_stamp(value):
-            self.refusals.add(where, f'has a "{name}" not in the form 2026-01-31T12:00:00.000Z')
-            return False
-        if parse_instant(value) > self.latest:
-            self.refusals.add(
-                where,
-                f'is dated in the future ("{name}" {value}); check the clock of the machine '
-                "it came from",
-            )
+        try:
+            check_stamp(name, value, self.latest)
+        except ValidationError as exc:
+            self.refusals.add(where, f"is refused: {as_clause(exc)}")
             return False
         return True
 
@@ -129,7 +123,7 @@ def _text(refusals: Refusals, where: str, label: str, value: str, limit: int) ->
     try:
         checked_text(label, value, label=label, limit=limit, one_line=True)
     except ValidationError as exc:
-        refusals.add(where, _lower_first(str(exc)))
+        refusals.add(where, as_clause(exc))
 
 
 def _record(
@@ -137,59 +131,18 @@ def _record(
 ) -> BundleRecord | None:
     record = entry.record
     where = record_where(index, record.id if is_id(record.id) else "with a malformed id")
-    before = len(refusals.reasons)
-    _links(where, record, refusals)
     if record.project_id is not None and record.project_id not in project_ids:
         refusals.add(where, "names a project the bundle does not list")
-    for name in ("created_at", "updated_at", "verified_at"):
-        dates.check(where, name, getattr(record, name))
+        return None
     for version in entry.history:
         if not dates.check(where, "history", version):
-            break
+            return None
     try:
-        cleaned = _validated(record)
+        cleaned = admit_record(record, FROM_ANOTHER_STORE, now=dates.now)
     except ValidationError as exc:
-        refusals.add(where, f"is refused: {_lower_first(str(exc))}")
-        return None
-    if len(refusals.reasons) > before:
+        refusals.add(where, f"is refused: {as_clause(exc)}")
         return None
     return BundleRecord(cleaned, entry.history)
-
-
-def _links(where: str, record: Record, refusals: Refusals) -> None:
-    if not is_id(record.id):
-        refusals.add(where, "has an id that is not a contextd id")
-    if record.project_id is not None and not is_id(record.project_id):
-        refusals.add(where, "names a project by an id that is not a contextd id")
-    related = record.related_to
-    if not all(is_id(r) for r in related) or len(related) > MAX_RELATED:
-        refusals.add(where, f"has related ids that are malformed or more than {MAX_RELATED}")
-    if record.id in related:
-        refusals.add(where, "is related to itself")
-    successor = record.superseded_by
-    if successor is not None and (not is_id(successor) or successor == record.id):
-        refusals.add(where, "is superseded by a malformed id or by itself")
-    if record.status is Status.SUPERSEDED and successor is None:
-        refusals.add(where, "is superseded by nothing")
-    if record.status is Status.ACTIVE and successor is not None:
-        refusals.add(where, "is active yet superseded")
-
-
-def _validated(record: Record) -> Record:
-    """The record as a CLI write would store it (trimmed, normalised), of origin `import`.
-
-    Raises:
-        ValidationError: a field breaks its kind's rules or holds a secret.
-    """
-    reason = record.archived_reason
-    if reason is not None:
-        reason = checked_text("archived_reason", reason, label="archive reason") or None
-    return replace(
-        validate_record(record),
-        related_to=tuple(dict.fromkeys(record.related_to)),
-        origin=Origin.IMPORT,
-        archived_reason=reason,
-    )
 
 
 def _tombstones(
@@ -229,7 +182,3 @@ def _repeats(bundle: Bundle, refusals: Refusals) -> None:
 def _clip(value: str, width: int = 40) -> str:
     shown = value if len(value) <= width else value[: width - 1] + "…"
     return repr(shown)
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text

@@ -30,6 +30,8 @@ def set_config_value(home: Path, key: str, raw: str) -> str | int | float | bool
         document = tomlkit.parse(text)
     except (OSError, UnicodeDecodeError, TOMLKitError) as exc:
         raise ConfigError(f"Cannot edit {path} ({exc}); fix or remove it first.") from exc
+    except RecursionError:
+        raise ConfigError(f"Cannot edit {path}: it nests too deeply; fix or remove it.") from None
     table = document.get(section)
     if table is None:
         table = tomlkit.table()

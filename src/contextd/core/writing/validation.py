@@ -2,6 +2,7 @@
 
 import re
 
+from msgspec import Struct
 from msgspec.structs import replace
 
 from contextd.clock import parse_instant, to_iso
@@ -23,7 +24,6 @@ from contextd.models import (
     PipelineBody,
     Record,
     RecordDraft,
-    body_to_dict,
 )
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "checked_text",
     "normalise_category",
     "refuse_secret",
+    "refuse_secrets_in",
     "normalise_tags",
     "validate_draft",
     "validate_record",
@@ -66,8 +67,10 @@ def validate_draft(draft: RecordDraft, *, short_title_ok: bool = False) -> Recor
     `short_title_ok` lets a bulk import keep short texts (a chat line such as "Hi!").
 
     Raises:
-        ValidationError: a field is missing, too short, too long or malformed.
+        ValidationError: a field is missing, too short, too long or malformed, or holds a
+            secret.
     """
+    refuse_secrets_in(draft)  # as given, before a message could quote a value
     problems: list[tuple[str, str]] = []
     title = _text("title", draft.title, label=_TITLE_LABEL[draft.kind])
     if short_title_ok and not title:
@@ -111,7 +114,6 @@ def validate_draft(draft: RecordDraft, *, short_title_ok: bool = False) -> Recor
             f"The record is {size} characters; the limit is {MAX_RECORD_CHARS}: "
             "split it into several related records.",
         )
-    _refuse_secrets(cleaned)
     return cleaned
 
 
@@ -135,6 +137,7 @@ def validate_record(record: Record) -> Record:
             is_global=record.is_global,
         )
     )
+    refuse_secrets_in(record)  # the fields a draft does not carry (an archive reason...)
     return replace(
         record,
         title=clean.title,
@@ -146,24 +149,29 @@ def validate_record(record: Record) -> Record:
     )
 
 
-def _refuse_secrets(draft: RecordDraft) -> None:
-    """Refuse a record holding a credential; the message says what and where, never the value."""
-    texts: list[tuple[str, str]] = [("title", draft.title)]
-    texts += [
-        (name, str(value))
-        for name, value in body_to_dict(draft.body).items()
-        if isinstance(value, str)
-    ]
-    texts += [
-        (name, str(item))
-        for name, value in body_to_dict(draft.body).items()
-        if isinstance(value, list)
-        for item in value
-    ]
-    texts += [("tags", tag) for tag in draft.tags]
-    texts += [("retrieval_hints", hint) for hint in draft.retrieval_hints]
-    for field, text in texts:
+def refuse_secrets_in(value: Struct) -> None:
+    """Refuse a value (a draft, a record) when any text it holds, in any field present or
+    future, holds a credential; the message says which field and what, never the value.
+
+    Raises:
+        ValidationError: naming the first field holding a secret.
+    """
+    for field, text in _texts(value):
         refuse_secret(field, text)
+
+
+def _texts(value: Struct) -> list[tuple[str, str]]:
+    """Every text of a Struct by its field's name, read from its declared fields (nested
+    Structs, such as a record's body, and tuples of texts included)."""
+    found: list[tuple[str, str]] = []
+    for name in value.__struct_fields__:
+        item = getattr(value, name)
+        for part in item if isinstance(item, tuple) else (item,):
+            if isinstance(part, str):
+                found.append((name, part))
+            elif isinstance(part, Struct):
+                found += _texts(part)
+    return found
 
 
 def refuse_secret(field: str, text: str, *, label: str | None = None) -> None:
@@ -209,10 +217,12 @@ def checked_text(
 def normalise_tags(tags: tuple[str, ...]) -> tuple[str, ...]:
     """Lower-case, hyphenate spaces, drop repeats; refuse empty or overlong tags."""
     out: list[str] = []
-    for raw in tags:
+    for number, raw in enumerate(tags, 1):
         tag = re.sub(r"\s+", "-", _text("tags", raw, label="tag").lower()).strip("#")
         if not tag or len(tag) > 40:
-            raise ValidationError("tags", f"Tag {raw!r} must be 1 to 40 characters.")
+            raise ValidationError(
+                "tags", f"Each tag must be 1 to 40 characters; tag {number} has {len(tag)}."
+            )
         if tag not in out:
             out.append(tag)
     if len(out) > MAX_TAGS:
@@ -227,8 +237,8 @@ def normalise_category(category: str) -> str:
     if not _CATEGORY.match(value):
         raise ValidationError(
             "category",
-            f"Category {category!r} must be one lower-case word (letters, digits, "
-            "- or _), such as architecture, convention, gotcha or preference.",
+            "The category must be one lower-case word of at most 40 letters, digits, - or _, "
+            "such as architecture, convention, gotcha or preference.",
         )
     return value
 
