@@ -9,6 +9,7 @@ from msgspec.structs import asdict
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
 from contextd.cli._text import echo
+from contextd.core.recall.presentation import shown_name
 from contextd.share.history import Refusal
 
 __all__ = ["COMMANDS"]
@@ -48,7 +49,7 @@ def share(check: bool) -> None:
 def _check(refused: list[Refusal]) -> None:
     def human() -> None:
         for refusal in refused:
-            echo(f"{refusal.path}: {refusal.reason}", err=True)
+            echo(f"{shown_name(refusal.path)}: {shown_name(refusal.reason, 400)}", err=True)
 
     emit({"refused": [asdict(r) for r in refused]}, human)
     if refused:

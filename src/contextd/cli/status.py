@@ -10,6 +10,7 @@ from contextd.cli._output import KIND_HEADINGS, emit
 from contextd.cli._text import echo
 from contextd.clock import age
 from contextd.core.reading.views import project_view, record_view
+from contextd.core.recall.presentation import shown_name
 from contextd.core.workspace.status import StatusReport
 from contextd.models import Kind
 from contextd.share.service import SharedView
@@ -61,7 +62,10 @@ def _print(report: StatusReport, shared: SharedView | None) -> None:
     echo("─" * 33)
     for label, value in _rows(report, shared):
         echo(f"{label:<13}{value}")
-    warnings = [f"not taken in: {p.path}: {p.reason}" for p in (shared.problems if shared else [])]
+    warnings = [
+        f"not taken in: {shown_name(p.path)}: {shown_name(p.reason, 400)}"
+        for p in (shared.problems if shared else [])
+    ]
     index = report.index
     if index.note:
         warnings.append(f"note: {index.note}")

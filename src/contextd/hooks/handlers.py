@@ -18,7 +18,13 @@ from msgspec.structs import replace
 
 from contextd.app import App
 from contextd.core.recall.compaction import report_text
-from contextd.core.recall.presentation import WRITES_OFF, fence, fence_overhead, one_line
+from contextd.core.recall.presentation import (
+    WRITES_OFF,
+    fence,
+    fence_overhead,
+    one_line,
+    shown_name,
+)
 from contextd.core.recall.queries import SEPARATOR, estimate_tokens, passage
 from contextd.errors import ContextdError, NotFoundError, ProjectNotResolvedError
 from contextd.hooks.adapters import HookEvent, adapt
@@ -100,7 +106,7 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
     shared = app.shares.view(project) if shared_checkout(project.checkout) else None
     if shared is not None and shared.problems:
         # File names are a teammate's text too: inside the fence, never in contextd's voice.
-        lines = [f"- {one_line(p.path)}: {one_line(p.reason)}" for p in shared.problems]
+        lines = [f"- {shown_name(p.path)}: {one_line(p.reason)}" for p in shared.problems]
         parts.append(
             f"contextd: {len(lines)} shared record files were not taken in; fix each and the "
             "next session sees it.\n"

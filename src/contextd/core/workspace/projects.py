@@ -37,6 +37,23 @@ class DetachOutcome(Struct, frozen=True):
 _SLUG_CHARS = 56
 
 
+def display_name(name: str) -> str:
+    """A project name a person or an import gave, held to the rules of a stored name.
+
+    Raises:
+        ValidationError: it is empty, longer than 200 characters, more than one line, or
+            holds a secret.
+    """
+    from contextd.core.writing.validation import checked_text  # only when a project is made
+
+    return checked_text("name", name, label="project name", limit=200, one_line=True)
+
+
+def _printable(name: str) -> str:
+    """A folder's name as a project name: any character that would not print becomes '?'."""
+    return "".join(c if c.isprintable() else "?" for c in name)
+
+
 def slugify(name: str) -> str:
     """A lower-case, hyphenated, ASCII form of a project name."""
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
@@ -72,7 +89,7 @@ class ProjectService:
             if attached and attached[0] == path:
                 rows.touch_project(conn, attached[1], remote, stamp)
                 return AttachOutcome(self._get(attached[1]), path, "already attached")
-            display = name or root.name
+            display = display_name(name) if name else _printable(root.name)
             known = rows.find_by_remote(conn, remote) if remote else self._unplaced(display)
             if known:
                 rows.add_path(conn, known.id, path, stamp)
@@ -90,6 +107,7 @@ class ProjectService:
         if found:
             return found[0]
         stamp = now()
+        name = display_name(name)
         project = Project(new_id(), self._free_slug(slugify(name)), name, None, (), stamp, stamp)
         with self._db.transaction() as conn:
             rows.insert_project(conn, project)

@@ -221,7 +221,7 @@ def normalise_tags(tags: tuple[str, ...]) -> tuple[str, ...]:
         tag = re.sub(r"\s+", "-", _text("tags", raw, label="tag").lower()).strip("#")
         if not tag or len(tag) > 40:
             raise ValidationError(
-                "tags", f"Each tag must be 1 to 40 characters; tag {number} has {len(tag)}."
+                "tags", f"Tag {number} must be 1 to 40 characters; it has {len(tag)}."
             )
         if tag not in out:
             out.append(tag)
