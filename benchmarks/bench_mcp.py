@@ -7,7 +7,7 @@ Run: .venv/bin/python benchmarks/bench_mcp.py HOME PROJECT [--rounds N] [--daemo
 With --daemon a daemon runs beside the servers and hosts their sessions: each `contextd mcp
 serve` is then a standard-library relay, and "server" below means the relay (its CPU time and
 peak RSS). The daemon's peak resident memory is printed too, and the two together. With
---daemon --in-process the servers run in-process beside the daemon, borrowing its model
+--daemon --in-process the servers run in-process beside the daemon, each with its own model
 (CONTEXTD_MCP_IN_PROCESS=1), as before the daemon hosted sessions. With --writes N one more server
 stores N new memories through `remember`, one call after another, as an agent does, and the
 rate is printed.

@@ -8,7 +8,7 @@ secrets, the duplicate guard), the embedding stack, agent files, the mirror or s
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,8 +23,6 @@ from contextd.storage import shared as shared_rows
 from contextd.storage.db import Database, store_writable
 
 if TYPE_CHECKING:
-    import subprocess
-
     from contextd.agents.agent_files import AgentFileService
     from contextd.core.reading.pages import RecordPages
     from contextd.core.reading.reader import RecordReader
@@ -250,7 +248,6 @@ def open_app(
     *,
     busy_timeout_ms: int | None = None,
     read_only: bool = False,
-    model_from_daemon: bool = False,
 ) -> Iterator[App]:
     """Open the store (the home's SQLite file, or the team server [store] url names) and
     yield the wired services; closes on exit.
@@ -258,15 +255,8 @@ def open_app(
     `busy_timeout_ms` shortens how long a write waits for another writer, and how long a
     server may take to answer (hooks must not block an agent for the default 15 s).
     `read_only` opens an existing store without writing a byte of the home (or anything on
-    the server); every write then fails with StoreError. `model_from_daemon` borrows the
-    running daemon's model for vectors, for a process that stays up beside it (the MCP
-    server), starting the daemon when `[hooks] autostart_daemon` allows."""
-    start = None
-    if model_from_daemon and not read_only and settings.hooks.autostart_daemon:
-        start = partial(_start_daemon, settings.home)
-    choice = select_provider(
-        settings.embeddings, settings.home, from_daemon=model_from_daemon, start_daemon=start
-    )
+    the server); every write then fails with StoreError."""
+    choice = select_provider(settings.embeddings, settings.home)
     if not read_only:
         _make_home_private(settings.home)
     db = _open_store(settings, busy_timeout_ms, read_only)
@@ -314,12 +304,6 @@ def _open_store(settings: Settings, busy_timeout_ms: int | None, read_only: bool
     if busy_timeout_ms is None:
         return Database.open(settings.db_path)
     return Database.open(settings.db_path, busy_timeout_ms=busy_timeout_ms)
-
-
-def _start_daemon(home: Path) -> "subprocess.Popen[bytes]":
-    from contextd.ipc.launch import start_detached  # (subprocess) only when one is wanted
-
-    return start_detached(home)
 
 
 def _make_home_private(home: Path) -> None:

@@ -1,5 +1,5 @@
 """The pieces of the daemon's protocol that need no daemon: the fast client's reading of an
-argv against click's, frames, the typed requests, and text styled as click styles it."""
+argv against click's, frames and the typed requests."""
 
 import socket
 from pathlib import Path
@@ -10,12 +10,12 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from contextd.cli import _text, argv_table, browse, capture, quick, record_args, search_args
+from contextd.cli import argv_table, browse, capture, quick, record_args, search_args
 from contextd.cli._context import state
 from contextd.cli.main import cli
 from contextd.daemon.protocol import Ping, SearchAsk, WriteAsk, decode_request
 from contextd.ipc import frames
-from contextd.models import Hardness, Kind, Origin
+from contextd.models import Kind
 
 ACCEPTED = [
     ["search", "q"],
@@ -158,36 +158,6 @@ def test_frames_cross_a_socket_and_bounds_hold() -> None:
             frames.read(right)
 
 
-@pytest.mark.parametrize(
-    "style",
-    [
-        {"fg": "red"},
-        {"fg": "red", "bold": True},
-        {"dim": True},
-        {"fg": "bright_black"},
-        {"fg": "cyan"},
-        {"fg": "yellow"},
-    ],
-)
-def test_styles_are_clicks(style: dict[str, Any]) -> None:
-    assert _text.style("déjà vu", **style) == click.style("déjà vu", **style)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "plain",
-        "\x1b[31mred\x1b[0m and \x1b[1;2mmore\x1b[0m",
-        "\x1b[",
-        "a\x1b[xb",
-        "\x1b[3",
-        "é\x1b[?25l",
-    ],
-)
-def test_strip_is_clicks_unstyle(text: str) -> None:
-    assert _text.strip(text) == click.unstyle(text)
-
-
 RECORD_ACCEPTED = [
     ["add", "Node 20 is required", "--category", "gotcha"],
     [
@@ -275,8 +245,6 @@ def test_what_the_fast_reader_leaves_to_click_of_a_record_command(
 
 
 def test_the_record_option_table_matches_the_commands_and_the_models() -> None:
-    assert tuple(o.value for o in Origin) == record_args.ORIGIN_NAMES
-    assert tuple(h.value for h in Hardness) == record_args.HARDNESS_NAMES
     for command in capture.COMMANDS:
         assert command.name is not None
         spec = record_args.RECORD_COMMANDS[command.name]

@@ -75,6 +75,11 @@ ATTACKS: list[tuple[str, Callable[[Document], None], str]] = [
         "GitHub token",
     ),
     (
+        "secret in a category",
+        lambda d: _record(d).update(category=GITHUB_TOKEN.lower()),
+        "GitHub token",
+    ),
+    (
         "secret in an archive reason",
         lambda d: _record(d).update(status="archived", archived_reason=f"token {GITHUB_TOKEN}"),
         "GitHub token",

@@ -129,11 +129,11 @@ READ_ONLY_NOTE = (
 )
 
 
-def get_app(*, read_only: bool = False, model_from_daemon: bool = False) -> App:
+def get_app(*, read_only: bool = False) -> App:
     """Open the store once per process; it is closed when the command ends. `read_only`
     opens it without writing anything (see contextd.app.open_app); a store that cannot be
     written is opened so too, and every read works, with a note on stderr that writes are
-    off (a write then fails in one sentence). `model_from_daemon`: see open_app."""
+    off (a write then fails in one sentence)."""
     current = state()
     if current.app is None:
         ctx = click.get_current_context().find_root()
@@ -141,7 +141,7 @@ def get_app(*, read_only: bool = False, model_from_daemon: bool = False) -> App:
         if not read_only and settings.db_path.is_file() and not can_write_store(settings):
             echo(READ_ONLY_NOTE.format(home=settings.home), err=True)
             read_only = True
-        opened = open_app(settings, read_only=read_only, model_from_daemon=model_from_daemon)
+        opened = open_app(settings, read_only=read_only)
         current.app = opened.__enter__()
         ctx.call_on_close(lambda: opened.__exit__(None, None, None))
         if not read_only:

@@ -3,14 +3,13 @@
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import click
-
 from contextd.cli._context import state
-from contextd.cli._text import echo, json_text, kind_cell, state_cell, table_lines, write
+from contextd.cli._text import echo, json_text, kind_cell, state_cell, style, table_lines, write
 from contextd.cli.results import write_printout
 from contextd.clock import age
 from contextd.core.reading.views import NOT_CURRENT, written_view
-from contextd.models import Kind, Record, Similar, Status, body_to_dict
+from contextd.fields import body_fields
+from contextd.models import Kind, Record, Similar, Status
 
 if TYPE_CHECKING:  # types only: a write never loads the reader
     from contextd.core.reading.reader import RecordDetail
@@ -23,22 +22,6 @@ KIND_HEADINGS = {
     Kind.CONSTRAINT: "Constraints",
     Kind.PIPELINE: "Pipelines",
     Kind.CHECKPOINT: "Checkpoints",
-}
-_FIELD_LABELS = {
-    "problem": "Problem",
-    "why_chosen": "Why",
-    "alternatives": "Alternatives",
-    "what_we_tried": "Tried",
-    "tradeoffs": "Trade-offs",
-    "reason": "Reason",
-    "hardness": "Hardness",
-    "scope": "Scope",
-    "triggering_incident": "Incident",
-    "purpose": "Purpose",
-    "steps": "Steps",
-    "goal": "Goal",
-    "done": "Done",
-    "next": "Next",
 }
 
 
@@ -58,7 +41,7 @@ def report_write(
 
 
 def warn(message: str) -> None:
-    echo(click.style(message, fg="yellow"), err=True)
+    echo(style(message, fg="yellow"), err=True)
 
 
 def kind_label(record: Record) -> str:
@@ -75,7 +58,7 @@ def status_label(record: Record) -> str:
 def record_row(record: Record, short_id: str, *, extra: str = "") -> list[str]:
     scope = "global" if record.is_global else ""
     return [
-        click.style(short_id, fg="bright_black"),
+        style(short_id, fg="bright_black"),
         kind_label(record),
         " ".join(x for x in (status_label(record), scope) if x),
         record.title,
@@ -93,18 +76,18 @@ def record_block(detail: "RecordDetail", short_ids: dict[str, str]) -> None:
     """A record in full, for `show` and after a write."""
     record = detail.record
     short = short_ids.get(record.id, record.id)
-    header = f"{click.style(short, bold=True)}  {kind_label(record)}  {status_label(record)}"
+    header = f"{style(short, bold=True)}  {kind_label(record)}  {status_label(record)}"
     echo(header.rstrip())
-    echo(click.style(record.title, bold=True))
+    echo(style(record.title, bold=True))
     if detail.successor is not None:
         line = (
             f"Superseded by {short_ids.get(detail.successor.id, detail.successor.id)}: "
             f"{detail.successor.title}"
         )
-        echo(click.style(line, fg="red"))
+        echo(style(line, fg="red"))
     if detail.current is not None:
         echo(
-            click.style(
+            style(
                 f"Current: {short_ids.get(detail.current.id, detail.current.id)}: "
                 f"{detail.current.title}",
                 fg="red",
@@ -112,17 +95,17 @@ def record_block(detail: "RecordDetail", short_ids: dict[str, str]) -> None:
         )
     if record.archived_reason:
         echo(f"Archived because: {record.archived_reason}")
-    for name, value in body_to_dict(record.body).items():
+    for spec in body_fields(record.kind):
+        value = getattr(record.body, spec.name)
         if not value:
             continue
-        label = _FIELD_LABELS.get(name, name)
-        if isinstance(value, list):
-            echo(f"{label}:")
-            numbered = name == "steps"
+        if spec.many:
+            echo(f"{spec.heading}:")
+            numbered = spec.name == "steps"
             for i, item in enumerate(value, 1):
                 echo(f"  {f'{i}.' if numbered else '-'} {item}")
         else:
-            echo(f"{label}: {value}")
+            echo(f"{spec.heading}: {value}")
     for predecessor in detail.predecessors:
         echo(f"Replaces {short_ids.get(predecessor.id, predecessor.id)}: {predecessor.title}")
     meta = [
@@ -136,4 +119,4 @@ def record_block(detail: "RecordDetail", short_ids: dict[str, str]) -> None:
         f"origin {record.origin}, priority {record.priority}",
         f"created {record.created_at[:10]}, verified {age(record.verified_at)}",
     ]
-    echo(click.style("  ·  ".join(m for m in meta if m), fg="bright_black"))
+    echo(style("  ·  ".join(m for m in meta if m), fg="bright_black"))

@@ -1,9 +1,8 @@
-"""Terminal text without click: styles, aligned tables, and a writer that behaves as
-click.echo does (colour codes only on a terminal, UTF-8 where a stream claims ASCII).
-
-`search` and `recall` print through this in both of their paths, in-process and answered by
-the daemon, and the daemon's fast client must not pay for importing click; the other
-commands share its table and labels, so all text output looks the same.
+"""The one printer: every line the CLI prints goes through `write` (or `echo`), in the
+in-process commands and in the daemon's fast client alike. It styles as click styles, shows
+colours only on a terminal, writes UTF-8 where a stream claims ASCII, and makes whatever it
+prints safe for a terminal (`terminal_text`). The standard library only: the fast client must
+not pay for importing click.
 """
 
 import codecs
@@ -57,7 +56,7 @@ _FORMAT = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufef
 
 
 def style(text: str, fg: str | None = None, *, bold: bool = False, dim: bool = False) -> str:
-    """`text` in ANSI codes, exactly as click.style writes them."""
+    """`text` in ANSI codes (the codes click writes)."""
     codes = f"\x1b[{_COLOURS[fg]}m" if fg else ""
     codes += "\x1b[1m" if bold else ""
     codes += "\x1b[2m" if dim else ""
@@ -65,7 +64,7 @@ def style(text: str, fg: str | None = None, *, bold: bool = False, dim: bool = F
 
 
 def strip(text: str) -> str:
-    """`text` without ANSI escape sequences (ESC [ digits ; ? … letter), as click.unstyle."""
+    """`text` without ANSI escape sequences (ESC [ digits ; ? … letter)."""
     if "\x1b" not in text:
         return text
     out: list[str] = []
@@ -166,7 +165,7 @@ def table_lines(rows: list[list[str]], clip_column: int | None = 3) -> list[str]
 
 
 def write(printout: Printout) -> None:
-    """Print each piece on its stream as click.echo would.
+    """Print each piece on its stream.
 
     Raises:
         UnicodeEncodeError: a piece cannot be encoded for its stream; nothing was printed.

@@ -7,7 +7,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
-from contextd.cli._text import echo
+from contextd.cli._text import echo, style
 from contextd.config import settings_view
 from contextd.core.workspace.config_file import set_config_value
 
@@ -58,14 +58,14 @@ def config(ctx: click.Context, check: bool, show_toml: bool) -> None:
             found = payload["check"]
             state = report.state
             echo(
-                click.style("✓ ", fg="green") + f"{found['provider']} answered a "
+                style("✓ ", fg="green") + f"{found['provider']} answered a "
                 f"{found['dimensions']}-dimension vector in {found['seconds']:.2f} s"
             )
             echo(f"index     {state.embedded}/{state.records} records embedded")
             if state.note:
                 echo(f"note      {state.note}")
             if state.fix:
-                echo(click.style(f"fix       run `{state.fix}`", fg="yellow"))
+                echo(style(f"fix       run `{state.fix}`", fg="yellow"))
 
     emit(payload, human)
 

@@ -12,7 +12,7 @@ import click
 from contextd.app import can_write_store
 from contextd.cli._context import common_options, get_app, get_settings, state
 from contextd.cli._output import emit
-from contextd.cli._text import echo
+from contextd.cli._text import echo, style
 from contextd.clock import parse_when, to_iso
 from contextd.errors import InvalidInputError
 from contextd.sync.bundle import dump_bundle
@@ -119,7 +119,7 @@ def print_merge(view: dict[str, Any], headline: str) -> None:
         echo("Dry run: nothing was written.")
     elif view.get("conflicts"):
         echo(
-            click.style(
+            style(
                 "Both sides changed some records; the local copies were kept. "
                 "See `contextd sync conflicts`.",
                 fg="yellow",

@@ -10,7 +10,7 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
-from contextd.cli._text import clip, echo
+from contextd.cli._text import clip, echo, style
 from contextd.importers import Importer, ImportReport, SourceEntry, read_context_keeper, read_kept
 
 __all__ = ["COMMANDS"]
@@ -124,7 +124,7 @@ def _print(report: ImportReport, shorts: dict[str, str]) -> None:
         old, new = (shorts.get(i, "new") for i in (change.record_id, change.successor_id))
         echo(f"{verb} {old} superseded by {new} (the source replaced it since).")
     for note in report.notes:
-        echo(click.style(f"Note: {note}", fg="yellow"))
+        echo(style(f"Note: {note}", fg="yellow"))
     if report.dry_run:
         echo("Dry run: nothing was written.")
 

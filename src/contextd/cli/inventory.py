@@ -4,7 +4,7 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit, table
-from contextd.cli._text import echo
+from contextd.cli._text import echo, style
 from contextd.clock import age
 from contextd.core.workspace.inventory import Inventory, ProjectSurvey, ScopeCounts, inventory_view
 from contextd.models import Kind, Status
@@ -45,7 +45,7 @@ def _split(counts: ScopeCounts, kind: Kind | None = None) -> str:
 
 
 def _print(survey: Inventory, detail: bool) -> None:
-    echo(click.style(f"contextd inventory  {survey.home}", bold=True))
+    echo(style(f"contextd inventory  {survey.home}", bold=True))
     echo("─" * 33)
     totals = survey.totals
     rows = [("Records", _split(totals))]
@@ -62,7 +62,7 @@ def _print(survey: Inventory, detail: bool) -> None:
     for label, value in rows:
         echo(f"{label:<15}{value}")
     if index.note:
-        echo(click.style(f"note: {index.note}", fg="yellow"))
+        echo(style(f"note: {index.note}", fg="yellow"))
     echo()
     if not survey.projects:
         echo("No projects yet; `contextd attach` in a project's folder adds one.")
@@ -76,7 +76,7 @@ def _print(survey: Inventory, detail: bool) -> None:
 
 def _project_table(projects: tuple[ProjectSurvey, ...]) -> None:
     header = ["project", *_COLUMNS.values(), "old", "last activity", "last checkpoint"]
-    rows = [[click.style(cell, bold=True) for cell in header]]
+    rows = [[style(cell, bold=True) for cell in header]]
     for item in projects:
         counts = item.counts
         old = counts.status(Status.SUPERSEDED) + counts.status(Status.ARCHIVED)
@@ -107,7 +107,7 @@ def _global_line(counts: ScopeCounts) -> None:
 def _project_detail(item: ProjectSurvey) -> None:
     project = item.project
     counts = item.counts
-    echo(f"\n{click.style(project.name, bold=True)} ({project.slug})")
+    echo(f"\n{style(project.name, bold=True)} ({project.slug})")
     if project.git_remote:
         echo(f"  {'remote':<13}{project.git_remote}")
     paths = ", ".join(project.paths) or "none on this machine (`contextd attach` adopts it)"

@@ -4,34 +4,44 @@ from typing import Any
 
 import click
 
-from contextd.cli._context import common_options, get_app
+from contextd.cli._context import common_options, declared_options, get_app
 from contextd.cli._output import emit, record_row, report_write, table
-from contextd.cli._text import echo
+from contextd.cli._text import echo, style
+from contextd.cli.argv_table import Option
 from contextd.clock import age
 from contextd.core.reading.views import code_change_view, record_view
-from contextd.core.upkeep.quality import scan_quality
-from contextd.models import Hardness, Record, RecordEdit
+from contextd.core.upkeep.quality import command_for, scan_quality
+from contextd.fields import BODY_FIELDS, BodyField
+from contextd.models import Record, RecordEdit
 
 __all__ = ["COMMANDS"]
 
-# CLI option name -> body field it edits.
-_BODY_OPTIONS = {
-    "problem": "problem",
-    "why": "why_chosen",
-    "alternatives": "alternatives",
-    "tried": "what_we_tried",
-    "tradeoffs": "tradeoffs",
-    "reason": "reason",
-    "hardness": "hardness",
-    "incident": "triggering_incident",
-    "purpose": "purpose",
-    "goal": "goal",
-    "scope": "scope",
-    "step": "steps",
-    "done": "done",
-    "next": "next",
-}
-_LIST_OPTIONS = {"scope", "step", "done", "next"}
+
+def _body_options() -> tuple[Option, ...]:
+    """One option per body field's flag; a flag two kinds share (--problem) is one option."""
+    by_flag: dict[str, list[BodyField]] = {}
+    for spec in BODY_FIELDS:
+        by_flag.setdefault(spec.flag, []).append(spec)
+    options = []
+    for flag, specs in by_flag.items():
+        first = specs[0]
+        also = "".join(f" For a {s.kind}: {s.help[0].lower()}{s.help[1:]}" for s in specs[1:])
+        many = " Replaces the list (repeatable)." if first.many else ""
+        options.append(
+            Option(
+                flag,
+                first.name,
+                first.help + also + many,
+                multiple=first.many,
+                choices=first.choices,
+                metavar=first.metavar,
+            )
+        )
+    return tuple(options)
+
+
+_BODY_OPTIONS = _body_options()
+_LISTS = frozenset(o.dest for o in _BODY_OPTIONS if o.multiple)
 
 
 def _written(record: Record, verb: str, *, with_similar: bool = False) -> None:
@@ -49,20 +59,7 @@ def _written(record: Record, verb: str, *, with_similar: bool = False) -> None:
 @click.option("--hint", "hints", multiple=True, help="Replace the retrieval hints (repeatable).")
 @click.option("--priority", type=click.IntRange(1, 5))
 @click.option("--related", multiple=True, metavar="ID", help="Replace the related ids.")
-@click.option("--problem")
-@click.option("--why")
-@click.option("--alternatives")
-@click.option("--tried")
-@click.option("--tradeoffs")
-@click.option("--reason")
-@click.option("--hardness", type=click.Choice([h.value for h in Hardness]))
-@click.option("--incident")
-@click.option("--purpose")
-@click.option("--goal")
-@click.option("--scope", multiple=True, metavar="GLOB", help="Replace the scope globs.")
-@click.option("--step", multiple=True, help="Replace the pipeline's steps.")
-@click.option("--done", multiple=True, help="Replace the checkpoint's done list.")
-@click.option("--next", multiple=True, help="Replace the checkpoint's next steps.")
+@declared_options(*_BODY_OPTIONS)
 @click.option("--force", is_flag=True, help="Keep the change even if it restates another record.")
 @common_options
 def update(
@@ -78,9 +75,9 @@ def update(
 ) -> None:
     """Change fields of a record; the same rules as when it was created apply."""
     body = {
-        _BODY_OPTIONS[name]: value
+        name: value
         for name, value in body_options.items()
-        if (value if name in _LIST_OPTIONS else value is not None)
+        if (value if name in _LISTS else value is not None)
     }
     edit = RecordEdit(
         title=title,
@@ -198,9 +195,9 @@ def _stale_code() -> None:
             return
         for record, change in found:
             echo(f"{shorts[record.id]}  {record.title[:70]}")
-            echo(click.style(f"    {change.describe()}", fg="yellow"))
+            echo(style(f"    {change.describe()}", fg="yellow"))
             echo(
-                click.style(
+                style(
                     f"    contextd verify {shorts[record.id]}  (still true)  or  "
                     f"contextd update {shorts[record.id]} ...  (it changed)",
                     fg="bright_black",
@@ -248,7 +245,7 @@ def quality() -> None:
             return
         for issue in issues:
             echo(f"{issue.kind:<15} {shorts[issue.record.id]}  {issue.record.title[:60]}")
-            echo(click.style(f"{'':<15} {issue.detail}; fix: {issue.fix}", fg="bright_black"))
+            echo(style(f"{'':<15} {issue.detail}; fix: {command_for(issue)}", fg="bright_black"))
         echo("\n" + ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())))
 
     emit(
@@ -260,7 +257,7 @@ def quality() -> None:
                     "id": i.record.id,
                     "title": i.record.title,
                     "detail": i.detail,
-                    "fix": i.fix,
+                    "fix": command_for(i),
                 }
                 for i in issues
             ],

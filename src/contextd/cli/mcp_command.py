@@ -35,9 +35,9 @@ def serve(read_only: bool) -> None:
 
     # stdout is the protocol: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    # Opening the store takes a few ms; the vectors load below, and the model is the
-    # daemon's while one answers (started if need be), so the two hold one copy.
-    app = get_app(model_from_daemon=True)
+    # Opening the store takes a few ms; the model and the vectors load below. (With a daemon
+    # running, the relay has it host the session instead: this server runs without one.)
+    app = get_app()
     server = build_server(app, read_only=read_only)
     # Started once the server is built: loading the model while the SDK was still importing
     # (~0.7 s of Python, the floor of `initialize`) only slowed that import, both needing the

@@ -2,28 +2,10 @@
 become commands and flags a person types."""
 
 from contextd.errors import ContextdError, ValidationError
+from contextd.fields import flag_of
 
 __all__ = ["in_cli_words"]
 
-FLAGS = {
-    "problem": "--problem",
-    "why_chosen": "--why",
-    "alternatives": "--alternatives",
-    "what_we_tried": "--tried",
-    "tradeoffs": "--tradeoffs",
-    "reason": "--reason",
-    "scope": "--scope",
-    "triggering_incident": "--incident",
-    "purpose": "--purpose",
-    "steps": "--step",
-    "goal": "--goal",
-    "done": "--done",
-    "next": "--next",
-    "category": "--category",
-    "priority": "--priority",
-    "tags": "--tag",
-    "retrieval_hints": "--hint",
-}
 ACTIONS = {
     "update": "change it with `contextd update {id}`",
     "verify": "confirm it with `contextd verify {id}`",
@@ -43,7 +25,7 @@ def in_cli_words(error: ContextdError) -> str:
     """The error's sentence, with the flags of the fields it names and the commands to run."""
     message = str(error)
     if isinstance(error, ValidationError):
-        flags = [FLAGS[field] for field, _ in error.problems if field in FLAGS]
+        flags = [flag for field, _ in error.problems if (flag := flag_of(field)) is not None]
         if flags:
             message = f"{message} (set with {', '.join(dict.fromkeys(flags))})"
     return error.worded(ACTIONS, message)

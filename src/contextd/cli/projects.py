@@ -9,7 +9,7 @@ import click
 from contextd.agents.importer import ImportOutcome
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
-from contextd.cli._text import echo
+from contextd.cli._text import echo, style
 from contextd.core.reading.views import project_view
 from contextd.core.workspace.home import initialise_home
 from contextd.errors import InvalidInputError
@@ -72,7 +72,7 @@ def attach(path: Path | None, name: str | None, no_import: bool) -> None:
             "adopted": "Adopted existing project",
             "already attached": "Already attached:",
         }[outcome.action]
-        echo(f"{verb} {click.style(project.name, bold=True)} ({project.slug}) at {outcome.path}")
+        echo(f"{verb} {style(project.name, bold=True)} ({project.slug}) at {outcome.path}")
         if project.git_remote:
             echo(f"git remote  {project.git_remote}")
         if imported and imported.files:

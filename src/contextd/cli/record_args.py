@@ -7,12 +7,11 @@ from collections.abc import Mapping
 
 from contextd.cli.argv_table import Option, Parsed
 from contextd.cli.argv_table import parse as parse_with
-from contextd.limits import MIN_PROBLEM_CHARS, MIN_PURPOSE_CHARS, MIN_REASON_CHARS, MIN_WHY_CHARS
+from contextd.fields import KINDS, RECORD_FIELDS, BodyField, body_fields
 
 __all__ = [
     "RECORD_COMMANDS",
     "ORIGIN_NAMES",
-    "HARDNESS_NAMES",
     "RECORD_OPTIONS",
     "Command",
     "draft",
@@ -20,7 +19,6 @@ __all__ = [
 ]
 
 ORIGIN_NAMES = ("user", "agent", "import")
-HARDNESS_NAMES = ("absolute", "strong", "advisory")
 
 
 class Command:
@@ -79,144 +77,32 @@ RECORD_OPTIONS = (
 )
 """Options every record command shares."""
 
+
+def _body_option(spec: BodyField) -> Option:
+    """The option that fills one body field, as the catalogue declares it."""
+    return Option(
+        spec.flag,
+        spec.name,
+        spec.described + (" (repeatable)" if spec.many else ""),
+        multiple=spec.many,
+        required=spec.required,
+        choices=spec.choices,
+        default=None if spec.required or spec.many else "",
+        metavar=spec.metavar,
+        field=spec.name,
+    )
+
+
+_CATEGORY = next(f for f in RECORD_FIELDS if f.name == "category")
 RECORD_COMMANDS = {
-    "add": Command(
-        "memory",
-        "text",
-        "Remember a fact, convention, gotcha or preference.",
-        (
-            Option(
-                "--category",
-                "category",
-                "architecture, convention, gotcha, preference, user, ...",
-                required=True,
-                metavar="C",
-            ),
-        ),
-    ),
-    "decide": Command(
-        "decision",
-        "summary",
-        "Record a decision with its rationale.",
-        (
-            Option(
-                "--problem",
-                "problem",
-                f"The situation that forced a choice ({MIN_PROBLEM_CHARS}+ characters).",
-                required=True,
-                field="problem",
-            ),
-            Option(
-                "--why",
-                "why",
-                f"Why this option won ({MIN_WHY_CHARS}+ characters).",
-                required=True,
-                field="why_chosen",
-            ),
-            Option(
-                "--alternatives",
-                "alternatives",
-                "What else was considered.",
-                default="",
-                field="alternatives",
-            ),
-            Option(
-                "--tried",
-                "tried",
-                "What was tried, and what happened.",
-                default="",
-                field="what_we_tried",
-            ),
-            Option(
-                "--tradeoffs", "tradeoffs", "What this choice costs.", default="", field="tradeoffs"
-            ),
-        ),
-    ),
-    "constrain": Command(
-        "constraint",
-        "rule",
-        "Record a rule that must hold, with its reason and scope.",
-        (
-            Option(
-                "--reason",
-                "reason",
-                f"What breaks if the rule is ignored ({MIN_REASON_CHARS}+ characters).",
-                required=True,
-                field="reason",
-            ),
-            Option(
-                "--scope",
-                "scopes",
-                "Path glob the rule covers, e.g. 'migrations/**' (repeatable).",
-                multiple=True,
-                metavar="GLOB",
-                field="scope",
-            ),
-            Option(
-                "--hardness",
-                "hardness",
-                "How binding the rule is.",
-                required=True,
-                choices=HARDNESS_NAMES,
-                field="hardness",
-            ),
-            Option(
-                "--incident",
-                "incident",
-                "What happened that made the rule necessary.",
-                default="",
-                field="triggering_incident",
-            ),
-        ),
-    ),
-    "pipeline": Command(
-        "pipeline",
-        "name",
-        "Record a workflow as ordered steps.",
-        (
-            Option(
-                "--purpose",
-                "purpose",
-                f"What the workflow achieves ({MIN_PURPOSE_CHARS}+ characters).",
-                required=True,
-                field="purpose",
-            ),
-            Option(
-                "--step",
-                "steps",
-                "One step, in order (repeat for each).",
-                multiple=True,
-                required=True,
-                metavar="S",
-                field="steps",
-            ),
-        ),
-    ),
-    "checkpoint": Command(
-        "checkpoint",
-        "summary",
-        "Record where work stopped: goal, what is done, what is next.",
-        (
-            Option("--goal", "goal", "What the work is for.", default="", field="goal"),
-            Option(
-                "--done",
-                "done",
-                "Something finished (repeatable).",
-                multiple=True,
-                metavar="D",
-                field="done",
-            ),
-            Option(
-                "--next",
-                "next_steps",
-                "The next step (repeatable).",
-                multiple=True,
-                metavar="N",
-                field="next",
-            ),
-            Option("--problem", "problem", "An open problem.", default="", field="problem"),
-        ),
-    ),
+    spec.command: Command(
+        kind,
+        spec.argument,
+        spec.help,
+        tuple(_body_option(f) for f in body_fields(kind))
+        or (Option(_CATEGORY.flag, "category", _CATEGORY.help, required=True, metavar="C"),),
+    )
+    for kind, spec in KINDS.items()
 }
 _TABLE = {name: (*command.options, *RECORD_OPTIONS) for name, command in RECORD_COMMANDS.items()}
 

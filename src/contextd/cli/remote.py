@@ -8,7 +8,7 @@ import click
 
 from contextd.cli._context import common_options, get_app, option_bundle
 from contextd.cli._output import emit, table, warn
-from contextd.cli._text import echo
+from contextd.cli._text import echo, style
 from contextd.cli.bundles import print_merge, print_summary
 from contextd.clock import age
 from contextd.sync.remotes import expansion_warnings, remote_view
@@ -208,7 +208,7 @@ def conflicts() -> None:
             echo("No divergences: every exchanged record agrees with its other copies.")
             return
         for c in found:
-            echo(f"{click.style(shorts.get(c.local.id, c.local.id), bold=True)}  {c.local.title}")
+            echo(f"{style(shorts.get(c.local.id, c.local.id), bold=True)}  {c.local.title}")
             echo(
                 f"  here: changed {c.local.updated_at}; {c.peer}: changed "
                 f"{c.remote.get('updated_at')}; differs in {', '.join(c.differing) or 'dates'}"

@@ -7,7 +7,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
-from contextd.cli._text import echo
+from contextd.cli._text import echo, style
 from contextd.clock import age, now
 from contextd.core.reading.views import record_view
 from contextd.core.workspace.sessions import SessionReport, SessionRow, duration_seconds
@@ -70,7 +70,7 @@ def start(agent: str) -> None:
     }
 
     def human() -> None:
-        short = click.style(shorts[started.id], bold=True)
+        short = style(shorts[started.id], bold=True)
         echo(f"Started session {short} for {started.agent} on {project.name}.")
         if closed is not None:
             echo(
@@ -101,9 +101,7 @@ def end(summary: str | None, session_id: str | None) -> None:
 
     def human() -> None:
         verb = "Session {} had already ended" if already else "Ended session {}"
-        line = (
-            f"{verb.format(click.style(short, bold=True))} ({ended.agent}, ran {duration(seconds)})"
-        )
+        line = f"{verb.format(style(short, bold=True))} ({ended.agent}, ran {duration(seconds)})"
         echo(line + (f": {ended.summary}" if ended.summary else "."))
 
     emit({"session": _session_view(ended), "already_ended": already}, human)
@@ -127,11 +125,11 @@ def list_command(all_projects: bool, limit: int) -> None:
             echo(f"No sessions yet on {where}; `contextd session start --agent NAME`.")
             return
         header = ["id", "agent", *(["project"] if all_projects else []), "started", "ended"]
-        rows = [[click.style(cell, bold=True) for cell in [*header, "ran", "summary"]]]
+        rows = [[style(cell, bold=True) for cell in [*header, "ran", "summary"]]]
         for s in sessions:
             view = _session_view(s)
-            ended = click.style("open", fg="green") if s.ended_at is None else _stamp(s.ended_at)
-            row = [click.style(shorts[s.id], fg="bright_black"), s.agent]
+            ended = style("open", fg="green") if s.ended_at is None else _stamp(s.ended_at)
+            row = [style(shorts[s.id], fg="bright_black"), s.agent]
             row += [names.get(s.project_id, "?")] if all_projects else []
             row += [_stamp(s.started_at), ended, duration(view["seconds"]), s.summary or ""]
             rows.append(row)
@@ -197,9 +195,9 @@ def _print_report(
     shorts: dict[str, str],
 ) -> None:
     s = report.session
-    echo(click.style(f"Session {shorts[s.id]}", bold=True))
+    echo(style(f"Session {shorts[s.id]}", bold=True))
     echo("─" * 33)
-    end = s.ended_at or click.style("now (open)", fg="green")
+    end = s.ended_at or style("now (open)", fg="green")
     rows = [
         ("agent", s.agent),
         ("project", project_name),
@@ -214,7 +212,7 @@ def _print_report(
         echo("\nNothing was recorded in this session's window.")
     for key, title in _SECTIONS:
         if sections[key]:
-            echo(f"\n{click.style(title, bold=True)}")
+            echo(f"\n{style(title, bold=True)}")
             for record in sections[key]:
                 category = f"[{record.category}] " if record.category else ""
                 echo(f"  {shorts[record.id]} {category}{record.title}")

@@ -13,7 +13,7 @@ from contextd.agents.setup import Action, FileChange, SetupReport, find_executab
 from contextd.agents.writers import Launcher
 from contextd.cli._context import common_options, state
 from contextd.cli._output import emit, table
-from contextd.cli._text import echo
+from contextd.cli._text import echo, style
 from contextd.config import resolve_home
 from contextd.errors import ConfigError
 
@@ -123,14 +123,14 @@ def _human(report: SetupReport, places: Places) -> None:
     rows = [
         [
             change.agent,
-            click.style(_verb(change, report.dry_run), fg=_COLOUR[change.action]),
+            style(_verb(change, report.dry_run), fg=_COLOUR[change.action]),
             _short(change.path, places),
             ", ".join(change.what),
         ]
         for change in report.files
     ]
     rows += [
-        [failure.agent, click.style("failed", fg="red"), "", "left untouched (see below)"]
+        [failure.agent, style("failed", fg="red"), "", "left untouched (see below)"]
         for failure in report.failures
     ]
     table(rows, clip_column=None)
@@ -166,7 +166,7 @@ def _diff(change: FileChange, places: Places) -> None:
     )
     for line in lines:
         colour = "green" if line.startswith("+") else "red" if line.startswith("-") else None
-        echo(click.style(line.rstrip("\n"), fg=colour))
+        echo(style(line.rstrip("\n"), fg=colour))
 
 
 def _short(path: Path, places: Places) -> str:

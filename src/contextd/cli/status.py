@@ -7,7 +7,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit
-from contextd.cli._text import echo
+from contextd.cli._text import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import project_view, record_view
 from contextd.core.recall.presentation import shown_name
@@ -58,7 +58,7 @@ def _payload(report: StatusReport, shared: SharedView | None) -> dict[str, Any]:
 
 
 def _print(report: StatusReport, shared: SharedView | None) -> None:
-    echo(click.style("contextd", bold=True))
+    echo(style("contextd", bold=True))
     echo("─" * 33)
     for label, value in _rows(report, shared):
         echo(f"{label:<13}{value}")
@@ -72,7 +72,7 @@ def _print(report: StatusReport, shared: SharedView | None) -> None:
     if index.fix:
         warnings.append(f"run `{index.fix}` to bring the index up to date")
     for warning in warnings:
-        echo(click.style(warning, fg="yellow"))
+        echo(style(warning, fg="yellow"))
     _print_where_work_stopped(report)
 
 
@@ -88,7 +88,7 @@ def _rows(report: StatusReport, shared: SharedView | None) -> list[tuple[str, st
         rows.append(("Semantic", "off (full-text only)"))
     else:
         good = index.fix is None
-        mark = click.style("✓", fg="green") if good else click.style("!", fg="yellow")
+        mark = style("✓", fg="green") if good else style("!", fg="yellow")
         rows.append(("Semantic", f"{mark} {index.embedded}/{index.records} {index.provider}"))
         rows.append(("Vectors", index.backend))
     if shared is not None:
@@ -101,16 +101,16 @@ def _print_where_work_stopped(report: StatusReport) -> None:
     if checkpoint is None:
         return
     echo(
-        f"\n{click.style('Last checkpoint', bold=True)}\n{checkpoint.title} "
+        f"\n{style('Last checkpoint', bold=True)}\n{checkpoint.title} "
         f"({age(checkpoint.created_at)})"
     )
     body = checkpoint.body
     goal = getattr(body, "goal", "")
     if goal:
-        echo(f"\n{click.style('Current goal', bold=True)}\n{goal}")
+        echo(f"\n{style('Current goal', bold=True)}\n{goal}")
     steps = list(getattr(body, "next", ()))
     if steps:
-        echo(f"\n{click.style('Next', bold=True)}")
+        echo(f"\n{style('Next', bold=True)}")
         for step in steps:
             echo(f"- {step}")
 

@@ -6,7 +6,6 @@ code and settings it started with: a request it must not answer is declined, and
 then does the work itself.
 """
 
-import array
 import logging
 import os
 import threading
@@ -20,7 +19,6 @@ from contextd.core.reading.views import written_view
 from contextd.core.recall.answers import recall_answer, search_answer
 from contextd.daemon.hosting import Hosting
 from contextd.daemon.protocol import (
-    EmbedAsk,
     HookAsk,
     McpAsk,
     Ping,
@@ -29,7 +27,6 @@ from contextd.daemon.protocol import (
     SearchAsk,
     Stop,
     WriteAsk,
-    decode_embed_texts,
     decode_request,
 )
 from contextd.errors import ContextdError
@@ -95,8 +92,6 @@ class Handlers:
             stored = self._write(request)
             view = written_view(stored.record, stored.similar)
             return {"written": {"view": view, "shorts": stored.shorts}}, b""
-        if isinstance(request, EmbedAsk):
-            return self._embed(request, body)
         if isinstance(request, McpAsk):
             self._reserve_session()
             return {}, b""
@@ -124,34 +119,13 @@ class Handlers:
         except ContextdError as exc:
             raise Declined(f"the write was refused: {type(exc).__name__}") from None
 
-    def _embed(self, request: EmbedAsk, body: bytes) -> tuple[dict[str, object], bytes]:
-        indexer = self._app.indexer
-        if indexer is None or indexer.provider.id != request.model:
-            mine = indexer.provider.id if indexer else "none"
-            raise Declined(f"this daemon embeds with {mine}, not {request.model}")
-        try:
-            texts = decode_embed_texts(body)
-        except msgspec.DecodeError as exc:
-            raise Declined(f"the texts are not a JSON array of strings ({exc})") from None
-        if request.query and len(texts) != 1:
-            raise Declined("a query is one text")
-        provider = indexer.provider
-        if request.query:
-            vectors = [provider.embed_query(texts[0])]
-        else:
-            vectors = provider.embed_documents(texts)
-        packed = array.array("f", [value for vector in vectors for value in vector])
-        return {"count": len(vectors), "dimensions": provider.dimensions}, packed.tobytes()
-
     def _reserve_session(self) -> None:
         if self._hosting is None:
             raise Declined("this daemon hosts no MCP sessions")
         if not self._hosting.reserve():
             raise Declined("this daemon hosts as many MCP sessions as it may, or is stopping")
 
-    def _check(
-        self, request: HookAsk | SearchAsk | RecallAsk | WriteAsk | EmbedAsk | McpAsk
-    ) -> None:
+    def _check(self, request: HookAsk | SearchAsk | RecallAsk | WriteAsk | McpAsk) -> None:
         if request.stamp != self._stamp:
             raise Declined(
                 "this daemon runs other contextd code than its client; restart it "

@@ -13,7 +13,6 @@ from msgspec import Meta, Struct
 from contextd.models import RecordDraft, SearchQuery
 
 __all__ = [
-    "EmbedAsk",
     "HookAsk",
     "McpAsk",
     "Ping",
@@ -22,14 +21,11 @@ __all__ = [
     "SearchAsk",
     "Stop",
     "WriteAsk",
-    "MAX_EMBED_TEXTS",
-    "decode_embed_texts",
     "decode_request",
 ]
 
 Path = Annotated[str, Meta(min_length=1, max_length=4096)]
 Name = Annotated[str, Meta(max_length=1024)]
-MAX_EMBED_TEXTS = 64  # texts one embed request may carry: a batch is a fraction of a second
 
 
 class Ping(Struct, frozen=True, tag="ping", tag_field="kind", forbid_unknown_fields=True):
@@ -90,19 +86,6 @@ class WriteAsk(Struct, frozen=True, tag="write", tag_field="kind", forbid_unknow
     supersedes: tuple[Name, ...] = ()
 
 
-class EmbedAsk(Struct, frozen=True, tag="embed", tag_field="kind", forbid_unknown_fields=True):
-    """Vectors from the daemon's warm model, for another resident process of the same user
-    (the MCP server), so that one copy of the model serves both. The texts are the frame's
-    body, a JSON array of strings; the vectors come back as its body, float32 in this
-    machine's byte order. `model` is the provider id the client expects: another model's
-    vectors would not match the store's."""
-
-    home: Path
-    stamp: Name
-    model: Name
-    query: bool = False  # one query text: answered from the model's cache of recent queries
-
-
 class McpAsk(Struct, frozen=True, tag="mcp", tag_field="kind", forbid_unknown_fields=True):
     """`contextd mcp serve`: host an MCP session on this connection. After the daemon's ok
     reply the connection carries newline-delimited JSON-RPC both ways, relayed untouched,
@@ -118,9 +101,8 @@ class McpAsk(Struct, frozen=True, tag="mcp", tag_field="kind", forbid_unknown_fi
     read_only: bool = False
 
 
-Request = Ping | Stop | HookAsk | SearchAsk | RecallAsk | WriteAsk | EmbedAsk | McpAsk
+Request = Ping | Stop | HookAsk | SearchAsk | RecallAsk | WriteAsk | McpAsk
 _DECODER = msgspec.json.Decoder(Request)
-_TEXTS = msgspec.json.Decoder(Annotated[list[str], Meta(min_length=1, max_length=MAX_EMBED_TEXTS)])
 
 
 def decode_request(head: bytes) -> Request:
@@ -131,12 +113,3 @@ def decode_request(head: bytes) -> Request:
             (msgspec.ValidationError, a subclass, says which field).
     """
     return _DECODER.decode(head)
-
-
-def decode_embed_texts(body: bytes) -> list[str]:
-    """The texts an embed request's body holds.
-
-    Raises:
-        msgspec.DecodeError: it is not a JSON array of 1 to MAX_EMBED_TEXTS strings.
-    """
-    return _TEXTS.decode(body)

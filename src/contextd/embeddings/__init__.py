@@ -3,7 +3,6 @@
 A provider's module (and the protocol they share, in embeddings.base) is imported only when
 config names it: none at all for `none`, which the prompt hook uses when no daemon answers."""
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,8 +12,6 @@ from contextd.config import EmbeddingSettings
 from contextd.errors import ConfigError
 
 if TYPE_CHECKING:
-    import subprocess
-
     from contextd.embeddings.base import EmbeddingProvider
 
 __all__ = ["PROVIDERS", "ProviderChoice", "select_provider"]
@@ -29,17 +26,9 @@ class ProviderChoice(Struct, frozen=True):
     note: str | None  # why the configured provider is not the one in use, if so
 
 
-def select_provider(
-    settings: EmbeddingSettings,
-    home: Path | None = None,
-    *,
-    from_daemon: bool = False,
-    start_daemon: "Callable[[], subprocess.Popen[bytes]] | None" = None,
-) -> ProviderChoice:
+def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> ProviderChoice:
     """The provider config asks for; `local` without its model package falls back to hashing.
-    The local model keeps the graphs it builds in `home`/models (None: not cached); with
-    `from_daemon` it is the daemon's, asked over its socket, whenever the daemon serving
-    `home` answers (`start_daemon` starts one when none does).
+    The local model keeps the graphs it builds in `home`/models (None: not cached).
 
     Raises:
         ConfigError: an unknown provider name or a non-positive width.
@@ -68,10 +57,6 @@ def select_provider(
             threads=settings.threads,
             cache_dir=None if home is None else home / "models",
         )
-        if from_daemon and home is not None:
-            from contextd.embeddings.from_daemon import DaemonModel
-
-            return ProviderChoice(DaemonModel(model, home, start_daemon), None)
         return ProviderChoice(model, None)
     if name == "openai":
         from contextd.embeddings.openai import OpenAICompatible

@@ -27,6 +27,7 @@ from contextd.core.recall.presentation import (
 )
 from contextd.core.recall.queries import SEPARATOR, estimate_tokens, passage
 from contextd.errors import ContextdError, NotFoundError, ProjectNotResolvedError
+from contextd.fields import body_fields
 from contextd.hooks.adapters import HookEvent, adapt
 from contextd.hooks.reply import is_command
 from contextd.models import CodeChange, ConstraintBody, Project, Record, SearchQuery
@@ -195,6 +196,9 @@ def _post_edit(app: App, project: Project, hook: HookEvent) -> str:
     return fence("\n".join(lines), attributes={"project": project.slug})
 
 
+_NEEDED = ", ".join(f.name for f in body_fields("decision") if f.required)
+
+
 def _post_bash(app: App, project: Project, hook: HookEvent) -> str:
     command = hook.command
     if not _GIT_COMMIT.search(command) or "--dry-run" in command:
@@ -206,7 +210,7 @@ def _post_bash(app: App, project: Project, hook: HookEvent) -> str:
         return ""
     return (
         f'contextd: you committed "{one_line(subject)[:200]}". If it settled a choice between '
-        "alternatives, record it with record_decision (problem, why_chosen); if it introduced a "
+        f"alternatives, record it with record_decision ({_NEEDED}); if it introduced a "
         "rule that must hold, record_constraint; a gotcha worth keeping, remember."
     )
 

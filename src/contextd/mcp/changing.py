@@ -1,34 +1,30 @@
 """Tools that change records: update, append, link, supersede, archive, delete, verify, and
 learn which record answered a query."""
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.types import CallToolResult
 from pydantic import Field
 
 from contextd.core.reading.views import record_view
 from contextd.core.recall.presentation import one_line
+from contextd.fields import KINDS, text_fields
 from contextd.mcp import outputs as out
 from contextd.mcp.connection import Here
 from contextd.mcp.project import NOWHERE, ProjectArg
 from contextd.mcp.render import reply
 from contextd.mcp.toolkit import DESTROY, WRITE, Force, Hints, RecordId, Related, Tags, Toolkit
-from contextd.models import RecordEdit
+from contextd.models import Kind, RecordEdit
 
 __all__ = ["register"]
 
-TextField = Literal[
-    "title",
-    "why_chosen",
-    "problem",
-    "alternatives",
-    "what_we_tried",
-    "tradeoffs",
-    "reason",
-    "triggering_incident",
-    "purpose",
-    "goal",
-]
+# The text fields `append` adds to, any kind's (the writer says which a record has).
+_TEXT_FIELDS = tuple(dict.fromkeys(name for kind in Kind for name in text_fields(kind)))
+_MAINS = "(" + ", ".join(f"a {k}'s {s.main}" for k, s in KINDS.items() if k != "memory") + ")."
+if TYPE_CHECKING:
+    TextField = str
+else:
+    TextField = Literal[_TEXT_FIELDS]
 
 
 def register(kit: Toolkit) -> None:
@@ -44,7 +40,9 @@ def register(kit: Toolkit) -> None:
         related_to: Related | None = None,
         fields: Annotated[
             dict[str, Any] | None,
-            Field(description='Kind fields to change, e.g. {"why_chosen": "..."}.'),
+            Field(
+                description=f'Kind fields to change, e.g. {{"{KINDS["decision"].main}": "..."}}.'
+            ),
         ] = None,
         force: Force = False,
     ) -> Annotated[CallToolResult, out.Written]:
@@ -66,9 +64,7 @@ def register(kit: Toolkit) -> None:
         field: Annotated[
             TextField | None,
             Field(
-                description="The text field to add to; by default the record's main one "
-                "(a memory's text, a decision's why_chosen, a constraint's reason, a "
-                "pipeline's purpose, a checkpoint's problem)."
+                description="The text field to add to; by default the record's main one " + _MAINS
             ),
         ] = None,
     ) -> Annotated[CallToolResult, out.Written]:

@@ -3,11 +3,14 @@ an agent can call; and argument errors from the SDK's schema check as one senten
 
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contextd.errors import ContextdError, ValidationError
 
-__all__ = ["in_mcp_words", "plain_argument_errors"]
+if TYPE_CHECKING:
+    from contextd.core.upkeep.quality import QualityIssue
+
+__all__ = ["in_mcp_words", "plain_argument_errors", "quality_fix"]
 
 # What a field is called where a tool takes it under another name.
 PARAMETERS = {"title": "summary (text, rule or name)"}
@@ -33,6 +36,23 @@ def in_mcp_words(error: ContextdError) -> str:
         fields = dict.fromkeys(PARAMETERS.get(field, field) for field, _ in error.problems)
         message = f"{message} (fix: {', '.join(fields)})"
     return error.worded(ACTIONS, message)
+
+
+def quality_fix(issue: "QualityIssue") -> str:
+    """The tool call that mends a quality issue."""
+    rid = issue.record.id
+    if issue.kind == "duplicate":
+        return f"append what it adds to {issue.other}, then delete {rid}"
+    if issue.kind == "thin_rationale":
+        return (
+            f'update_entry (id {rid}, fields {{"{issue.field}": "..."}}) to say at least '
+            f"{issue.minimum} characters, or append to that field"
+        )
+    if issue.kind == "missing_tags":
+        return f"update_entry (id {rid}, tags [...])"
+    if issue.kind == "isolated":
+        return f"link (id {rid}, to {issue.other})"
+    return f"verify_entry (id {rid}) if it still holds, else archive it"
 
 
 # "problem\n  Field required [type=missing, ...]\n    For further information visit ..."

@@ -7,10 +7,11 @@ and a view that grows a key fails the tests until its model names it. A key that
 results carry (a label, an archive reason) is optional, never null.
 """
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from contextd.fields import body_fields
 from contextd.models import Hardness, Kind, Origin, Status
 
 __all__ = [
@@ -49,39 +50,25 @@ LABEL = "NOT CURRENT when a newer record replaced it; absent for a current recor
 Instant = str  # ISO 8601, UTC
 
 
-# The typed fields of each kind of record (`body`); every field is always present.
-class MemoryFields(Shape):
-    """A memory keeps its text in the title: no fields of its own."""
+def _fields_model(kind: Kind) -> type[Shape]:
+    """The typed fields of one kind of record (`body`), from the catalogue; every field is
+    always present."""
+    fields: dict[str, Any] = {}
+    for spec in body_fields(kind):
+        kind_of: Any = Hardness if spec.choices else list[str] if spec.many else str
+        unsaid = " (empty if not said)" if spec.many else " ('' if not said)"
+        fields[spec.name] = (
+            kind_of,
+            Field(description=spec.help + ("" if spec.required else unsaid)),
+        )
+    doc = f"The fields of a {kind}." if fields else "A memory keeps its text in the title."
+    return create_model(f"{kind.title()}Fields", __base__=Shape, __doc__=doc, **fields)
 
 
-class DecisionFields(Shape):
-    problem: str = Field(description="The situation that forced a choice.")
-    why_chosen: str = Field(description="Why this option won.")
-    alternatives: str = Field(description="What else was considered ('' if not said).")
-    what_we_tried: str = Field(description="What was tried, and how it went ('' if not said).")
-    tradeoffs: str = Field(description="What this choice costs ('' if not said).")
-
-
-class ConstraintFields(Shape):
-    reason: str = Field(description="What breaks if the rule is ignored.")
-    hardness: Hardness = Field(description="absolute, strong or advisory.")
-    scope: list[str] = Field(description="Path globs the rule covers (empty: everywhere).")
-    triggering_incident: str = Field(description="What made the rule ('' if not said).")
-
-
-class PipelineFields(Shape):
-    purpose: str = Field(description="What the workflow achieves.")
-    steps: list[str] = Field(description="The steps, in order.")
-
-
-class CheckpointFields(Shape):
-    goal: str = Field(description="What the work is for.")
-    done: list[str] = Field(description="What is finished.")
-    next: list[str] = Field(description="What comes next, in order.")
-    problem: str = Field(description="What is blocking or unclear.")
-
-
-Body = MemoryFields | DecisionFields | ConstraintFields | PipelineFields | CheckpointFields
+if TYPE_CHECKING:
+    Body = Shape
+else:
+    Body = Union[tuple(_fields_model(kind) for kind in Kind)]  # noqa: UP007 (a runtime tuple)
 
 
 class RecordOut(Shape):

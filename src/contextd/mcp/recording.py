@@ -5,12 +5,6 @@ from typing import Annotated, Literal
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from contextd.limits import (
-    MIN_PROBLEM_CHARS,
-    MIN_PURPOSE_CHARS,
-    MIN_REASON_CHARS,
-    MIN_WHY_CHARS,
-)
 from contextd.mcp import outputs as out
 from contextd.mcp.connection import Here
 from contextd.mcp.project import NOWHERE, ProjectArg
@@ -23,6 +17,8 @@ from contextd.mcp.toolkit import (
     Supersedes,
     Tags,
     Toolkit,
+    about,
+    title_about,
 )
 from contextd.models import (
     CheckpointBody,
@@ -36,16 +32,12 @@ from contextd.models import (
 
 __all__ = ["register"]
 
-Steps = Annotated[list[str], Field(description="The steps, in order, one line each.")]
-
 
 def register(kit: Toolkit) -> None:
     @kit.tool(WRITE)
     def remember(
-        text: Annotated[str, Field(description="The fact, in a sentence that stands alone.")],
-        category: Annotated[
-            str, Field(description="architecture, convention, gotcha, preference, user, ...")
-        ],
+        text: Annotated[str, title_about("memory")],
+        category: Annotated[str, about("memory", "category")],
         tags: Tags | None = None,
         retrieval_hints: Hints | None = None,
         is_global: Annotated[bool, Field(description="Applies to every project.")] = False,
@@ -74,19 +66,12 @@ def register(kit: Toolkit) -> None:
 
     @kit.tool(WRITE)
     def record_decision(
-        summary: Annotated[str, Field(description="The decision, in one line.")],
-        problem: Annotated[
-            str,
-            Field(
-                description=f"The situation that forced a choice ({MIN_PROBLEM_CHARS}+ characters)."
-            ),
-        ],
-        why_chosen: Annotated[
-            str, Field(description=f"Why this option won ({MIN_WHY_CHARS}+ characters).")
-        ],
-        alternatives: Annotated[str, Field(description="What else was considered.")] = "",
-        what_we_tried: Annotated[str, Field(description="What was tried, and how it went.")] = "",
-        tradeoffs: Annotated[str, Field(description="What this choice costs.")] = "",
+        summary: Annotated[str, title_about("decision")],
+        problem: Annotated[str, about("decision", "problem")],
+        why_chosen: Annotated[str, about("decision", "why_chosen")],
+        alternatives: Annotated[str, about("decision", "alternatives")] = "",
+        what_we_tried: Annotated[str, about("decision", "what_we_tried")] = "",
+        tradeoffs: Annotated[str, about("decision", "tradeoffs")] = "",
         tags: Tags | None = None,
         retrieval_hints: Hints | None = None,
         related_to: Related | None = None,
@@ -114,22 +99,13 @@ def register(kit: Toolkit) -> None:
 
     @kit.tool(WRITE)
     def record_constraint(
-        rule: Annotated[str, Field(description="The rule that must hold, in one line.")],
-        reason: Annotated[
-            str,
-            Field(description=f"What breaks if it is ignored ({MIN_REASON_CHARS}+ characters)."),
-        ],
+        rule: Annotated[str, title_about("constraint")],
+        reason: Annotated[str, about("constraint", "reason")],
         hardness: Annotated[
-            Literal["absolute", "strong", "advisory"],
-            Field(description="absolute: never break it; strong: only with a reason; advisory."),
+            Literal["absolute", "strong", "advisory"], about("constraint", "hardness")
         ],
-        scope: Annotated[
-            list[str] | None,
-            Field(description="Path globs it covers (.gitignore syntax), e.g. migrations/**."),
-        ] = None,
-        triggering_incident: Annotated[
-            str, Field(description="What happened that made the rule.")
-        ] = "",
+        scope: Annotated[list[str] | None, about("constraint", "scope")] = None,
+        triggering_incident: Annotated[str, about("constraint", "triggering_incident")] = "",
         tags: Tags | None = None,
         retrieval_hints: Hints | None = None,
         related_to: Related | None = None,
@@ -156,12 +132,9 @@ def register(kit: Toolkit) -> None:
 
     @kit.tool(WRITE)
     def record_pipeline(
-        name: Annotated[str, Field(description="The workflow's name (release, migration...).")],
-        purpose: Annotated[
-            str,
-            Field(description=f"What the workflow achieves ({MIN_PURPOSE_CHARS}+ characters)."),
-        ],
-        steps: Steps,
+        name: Annotated[str, title_about("pipeline")],
+        purpose: Annotated[str, about("pipeline", "purpose")],
+        steps: Annotated[list[str], about("pipeline", "steps")],
         tags: Tags | None = None,
         retrieval_hints: Hints | None = None,
         related_to: Related | None = None,
@@ -187,11 +160,11 @@ def register(kit: Toolkit) -> None:
 
     @kit.tool(WRITE)
     def checkpoint(
-        summary: Annotated[str, Field(description="Where work stands, in one line.")],
-        goal: Annotated[str, Field(description="What the work is for.")] = "",
-        done: Annotated[list[str] | None, Field(description="What is finished.")] = None,
-        next: Annotated[list[str] | None, Field(description="What comes next, in order.")] = None,
-        problem: Annotated[str, Field(description="What is blocking or unclear.")] = "",
+        summary: Annotated[str, title_about("checkpoint")],
+        goal: Annotated[str, about("checkpoint", "goal")] = "",
+        done: Annotated[list[str] | None, about("checkpoint", "done")] = None,
+        next: Annotated[list[str] | None, about("checkpoint", "next")] = None,
+        problem: Annotated[str, about("checkpoint", "problem")] = "",
         project: ProjectArg = None,
         here: Here = NOWHERE,
     ) -> Annotated[CallToolResult, out.Written]:

@@ -4,7 +4,7 @@ gives."""
 
 import functools
 from collections.abc import Callable
-from typing import Annotated, Literal, ParamSpec, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -15,6 +15,7 @@ from contextd.app import App
 from contextd.core.reading.views import record_view, similar_view
 from contextd.core.recall.presentation import one_line
 from contextd.errors import ContextdError
+from contextd.fields import KINDS, RECORD_FIELDS, body_field
 from contextd.limits import MAX_SEARCH_LIMIT
 from contextd.mcp.messages import in_mcp_words
 from contextd.mcp.project import NOWHERE, Place
@@ -36,6 +37,8 @@ __all__ = [
     "Supersedes",
     "Tags",
     "Toolkit",
+    "about",
+    "title_about",
 ]
 
 P = ParamSpec("P")
@@ -69,6 +72,17 @@ KindArg = Annotated[
     Field(description="Only records of this kind."),
 ]
 Limit = Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT, description="How many results at most.")]
+
+
+def about(kind: str, name: str) -> Any:
+    """A record field's description, as the catalogue gives it (contextd.fields)."""
+    spec = body_field(kind, name) or next(f for f in RECORD_FIELDS if f.name == name)
+    return Field(description=getattr(spec, "described", spec.help))
+
+
+def title_about(kind: str) -> Any:
+    """What a kind's title holds."""
+    return Field(description=KINDS[kind].title_help)
 
 
 def domain_errors(fn: Callable[P, R]) -> Callable[P, R]:

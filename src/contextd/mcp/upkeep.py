@@ -10,6 +10,7 @@ from contextd.core.recall.presentation import one_line
 from contextd.core.upkeep.quality import scan_quality
 from contextd.mcp import outputs as out
 from contextd.mcp.connection import Here
+from contextd.mcp.messages import quality_fix
 from contextd.mcp.project import NOWHERE, ProjectArg
 from contextd.mcp.render import fenced_lines, reply
 from contextd.mcp.toolkit import READ, Toolkit
@@ -49,7 +50,7 @@ def register(kit: Toolkit) -> None:
         )
         found = [
             {"kind": i.kind, "id": i.record.id, "title": i.record.title}
-            | {"detail": i.detail, "fix": i.fix}
+            | {"detail": i.detail, "fix": quality_fix(i)}
             for i in issues
         ]
         lines = [

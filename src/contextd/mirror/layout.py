@@ -11,6 +11,7 @@ Only active records are mirrored; superseded and archived ones stay in the store
 
 from msgspec import Struct
 
+from contextd.fields import RECORD_FIELDS, body_fields
 from contextd.models import Kind, Record
 
 __all__ = [
@@ -55,33 +56,16 @@ class Field(Struct, frozen=True):
     is_list: bool = False
 
 
+_RECORD = {f.name: f for f in RECORD_FIELDS}
 _BODY_FIELDS: dict[Kind, tuple[Field, ...]] = {
-    Kind.MEMORY: (Field("Category", "category"),),
-    Kind.DECISION: (
-        Field("Problem", "problem"),
-        Field("Why chosen", "why_chosen"),
-        Field("Alternatives", "alternatives"),
-        Field("Tried", "what_we_tried"),
-        Field("Trade-offs", "tradeoffs"),
-    ),
-    Kind.CONSTRAINT: (
-        Field("Hardness", "hardness"),
-        Field("Reason", "reason"),
-        Field("Scope", "scope", is_list=True),
-        Field("Incident", "triggering_incident"),
-    ),
-    Kind.PIPELINE: (Field("Purpose", "purpose"), Field("Steps", "steps", is_list=True)),
-    Kind.CHECKPOINT: (
-        Field("Goal", "goal"),
-        Field("Done", "done", is_list=True),
-        Field("Next", "next", is_list=True),
-        Field("Open problem", "problem"),
-    ),
+    kind: tuple(Field(f.heading, f.name, f.many) for f in body_fields(kind))
+    or (Field(_RECORD["category"].heading, "category"),)
+    for kind in Kind
 }
-_COMMON = (
-    Field("Priority", "priority"),
-    Field("Tags", "tags"),
-    Field("Hints", "retrieval_hints", is_list=True),
+# Tags are written on one line, comma-separated.
+_COMMON = tuple(
+    Field(_RECORD[name].heading, name, name == "retrieval_hints")
+    for name in ("priority", "tags", "retrieval_hints")
 )
 
 

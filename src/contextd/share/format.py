@@ -23,6 +23,7 @@ from typing import Any
 import tomlkit
 
 from contextd.errors import ValidationError
+from contextd.fields import BODY_FIELDS
 from contextd.models import (
     BODY_TYPES,
     Kind,
@@ -37,22 +38,13 @@ __all__ = ["FormatError", "parse_record", "render_record"]
 
 FENCE = "+++"
 # Body fields written as sections, in order, with their headings; the rest are front matter.
-SECTIONS = {
-    "problem": "Problem",
-    "why_chosen": "Why chosen",
-    "alternatives": "Alternatives",
-    "what_we_tried": "What we tried",
-    "tradeoffs": "Trade-offs",
-    "reason": "Reason",
-    "triggering_incident": "Triggering incident",
-    "purpose": "Purpose",
-    "steps": "Steps",
-    "goal": "Goal",
-    "done": "Done",
-    "next": "Next",
-}
+# A name two kinds share (a problem) has one heading here: the first kind's.
+SECTIONS: dict[str, str] = {}
+for _field in BODY_FIELDS:
+    if not _field.short:
+        SECTIONS.setdefault(_field.name, _field.heading)
 _HEADINGS = {f"## {label}": name for name, label in SECTIONS.items()}
-_LISTS = {"steps", "done", "next"}
+_LISTS = {f.name for f in BODY_FIELDS if f.many and not f.short}
 
 
 class FormatError(ValueError):

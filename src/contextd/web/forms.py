@@ -7,22 +7,31 @@ from starlette.datastructures import FormData
 
 from contextd.core.writing.secrets import find_secrets
 from contextd.errors import InvalidInputError
+from contextd.fields import BODY_FIELDS, RECORD_FIELDS
 from contextd.models import Kind, Record, RecordEdit, body_to_dict
 
-__all__ = ["LIST_FIELDS", "edit_from_form", "field_label", "form_values", "without_secrets"]
+__all__ = [
+    "LIST_FIELDS",
+    "edit_from_form",
+    "field_label",
+    "form_values",
+    "without_secrets",
+]
 
-LIST_FIELDS = frozenset({"scope", "steps", "done", "next"})  # one item per line
-_LABELS = {
-    "why_chosen": "why chosen",
-    "what_we_tried": "what we tried",
-    "triggering_incident": "triggering incident",
-    "retrieval_hints": "retrieval hints (one per line)",
-    "tags": "tags (comma-separated)",
+# One item per line in the form; tags are typed on one line, comma-separated.
+LIST_FIELDS = frozenset(
+    [f.name for f in BODY_FIELDS if f.many]
+    + [f.name for f in RECORD_FIELDS if f.many and f.name != "tags"]
+)
+_LABELS = {f.name: f.label for f in reversed(BODY_FIELDS)} | {
+    f.name: f.label for f in RECORD_FIELDS
 }
 
 
 def field_label(name: str) -> str:
     label = _LABELS.get(name, name.replace("_", " "))
+    if name == "tags":
+        return f"{label} (comma-separated)"
     return label + (" (one per line)" if name in LIST_FIELDS else "")
 
 

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from contextd.clock import age
+from contextd.core.upkeep.quality import command_for
 from contextd.errors import ConflictError, ContextdError, InvalidInputError, NotFoundError
 from contextd.web.forms import field_label
 
@@ -55,6 +56,7 @@ _ENV.filters["age"] = lambda stamp: age(stamp) if stamp else "never"
 _ENV.filters["when"] = when
 _ENV.filters["day"] = lambda stamp: (stamp or "")[:10]
 _ENV.filters["label"] = field_label
+_ENV.filters["fix"] = command_for
 _ENV.filters["duration"] = duration
 
 

@@ -6,6 +6,7 @@ from msgspec import Struct
 
 from contextd.core.recall.presentation import fence, fence_overhead, one_line
 from contextd.core.recall.queries import SEPARATOR, estimate_tokens
+from contextd.fields import KINDS
 from contextd.models import (
     CheckpointBody,
     CodeChange,
@@ -133,5 +134,5 @@ def _line(record: Record) -> str:
         stopped = f"Where work stopped ({record.created_at[:10]}): {one_line(record.title)}"
         head = "\n".join([stopped, *(p for p in parts if p)])
     elif isinstance(body, DecisionBody):
-        head += f" — why: {one_line(body.why_chosen)}"
+        head += f" — why: {one_line(getattr(body, KINDS[record.kind].main))}"
     return head

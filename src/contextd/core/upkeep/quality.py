@@ -1,4 +1,6 @@
-"""The quality scan: records that would serve a later session badly, each with its fix."""
+"""The quality scan: records that would serve a later session badly, each with the facts its
+fix needs (the field and its minimum, the record to merge into or link to), and the command a
+person runs for it; MCP words the fix as tools."""
 
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
@@ -7,36 +9,24 @@ from typing import TYPE_CHECKING
 from msgspec import Struct
 
 from contextd.clock import to_iso
-from contextd.models import (
-    ConstraintBody,
-    DecisionBody,
-    PipelineBody,
-    Project,
-    Record,
-)
+from contextd.fields import body_fields, flag_of
+from contextd.models import Project, Record
 
 if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
     from contextd.core.reading.reader import RecordReader
     from contextd.core.upkeep.consolidation import Merge
 
 
-__all__ = ["QualityIssue", "scan_quality"]
-
-# The minimums new records must meet; older, imported or forced ones may fall short.
-_THIN = (("problem", 40), ("why_chosen", 60), ("reason", 40), ("purpose", 20))
-_FLAG = {
-    "problem": "--problem",
-    "why_chosen": "--why",
-    "reason": "--reason",
-    "purpose": "--purpose",
-}
+__all__ = ["QualityIssue", "command_for", "scan_quality"]
 
 
 class QualityIssue(Struct, frozen=True):
     kind: str  # duplicate | thin_rationale | missing_tags | isolated | stale
     record: Record
     detail: str
-    fix: str
+    field: str | None = None  # thin_rationale: the field that says too little
+    minimum: int = 0  # ... and the least it must say (characters)
+    other: str | None = None  # duplicate: the record it merges into; isolated: one to link
 
 
 def scan_quality(
@@ -57,7 +47,7 @@ def scan_quality(
             f"repeats the older {merge.kept.id} ("
             + ("same text" if twin.similarity is None else f"{twin.similarity:.0%} alike")
             + ")",
-            f"contextd refresh  (merges it into {merge.kept.id})",
+            other=merge.kept.id,
         )
         for merge in duplicates or []
         for twin in merge.twins
@@ -65,38 +55,28 @@ def scan_quality(
     for record in active:
         issues += _thin(record)
         if not record.tags:
-            issues.append(
-                QualityIssue(
-                    "missing_tags", record, "no tags", f"contextd update {record.id} --tag TAG"
-                )
-            )
+            issues.append(QualityIssue("missing_tags", record, "no tags"))
         if record.verified_at < cutoff:
             issues.append(
-                QualityIssue(
-                    "stale",
-                    record,
-                    f"not verified since {record.verified_at[:10]}",
-                    f"contextd verify {record.id}  (or contextd archive {record.id})",
-                )
+                QualityIssue("stale", record, f"not verified since {record.verified_at[:10]}")
             )
     issues += _isolated(active)
     return issues
 
 
 def _thin(record: Record) -> list[QualityIssue]:
-    body = record.body
-    if not isinstance(body, DecisionBody | ConstraintBody | PipelineBody):
-        return []
+    """Fields below the minimum a new record must meet (older, imported or forced ones may)."""
     found = []
-    for name, minimum in _THIN:
-        value = getattr(body, name, None)
-        if value is not None and len(value) < minimum:
+    for spec in body_fields(record.kind):
+        value = getattr(record.body, spec.name)
+        if spec.minimum and len(value) < spec.minimum:
             found.append(
                 QualityIssue(
                     "thin_rationale",
                     record,
-                    f"{name} is {len(value)} characters (want {minimum}+)",
-                    f'contextd update {record.id} {_FLAG[name]} "..."',
+                    f"{spec.name} is {len(value)} characters (want {spec.minimum}+)",
+                    field=spec.name,
+                    minimum=spec.minimum,
                 )
             )
     return found
@@ -119,7 +99,23 @@ def _isolated(active: list[Record]) -> list[QualityIssue]:
                     "isolated",
                     record,
                     f"shares tags with {len(peers)} records but links to none",
-                    f"contextd update {record.id} --related {example}",
+                    other=example,
                 )
             )
     return issues
+
+
+def command_for(issue: QualityIssue) -> str:
+    """The command that mends an issue, as a person types it (the CLI and the web view show
+    it; MCP words its own, as tools)."""
+    rid = issue.record.id
+    if issue.kind == "duplicate":
+        return f"contextd refresh  (merges it into {issue.other})"
+    if issue.kind == "thin_rationale":
+        flag = flag_of(issue.field or "")
+        return f'contextd update {rid} {flag} "..."  ({issue.minimum}+ characters)'
+    if issue.kind == "missing_tags":
+        return f"contextd update {rid} --tag TAG"
+    if issue.kind == "isolated":
+        return f"contextd update {rid} --related {issue.other}"
+    return f"contextd verify {rid}  (or contextd archive {rid})"

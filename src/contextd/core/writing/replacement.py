@@ -10,7 +10,8 @@ supersession-dev that guess was wrong more often than right.
 
 import re
 
-from contextd.models import ConstraintBody, DecisionBody, PipelineBody, Record, Status
+from contextd.fields import KINDS
+from contextd.models import Kind, Record, Status
 
 __all__ = ["replacement_reason"]
 
@@ -53,12 +54,7 @@ def replacement_reason(new: Record, old: Record) -> str | None:
 
 def _statement(record: Record) -> str:
     """The parts of a record that say what is true now."""
-    parts = [record.title]
-    body = record.body
-    if isinstance(body, DecisionBody):
-        parts.append(body.why_chosen)
-    elif isinstance(body, ConstraintBody):
-        parts.append(body.reason)
-    elif isinstance(body, PipelineBody):
-        parts.append(body.purpose)
-    return "\n".join(parts)
+    main = KINDS[record.kind].main
+    if record.kind is Kind.CHECKPOINT or main == "title":
+        return record.title
+    return f"{record.title}\n{getattr(record.body, main)}"

@@ -1,6 +1,7 @@
 """Per-kind rules a record must meet before it is stored, with guidance naming the field."""
 
 import re
+from typing import Any
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -8,20 +9,11 @@ from msgspec.structs import replace
 from contextd.clock import parse_instant, to_iso
 from contextd.core.writing.secrets import find_secrets
 from contextd.errors import ValidationError
-from contextd.limits import (
-    MIN_PROBLEM_CHARS,
-    MIN_PURPOSE_CHARS,
-    MIN_REASON_CHARS,
-    MIN_WHY_CHARS,
-)
+from contextd.fields import KINDS, BodyField, body_fields
 from contextd.models import (
     BODY_TYPES,
     Body,
-    CheckpointBody,
-    ConstraintBody,
-    DecisionBody,
     Kind,
-    PipelineBody,
     Record,
     RecordDraft,
 )
@@ -45,20 +37,6 @@ MAX_TAGS = 20
 MAX_HINTS = 8
 PRIORITY_RANGE = (1, 5)
 _CATEGORY = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
-_TITLE_MIN = {
-    Kind.MEMORY: 10,
-    Kind.DECISION: 10,
-    Kind.CONSTRAINT: 10,
-    Kind.PIPELINE: 3,
-    Kind.CHECKPOINT: 5,
-}
-_TITLE_LABEL = {
-    Kind.MEMORY: "memory text",
-    Kind.DECISION: "decision summary",
-    Kind.CONSTRAINT: "rule",
-    Kind.PIPELINE: "pipeline name",
-    Kind.CHECKPOINT: "checkpoint summary",
-}
 
 
 def validate_draft(draft: RecordDraft, *, short_title_ok: bool = False) -> RecordDraft:
@@ -72,15 +50,16 @@ def validate_draft(draft: RecordDraft, *, short_title_ok: bool = False) -> Recor
     """
     refuse_secrets_in(draft)  # as given, before a message could quote a value
     problems: list[tuple[str, str]] = []
-    title = _text("title", draft.title, label=_TITLE_LABEL[draft.kind])
+    spec = KINDS[draft.kind]
+    title = _text("title", draft.title, label=spec.label)
     if short_title_ok and not title:
-        raise ValidationError("title", f"The {_TITLE_LABEL[draft.kind]} is empty.")
+        raise ValidationError("title", f"The {spec.label} is empty.")
     _at_least(
         problems,
         "title",
         title,
-        1 if short_title_ok else _TITLE_MIN[draft.kind],
-        f"The {_TITLE_LABEL[draft.kind]}",
+        1 if short_title_ok else spec.minimum,
+        f"The {spec.label}",
         "say it in a full phrase a later session will understand on its own",
     )
     category = normalise_category(draft.category) if draft.category else None
@@ -255,97 +234,41 @@ def _hints(hints: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _decision(body: DecisionBody, problems: list[tuple[str, str]]) -> DecisionBody:
-    problem = _text("problem", body.problem, label="problem")
-    _at_least(
-        problems,
-        "problem",
-        problem,
-        MIN_PROBLEM_CHARS,
-        "The decision's problem",
-        "describe the situation that forced a choice",
-    )
-    why = _text("why_chosen", body.why_chosen, label="why_chosen")
-    _at_least(
-        problems,
-        "why_chosen",
-        why,
-        MIN_WHY_CHARS,
-        "The decision's why_chosen",
-        "give the reasons this option beat the alternatives, so a later session does not undo it",
-    )
-    return DecisionBody(
-        problem=problem,
-        why_chosen=why,
-        alternatives=_text("alternatives", body.alternatives, label="alternatives"),
-        what_we_tried=_text("what_we_tried", body.what_we_tried, label="what_we_tried"),
-        tradeoffs=_text("tradeoffs", body.tradeoffs, label="tradeoffs"),
-    )
-
-
-def _constraint(body: ConstraintBody, problems: list[tuple[str, str]]) -> ConstraintBody:
-    reason = _text("reason", body.reason, label="reason")
-    _at_least(
-        problems,
-        "reason",
-        reason,
-        MIN_REASON_CHARS,
-        "The constraint's reason",
-        "explain what breaks if the rule is ignored",
-    )
-    scope = []
-    for glob in body.scope:
-        cleaned = _text("scope", glob, label="scope").removeprefix("./")
-        if not cleaned:
-            raise ValidationError("scope", "A scope must be a path glob such as 'src/db/**'.")
-        scope.append(cleaned)
-    return ConstraintBody(
-        reason=reason,
-        hardness=body.hardness,
-        scope=tuple(dict.fromkeys(scope)),
-        triggering_incident=_text(
-            "triggering_incident", body.triggering_incident, label="triggering_incident"
-        ),
-    )
-
-
-def _pipeline(body: PipelineBody, problems: list[tuple[str, str]]) -> PipelineBody:
-    purpose = _text("purpose", body.purpose, label="purpose")
-    _at_least(
-        problems,
-        "purpose",
-        purpose,
-        MIN_PURPOSE_CHARS,
-        "The pipeline's purpose",
-        "say what the workflow achieves and when to run it",
-    )
-    steps = tuple(s for s in (_text("steps", step, label="step") for step in body.steps) if s)
-    if not steps:
-        problems.append(("steps", "A pipeline needs at least one step, in order."))
-    return PipelineBody(purpose=purpose, steps=steps)
-
-
-def _checkpoint(body: CheckpointBody) -> CheckpointBody:
-    return CheckpointBody(
-        goal=_text("goal", body.goal, label="goal"),
-        done=tuple(d for d in (_text("done", x, label="done item") for x in body.done) if d),
-        next=tuple(n for n in (_text("next", x, label="next step") for x in body.next) if n),
-        problem=_text("problem", body.problem, label="problem"),
-    )
-
-
 def _clean_body(kind: Kind, body: Body, problems: list[tuple[str, str]]) -> Body:
+    """The body with every field cleaned by the catalogue's rule for it: texts trimmed, lists
+    without empty items, minimums checked (each shortfall noted in `problems`)."""
     if not isinstance(body, BODY_TYPES[kind]):
         raise ValidationError("body", f"A {kind} record cannot carry a {type(body).__name__}.")
-    if isinstance(body, DecisionBody):
-        return _decision(body, problems)
-    if isinstance(body, ConstraintBody):
-        return _constraint(body, problems)
-    if isinstance(body, PipelineBody):
-        return _pipeline(body, problems)
-    if isinstance(body, CheckpointBody):
-        return _checkpoint(body)
-    return body
+    cleaned: dict[str, Any] = {}
+    for spec in body_fields(kind):
+        value = getattr(body, spec.name)
+        if spec.choices:
+            cleaned[spec.name] = value
+        elif spec.many:
+            cleaned[spec.name] = _items(spec, value, problems)
+        else:
+            text = _text(spec.name, value, label=spec.name)
+            _at_least(
+                problems, spec.name, text, spec.minimum, f"The {kind}'s {spec.name}", spec.advice
+            )
+            cleaned[spec.name] = text
+    return replace(body, **cleaned)
+
+
+def _items(
+    spec: BodyField, values: tuple[str, ...], problems: list[tuple[str, str]]
+) -> tuple[str, ...]:
+    items = [_text(spec.name, item, label=spec.name) for item in values]
+    if spec.name == "scope":  # path globs, relative to the project's folder
+        if not all(items):
+            raise ValidationError("scope", "A scope must be a path glob such as 'src/db/**'.")
+        items = [item.removeprefix("./") for item in items]
+    kept = (
+        tuple(dict.fromkeys(i for i in items if i)) if spec.short else tuple(i for i in items if i)
+    )
+    if spec.required and not kept:
+        problems.append((spec.name, f"A {spec.kind} needs at least one item in its {spec.name}."))
+    return kept
 
 
 def _instant(text: str) -> str:

@@ -18,9 +18,9 @@ from contextd.errors import (
     ProviderUnavailableError,
     ValidationError,
 )
+from contextd.fields import text_fields
 from contextd.ids import new_id
 from contextd.models import (
-    Kind,
     Project,
     Record,
     RecordDraft,
@@ -272,7 +272,7 @@ class RecordWriter:
         """Add `text` to a record's main text (or to `field`, a text field of its kind) and
         re-stamp it verified: what a later session learned about it, kept with it."""
         record = self._reader.get(reference)
-        fields = _TEXT_FIELDS[record.kind]
+        fields = text_fields(record.kind)
         field = field or fields[0]
         addition = text.strip()
         if not addition:
@@ -502,16 +502,6 @@ def _linked(records: list[Record], open_sessions: dict[str, str]) -> list[Record
         else r
         for r in records
     ]
-
-
-# The text fields `append` may add to, the first being where it adds when none is named.
-_TEXT_FIELDS = {
-    Kind.MEMORY: ("title",),
-    Kind.DECISION: ("why_chosen", "problem", "alternatives", "what_we_tried", "tradeoffs"),
-    Kind.CONSTRAINT: ("reason", "triggering_incident"),
-    Kind.PIPELINE: ("purpose",),
-    Kind.CHECKPOINT: ("problem", "goal"),
-}
 
 
 def _pick(new: T | None, old: T) -> T:
