@@ -16,7 +16,7 @@ import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
 
 from contextd.app import open_app
 from contextd.config import load_settings
-from contextd.core.recall.evaluation import load_dataset
+from contextd.evaluation import load_dataset
 from contextd.models import Kind, MemoryBody, Origin, RecordDraft
 
 

@@ -33,7 +33,7 @@ from msgspec.structs import replace
 
 from contextd.app import open_app
 from contextd.config import load_settings, parse_setting
-from contextd.core.recall.evaluation import METRICS, Evaluator, load_dataset
+from contextd.evaluation import METRICS, Evaluator, load_dataset
 
 QUALITY = [m for m in METRICS if m not in ("stale@5", "leak@5")]
 

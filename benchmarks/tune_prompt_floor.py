@@ -17,7 +17,7 @@ import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
 
 from contextd.app import open_app
 from contextd.config import load_settings
-from contextd.core.recall.evaluation import Evaluator, load_dataset
+from contextd.evaluation import Evaluator, load_dataset
 from contextd.models import SearchQuery
 
 FLOORS = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55]

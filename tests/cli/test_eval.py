@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from contextd.core.recall.evaluation import (
+from contextd.evaluation import (
     EvalQuery,
     RankedItem,
     load_dataset,
