@@ -3,19 +3,15 @@ talk to."""
 
 import logging
 import os
-import socket
 import sys
-import threading
 import time
 from typing import Any
 
 import click
 
-from contextd.app import App
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
 from contextd.cli._text import echo
-from contextd.daemon.protocol import McpAsk
 from contextd.errors import DaemonError
 from contextd.home_folder import make_private
 from contextd.ipc import client, rendezvous
@@ -182,38 +178,11 @@ def run() -> None:
     _prepare(home)
     app = get_app()
     try:
-        serve(app, stamp, os.environ.get("XDG_RUNTIME_DIR"), mcp_host=_McpHost(app))
+        serve(app, stamp, os.environ.get("XDG_RUNTIME_DIR"))
     except rendezvous.Unsafe as exc:
         raise DaemonError(str(exc)) from None
     except OSError as exc:
         raise DaemonError(f"The daemon cannot listen: {exc.strerror or exc}.") from None
-
-
-class _McpHost:
-    """Runs the MCP sessions `contextd mcp serve` relays ask the daemon to host (see
-    contextd.daemon.hosting): the daemon package may not import contextd.mcp, this layer may."""
-
-    def __init__(self, app: App) -> None:
-        self._app = app
-        self._loading = threading.Lock()
-        self._host: Any = None  # contextd.mcp.hosted.Host, once imported
-
-    def _loaded(self) -> Any:
-        # On the first session, not at start: a daemon that never hosts one (hooks only)
-        # stays without the SDK's ~55 MiB. The first session pays the import (~0.7 s, less
-        # than an in-process server), the next ones only their handshake.
-        with self._loading:  # one thread imports the SDK; a session arriving meanwhile waits
-            if self._host is None:
-                from contextd.mcp.hosted import Host
-
-                # As the in-process server logs: the SDK's per-call lines (a failed tool's
-                # message quotes stored text) stay out of daemon.log.
-                logging.getLogger("mcp").setLevel(logging.WARNING)
-                self._host = Host(self._app)
-            return self._host
-
-    def __call__(self, conn: socket.socket, ask: McpAsk) -> None:
-        self._loaded().serve(conn, ask.folder, ask.project, ask.project_dirs, ask.read_only)
 
 
 COMMANDS = [daemon]

@@ -1,10 +1,10 @@
 """MCP sessions the daemon hosts for `contextd mcp serve` relays, each on a thread of its own.
 
-The daemon package may not import contextd.mcp (the layer contract): what runs a session is
-handed in by `contextd daemon run` as an McpHost, a callable over the connection and the
-request. A session holds its thread for as long as the agent runs, so sessions never take one
-of the request pool's workers (hooks and searches must stay answerable), and their number is
-capped: beyond it the daemon declines, and the relay serves in-process.
+A session holds its thread for as long as the agent runs, so sessions never take one of the
+request pool's workers (hooks and searches must stay answerable), and their number is capped:
+beyond it the daemon declines, and the relay serves in-process. The MCP server itself
+(contextd.mcp.hosted) is imported when the first session arrives: a daemon that only answers
+hooks never pays for the SDK (~0.7 s and ~55 MiB).
 """
 
 import contextlib
@@ -13,10 +13,15 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from contextd.daemon.protocol import McpAsk
 
-__all__ = ["MAX_HOSTED", "Hosting", "McpHost"]
+if TYPE_CHECKING:
+    from contextd.app import App
+    from contextd.mcp.hosted import Host
+
+__all__ = ["MAX_HOSTED", "Hosting", "McpHost", "McpSessions"]
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +32,29 @@ _DRAIN_S = 5.0  # how long a stopping daemon waits for its sessions to end their
 # Serves one MCP session on the connection, as the request asked, until the relay or the
 # daemon closes it.
 McpHost = Callable[[socket.socket, McpAsk], None]
+
+
+class McpSessions:
+    """Runs hosted sessions over the daemon's App, with the server the relay would have run."""
+
+    def __init__(self, app: "App") -> None:
+        self._app = app
+        self._loading = threading.Lock()
+        self._host: Host | None = None
+
+    def _loaded(self) -> "Host":
+        with self._loading:  # one thread imports the SDK; a session arriving meanwhile waits
+            if self._host is None:
+                from contextd.mcp.hosted import Host
+
+                # As the in-process server logs: the SDK's per-call lines (a failed tool's
+                # message quotes stored text) stay out of daemon.log.
+                logging.getLogger("mcp").setLevel(logging.WARNING)
+                self._host = Host(self._app)
+            return self._host
+
+    def __call__(self, conn: socket.socket, ask: McpAsk) -> None:
+        self._loaded().serve(conn, ask.folder, ask.project, ask.project_dirs, ask.read_only)
 
 
 class Hosting:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from contextd.app import App
 from contextd.daemon.handlers import Handlers
-from contextd.daemon.hosting import Hosting, McpHost
+from contextd.daemon.hosting import Hosting, McpSessions
 from contextd.home_folder import PRIVATE_FILE, open_private
 from contextd.ipc import frames, rendezvous
 
@@ -46,10 +46,10 @@ def serve(
     runtime_dir: str | None,
     *,
     warm: bool = True,
-    mcp_host: McpHost | None = None,
+    host_mcp: bool = True,
 ) -> None:
     """Run until asked to stop (a `stop` request, SIGTERM or SIGINT, or a changed config).
-    With `mcp_host` the daemon hosts the MCP sessions of `contextd mcp serve` relays; they
+    With `host_mcp` the daemon hosts the MCP sessions of `contextd mcp serve` relays; they
     end once it has let go of its socket and lock, so a relay that reconnects finds a
     successor, or none.
 
@@ -57,7 +57,7 @@ def serve(
         rendezvous.Unsafe: the place for the socket is not this user's alone.
         OSError: the home cannot be written.
     """
-    hosting = Hosting(mcp_host) if mcp_host is not None else None
+    hosting = Hosting(McpSessions(app)) if host_mcp else None
     try:
         _serve(app, stamp, runtime_dir, warm, hosting)
     finally:

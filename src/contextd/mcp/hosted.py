@@ -6,9 +6,7 @@ The server is built once per --read-only choice (registering the tools costs ~0.
 once per connection, as the SDK's HTTP transport runs one server for many sessions: its
 lifespan makes each run a Connection of its own, in the place that run's thread set.
 
-Imported by `contextd daemon run` when the first session arrives (the SDK costs ~0.7 s and
-~55 MiB, which a daemon serving only hooks never pays), never by the daemon package itself
-(see contextd.daemon.hosting).
+Imported by the daemon when the first session arrives (contextd.daemon.hosting).
 """
 
 import socket
