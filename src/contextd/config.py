@@ -123,9 +123,13 @@ class RefreshSettings(Struct, frozen=True):
 
 
 class SyncSettings(Struct, frozen=True):
-    """How long a deletion keeps travelling between machines before `refresh` forgets it."""
+    """How long a deletion keeps travelling between machines before `refresh` forgets it; the
+    most a bundle may hold (a file, stdin, or what a `remote pull` reads) and how long a whole
+    remote operation (connecting and transferring) may take."""
 
     tombstone_retention_days: int = 365
+    max_bundle_mb: int = 256
+    remote_timeout_s: float = 600.0
 
 
 class VectorSettings(Struct, frozen=True):
@@ -260,6 +264,8 @@ _POSITIVE = {
     ("vectors", "timeout_s"),
     ("store", "connect_timeout_s"),
     ("store", "pool_size"),
+    ("sync", "max_bundle_mb"),
+    ("sync", "remote_timeout_s"),
     ("search", "recency_half_life_days"),
     ("search", "candidate_pool"),
     ("search", "rrf_k"),
