@@ -294,9 +294,13 @@ def load_settings(
     """Build Settings from arguments, the environment and config.toml (if present).
 
     Raises:
-        ConfigError: config.toml is not valid TOML or a known key has a wrong type.
+        ConfigError: the home is another user's or closed to this one, config.toml is not
+            valid TOML or a known key has a wrong type.
     """
     resolved_home = resolve_home(home)
+    problem = home_folder.unusable(resolved_home)
+    if problem:
+        raise ConfigError(problem)
     settings = Settings(
         home=resolved_home,
         cwd=(cwd or Path.cwd()).absolute(),
