@@ -186,7 +186,7 @@ class App(Struct, dict=True):
     def remotes(self) -> "RemoteService":
         from contextd.sync.remotes import RemoteService
 
-        return RemoteService(self.db, self.sync)
+        return RemoteService(self.db, self.sync, self.settings.sync)
 
     def current_project(self) -> Project:
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""

@@ -124,9 +124,13 @@ class RefreshSettings(Struct, frozen=True):
 
 
 class SyncSettings(Struct, frozen=True):
-    """How long a deletion keeps travelling between machines before `refresh` forgets it."""
+    """How long a deletion keeps travelling between machines before `refresh` forgets it; the
+    most a bundle may hold (a file, stdin, or what a `remote pull` reads) and how long a whole
+    remote operation (connecting and transferring) may take."""
 
     tombstone_retention_days: int = 365
+    max_bundle_mb: int = 256
+    remote_timeout_s: float = 600.0
 
 
 class VectorSettings(Struct, frozen=True):
@@ -261,6 +265,8 @@ _POSITIVE = {
     ("vectors", "timeout_s"),
     ("store", "connect_timeout_s"),
     ("store", "pool_size"),
+    ("sync", "max_bundle_mb"),
+    ("sync", "remote_timeout_s"),
     ("search", "recency_half_life_days"),
     ("search", "candidate_pool"),
     ("search", "rrf_k"),
@@ -289,9 +295,13 @@ def load_settings(
     """Build Settings from arguments, the environment and config.toml (if present).
 
     Raises:
-        ConfigError: config.toml is not valid TOML or a known key has a wrong type.
+        ConfigError: the home is another user's or closed to this one, config.toml is not
+            valid TOML or a known key has a wrong type.
     """
     resolved_home = resolve_home(home)
+    problem = home_folder.unusable(resolved_home)
+    if problem:
+        raise ConfigError(problem)
     settings = Settings(
         home=resolved_home,
         cwd=(cwd or Path.cwd()).absolute(),

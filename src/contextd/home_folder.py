@@ -16,6 +16,7 @@ __all__ = [
     "open_private",
     "owned_and_closed",
     "resolve_home",
+    "unusable",
 ]
 
 PRIVATE_FOLDER = 0o700
@@ -28,6 +29,28 @@ def resolve_home(chosen: str | os.PathLike[str] | None = None) -> str:
     picked = os.fspath(chosen) if chosen else os.environ.get("CONTEXTD_HOME")
     picked = picked or os.path.join(os.path.expanduser("~"), ".contextd")
     return os.path.abspath(os.path.expanduser(picked))
+
+
+def unusable(home: str | os.PathLike[str]) -> str | None:
+    """One sentence when `home` cannot be this user's home: another user's folder, one behind
+    a folder closed to this user, or one whose permissions shut this user out; None when it
+    is usable (or does not exist yet)."""
+    home = os.fspath(home)
+    advice = "give a home of your own with --home or $CONTEXTD_HOME (default ~/.contextd)"
+    try:
+        info = os.stat(home)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except PermissionError:
+        return f"Cannot reach {home}: a folder on its path is closed to you; {advice}."
+    if info.st_uid != os.getuid():
+        return (
+            f"{home} belongs to another user (uid {info.st_uid}), not to you (uid "
+            f"{os.getuid()}); contextd keeps each person's memory apart, so {advice}."
+        )
+    if stat.S_ISDIR(info.st_mode) and not os.access(home, os.R_OK | os.X_OK):
+        return f"Cannot open {home}: its permissions shut you out; chmod 700 {home} or {advice}."
+    return None
 
 
 def make_private(home: str | os.PathLike[str]) -> str | None:

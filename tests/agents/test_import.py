@@ -1,10 +1,12 @@
 """`attach` imports the notes of existing agent files as `import` records, once."""
 
+import json
 from pathlib import Path
 
 import pytest
 
 from contextd.agents.importer import notes_of
+from tests.capped_run import run_capped
 from tests.conftest import Cli, make_repo
 
 CLAUDE_MD = """# Orbit
@@ -131,3 +133,14 @@ def test_export_leaves_out_the_notes_imported_from_that_same_file(project: Path,
     run.json("export", "gemini")
     assert "Use pnpm, not npm" in (project / "GEMINI.md").read_text(encoding="utf-8")
     assert run.json("export", "claude", "--check")["state"] == "current"
+
+
+def test_a_huge_agent_file_is_skipped_unread_and_attach_still_works(project: Path) -> None:
+    with (project / "GEMINI.md").open("wb") as handle:
+        handle.truncate(64 * 1024**3)  # sparse: as a symlink to a huge file would be
+    done = run_capped(["attach", "--json"], cwd=project)
+    assert done.code == 0, done.stderr
+    imported = json.loads(done.stdout)["imported"]
+    assert "GEMINI.md" not in imported["files"] and imported["records"] == 8
+    assert "GEMINI.md is larger than 16 MB, the most a file of notes contextd reads" in done.stderr
+    assert done.peak_mb < 200

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from contextd.errors import InvalidInputError
 from contextd.evaluation import (
     EvalQuery,
     RankedItem,
@@ -15,7 +16,6 @@ from contextd.evaluation import (
     score_ranking,
     summarise,
 )
-from contextd.errors import InvalidInputError
 from tests.conftest import Cli
 
 CORPUS = [

@@ -212,8 +212,11 @@ class Lines:
         self._buffer = b""
 
     def send(self, message: dict[str, Any]) -> None:
+        self.send_line(json.dumps(message).encode())
+
+    def send_line(self, line: bytes) -> None:
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.write(line + b"\n")
         self.process.stdin.flush()
 
     def call(self, ident: int, tool: str, arguments: dict[str, Any]) -> None:
@@ -286,6 +289,45 @@ def test_calls_in_flight_when_the_daemon_dies_are_sent_again_unless_they_may_wri
         served = lines.receive()  # not the answer to the replayed initialize: the client had it
         assert served["id"] == 3, served
         assert payload_of(served)["session"]["agent"] == "lines"
+    finally:
+        code, errors = lines.close()
+    assert code == 0 and b"Traceback" not in errors
+
+
+NO_MESSAGE = [  # a line, and the error code and id of JSON-RPC's answer to it
+    (b"this is not json", -32700, None),
+    (b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": ', -32700, None),
+    (b'{"jsonrpc": "2.0", "id": "x"}', -32600, "x"),
+    (b"[1, 2]", -32600, None),
+    (b'{"jsonrpc": "2.0", "id": {"no": "id"}, "method": 7}', -32600, None),
+]
+
+
+@pytest.mark.parametrize("hosted", [True, False], ids=["hosted by the daemon", "in-process"])
+def test_a_line_that_is_no_message_gets_json_rpcs_error_and_the_server_goes_on(
+    daemons: Daemons, repo: Path, hosted: bool
+) -> None:
+    if hosted:
+        daemons.start()
+    lines = Lines(repo)
+    try:
+        lines.handshake()
+        for line, code, ident in NO_MESSAGE:
+            lines.send_line(line)
+            answer = lines.receive()
+            assert (answer["jsonrpc"], answer["id"], answer["error"]["code"]) == (
+                "2.0",
+                ident,
+                code,
+            )
+            kind = "Parse error" if code == -32700 else "Invalid Request"
+            assert answer["error"]["message"].startswith(kind), answer
+        lines.send_line(b"")  # a blank line is no message either, and gets no answer
+        lines.call(1, "session_info", {})
+        served = lines.receive()
+        assert served["id"] == 1 and payload_of(served)["session"]["agent"] == "lines"
+        mapped = Path(f"/proc/{lines.process.pid}/maps").read_text(encoding="utf-8")
+        assert ("pydantic_core" in mapped) is not hosted  # the SDK runs where the server does
     finally:
         code, errors = lines.close()
     assert code == 0 and b"Traceback" not in errors

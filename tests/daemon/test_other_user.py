@@ -251,3 +251,93 @@ def test_the_daemon_refuses_a_client_of_another_user(
     finally:
         home.chmod(0o700)
         control.shutdown()
+
+
+SETPRIV = shutil.which("setpriv")
+UNPRIVILEGED = [str(SETPRIV), "--bounding-set=-all", "--inh-caps=-all"]  # root as anyone
+HOME_ADVICE = "give a home of your own with --home or $CONTEXTD_HOME (default ~/.contextd)."
+
+
+@pytest.fixture
+def strangers_home(stranger: pwd.struct_passwd, open_base: Path, tmp_path: Path) -> Path:
+    """A contextd home of the second user's, in a folder of theirs closed to others."""
+    theirs = open_base / "theirs"
+    home = theirs / "home"
+    made = subprocess.run(
+        [sys.executable, "-m", "contextd", "--home", str(home), "init"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=hook_env(),
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    for path in [theirs, *theirs.rglob("*")]:
+        os.chown(path, stranger.pw_uid, stranger.pw_gid)
+    theirs.chmod(0o700)
+    return home
+
+
+def _listing(home: Path) -> list[tuple[str, int, int]]:
+    return sorted((str(p), p.stat().st_uid, p.stat().st_mtime_ns) for p in home.rglob("*"))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["status"], ["search", "task queue"], ["mcp", "serve"]],
+    ids=["click", "fast path", "mcp relay"],
+)
+@pytest.mark.parametrize("privileged", [True, False], ids=["as root", "as an ordinary user"])
+def test_a_home_of_another_user_is_refused_in_one_sentence(
+    stranger: pwd.struct_passwd,
+    strangers_home: Path,
+    repo: Path,
+    args: list[str],
+    privileged: bool,
+) -> None:
+    if not privileged and SETPRIV is None:
+        pytest.skip("needs setpriv to drop root's capabilities")
+    before = _listing(strangers_home)
+    done = subprocess.run(
+        [*([] if privileged else UNPRIVILEGED), sys.executable, "-m", "contextd", *args]
+        + ["--home", str(strangers_home)],
+        input="",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=repo,
+        env=hook_env(),
+        timeout=120,
+        check=False,
+    )
+    if privileged:
+        expected = (
+            f"Error: {strangers_home} belongs to another user (uid {stranger.pw_uid}), not to "
+            f"you (uid 0); contextd keeps each person's memory apart, so {HOME_ADVICE}\n"
+        )
+    else:
+        expected = f"Error: Cannot reach {strangers_home}: a folder on its path is closed to you; "
+        expected += f"{HOME_ADVICE}\n"
+    assert (done.returncode, done.stderr, done.stdout) == (5, expected, "")
+    assert _listing(strangers_home) == before
+
+
+def test_a_hook_in_a_home_of_another_user_stays_silent_and_writes_nothing_there(
+    strangers_home: Path, repo: Path
+) -> None:
+    before = _listing(strangers_home)
+    done = subprocess.run(
+        [sys.executable, "-m", "contextd", "hook", "session-start"],
+        input="{}",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=repo,
+        env=hook_env(CONTEXTD_HOME=str(strangers_home)),
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert _listing(strangers_home) == before

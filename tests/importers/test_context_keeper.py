@@ -318,3 +318,48 @@ def test_an_empty_store_has_nothing_to_import(app: App, run: Cli, tmp_path: Path
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("Nothing to import:")
     assert stored(app) == {}
+
+
+def _loop(ck_copy: Path, status: str = "superseded") -> None:
+    """dec-001 and dec-002 each superseded by the other."""
+    decisions = ck_copy / ".context" / "decisions.json"
+    entries = json.loads(decisions.read_text(encoding="utf-8"))
+    entries[0] |= {"status": status, "superseded_by": "dec-002"}
+    entries[1] |= {"status": status, "superseded_by": "dec-001"}
+    decisions.write_text(json.dumps(entries), encoding="utf-8")
+
+
+@pytest.mark.parametrize("status", ["superseded", "deprecated"])
+def test_entries_superseding_each_other_in_a_loop_are_refused(
+    app: App, run: Cli, ck_copy: Path, status: str
+) -> None:
+    _loop(ck_copy, status)
+    result = run("import", "context-keeper", str(ck_copy), "--json")
+    assert result.exit_code == 2
+    out = json.loads(result.stdout)
+    assert [(r["source_id"], r["field"]) for r in out["refused"]] == [
+        ("dec-001", "superseded_by"),
+        ("dec-002", "superseded_by"),
+    ]
+    assert out["error"]["message"] == (
+        "Imported nothing: 2 of 7 context-keeper entries were refused; the first, dec-001 in "
+        "decisions.json: it is part of a supersede loop (dec-001 → dec-002 → dec-001): entries "
+        "replacing each other in a circle leave none of them current. Fix or remove them in the "
+        "source, then run the import again."
+    )
+    assert stored(app) == {} and out["written"] is False
+
+
+def test_a_loop_closed_through_records_already_stored_is_refused(
+    app: App, run: Cli, ck_copy: Path
+) -> None:
+    _loop(ck_copy, "active")  # first both current (an active entry's successor is ignored)
+    run.json("import", "context-keeper", str(ck_copy))
+    _loop(ck_copy)  # then the source says each replaced the other
+    before = {title: (r.status, r.superseded_by) for title, r in stored(app).items()}
+    result = run("import", "context-keeper", str(ck_copy), "--json")
+    assert result.exit_code == 2
+    out = json.loads(result.stdout)
+    assert [r["source_id"] for r in out["refused"]] == ["dec-001", "dec-002"]
+    assert "supersede loop (dec-001 → dec-002 → dec-001)" in out["error"]["message"]
+    assert {title: (r.status, r.superseded_by) for title, r in stored(app).items()} == before

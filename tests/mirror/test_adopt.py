@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.capped_run import run_capped
 from tests.conftest import DECISION, Cli
 
 NEW_DECISION = """
@@ -277,3 +278,20 @@ def test_two_new_sections_saying_nearly_the_same_thing_are_refused(
     assert "say nearly the same thing" in result.stderr
     assert "Use PostgreSQL for jobs" in result.stderr
     assert _state(home, run) == before
+
+
+def test_a_huge_file_in_the_mirror_is_refused_unread(
+    home: Path, repo: Path, run: Cli, synced: dict[str, str]
+) -> None:
+    huge = _folder(home) / "checkpoints" / "huge.md"
+    huge.parent.mkdir(exist_ok=True)
+    with huge.open("wb") as handle:
+        handle.truncate(64 * 1024**3)  # sparse: as a symlink to a huge file would be
+    before = run.json("memories", "--all")["records"]
+    done = run_capped(["sync", "--adopt", "--yes"], cwd=repo)
+    assert (done.code, done.stderr) == (
+        2,
+        f"Error: {huge} is larger than 16 MB, the most a file of notes contextd reads may be; "
+        "check that it is the file you meant.\n",
+    )
+    assert done.peak_mb < 200 and run.json("memories", "--all")["records"] == before

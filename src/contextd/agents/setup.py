@@ -20,9 +20,12 @@ from msgspec.structs import replace
 from contextd.agents.catalog import AGENTS, Agent, Places, Target, detect
 from contextd.agents.files import Format, Parsed, backup, parse, render, write_atomically
 from contextd.agents.writers import Launcher, ShapeError, Writer
+from contextd.core.workspace.capped import MB, Cap, read_capped
 from contextd.errors import ConfigError, ContextdError, NotFoundError
 
 __all__ = ["Action", "AgentFailure", "FileChange", "SetupReport", "find_executable", "run_setup"]
+
+_SETTINGS_FILE = Cap(16 * MB, "an agent's settings file", "check that it is the file you meant")
 
 
 class Action(StrEnum):
@@ -135,7 +138,7 @@ def _read(path: Path) -> str | None:
     if not path.is_file():
         return None
     try:
-        return path.read_text(encoding="utf-8")
+        text = read_capped(path, _SETTINGS_FILE).decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(
             f"{path} is not UTF-8 text; contextd setup left it untouched, fix it and run "
@@ -145,6 +148,7 @@ def _read(path: Path) -> str | None:
         raise ConfigError(
             f"{path} cannot be read ({exc.strerror}); check its permissions."
         ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
 
 
 def _strips_anything(path: Path, text: str, target: Target) -> bool:

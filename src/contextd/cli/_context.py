@@ -99,7 +99,7 @@ common_options = option_bundle(
     ),
     click.option(
         "--home",
-        type=click.Path(file_okay=False),
+        type=click.Path(file_okay=False, readable=False),  # an unusable home: see load_settings
         expose_value=False,
         is_eager=True,
         callback=_remember("home"),

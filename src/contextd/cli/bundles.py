@@ -14,8 +14,9 @@ from contextd.cli._context import common_options, get_app, get_settings, state
 from contextd.cli._output import emit
 from contextd.cli._text import echo, style
 from contextd.clock import parse_when, to_iso
+from contextd.core.workspace.capped import Cap, read_capped, read_stream_capped
 from contextd.errors import InvalidInputError
-from contextd.sync.bundle import dump_bundle
+from contextd.sync.bundle import bundle_cap, dump_bundle
 from contextd.sync.summary import store_summary
 
 __all__ = ["COMMANDS", "print_merge"]
@@ -84,7 +85,8 @@ def import_bundle(file_: str, dry_run: bool) -> None:
     travel."""
     app = get_app()
     source = "the bundle on stdin" if file_ == "-" else file_
-    report = app.sync.import_text(_read(file_), source, dry_run=dry_run)
+    text = _read(file_, bundle_cap(app.settings.sync.max_bundle_mb))
+    report = app.sync.import_text(text, source, dry_run=dry_run)
     view = report.view(app.sync.store_id())
     emit(view, lambda: print_merge(view, f"Merged {source}"))
 
@@ -155,17 +157,17 @@ def _since(text: str | None) -> str | None:
     return to_iso(moment)
 
 
-def _read(name: str) -> str:
+def _read(name: str, cap: Cap) -> str:
     data: bytes
-    if name == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        try:
-            data = Path(name).read_bytes()
-        except FileNotFoundError:
-            raise InvalidInputError(f"No bundle at {name}; check the path.") from None
-        except OSError as exc:
-            raise InvalidInputError(f"Cannot read {name}: {exc.strerror}.") from None
+    try:
+        if name == "-":
+            data = read_stream_capped(sys.stdin.buffer, cap, "The bundle on stdin")
+        else:
+            data = read_capped(Path(name), cap)
+    except FileNotFoundError:
+        raise InvalidInputError(f"No bundle at {name}; check the path.") from None
+    except OSError as exc:
+        raise InvalidInputError(f"Cannot read {name}: {exc.strerror}.") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

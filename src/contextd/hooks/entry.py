@@ -15,7 +15,7 @@ import sys
 import time
 
 from contextd.agent_dirs import project_dirs
-from contextd.home_folder import open_private, resolve_home
+from contextd.home_folder import open_private, resolve_home, unusable
 from contextd.hooks.events import EVENTS
 from contextd.ipc import client
 from contextd.ipc.rendezvous import Unsafe
@@ -98,6 +98,8 @@ class _deadline:
 def _log(home: str, event: str, exc: BaseException, elapsed: float) -> None:
     import traceback  # only on failure: kept off the start-up path
 
+    if unusable(home):
+        return  # another user's home: nothing of ours is written there
     try:
         os.makedirs(home, mode=0o700, exist_ok=True)
         path = os.path.join(home, "hook.log")

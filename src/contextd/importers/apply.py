@@ -15,8 +15,9 @@ from contextd.core.reading.reader import RecordReader
 from contextd.core.writing.secrets import find_secrets
 from contextd.core.writing.validation import checked_text
 from contextd.core.writing.writer import PreparedWrite, RecordWriter
-from contextd.errors import DuplicateError, InvalidInputError
+from contextd.errors import DuplicateError, InvalidInputError, NotFoundError
 from contextd.importers.entry import SourceEntry, SourceStatus
+from contextd.importers.loops import supersede_loops
 from contextd.importers.report import AlreadyStored, Imported, ImportReport, Refused, Retired
 from contextd.importers.twins import Twins
 from contextd.models import Project, Record, Status
@@ -58,6 +59,9 @@ class Importer:
             return report
         writes = [self._finished(entry, write, plan, report) for entry, write in plan.new]
         retired = self._retired(entries, plan, writes)
+        self._refuse_loops(entries, plan, writes, retired, report)
+        if report.refused:
+            return report
         if not report.dry_run and (writes or retired):
             with self._db.transaction():
                 self._writer.write_all(writes)
@@ -165,6 +169,44 @@ class Importer:
             ):
                 retired.append(Retired(old_id, new_id))
         return retired
+
+    def _refuse_loops(
+        self,
+        entries: Sequence[SourceEntry],
+        plan: _Plan,
+        writes: list[PreparedWrite],
+        retired: list[Retired],
+        report: ImportReport,
+    ) -> None:
+        """Refuse every entry on a loop of supersede links (each replacing the next, the last
+        the first): stored so, none of them would be current."""
+        links = {w.record.id: w.record.superseded_by for w in writes if w.record.superseded_by}
+        links.update((r.record_id, r.successor_id) for r in retired)
+        source_of: dict[str, str] = {}
+        for entry in entries:
+            source_of.setdefault(plan.ids.get(entry.source_id, ""), entry.source_id)
+        where = {entry.source_id: entry.where for entry in entries}
+        for loop in supersede_loops(links, self._stored_successor):
+            named = [source_of.get(record_id, record_id) for record_id in loop]
+            shown = " → ".join(_shown(name) for name in [*named, named[0]])
+            for name in named:
+                report.refused.append(
+                    Refused(
+                        name,
+                        where.get(name, "the store"),
+                        "superseded_by",
+                        f"it is part of a supersede loop ({shown}): entries replacing each "
+                        "other in a circle leave none of them current",
+                    )
+                )
+        order = {entry.source_id: index for index, entry in enumerate(entries)}
+        report.refused.sort(key=lambda r: order.get(r.source_id, len(order)))
+
+    def _stored_successor(self, record_id: str) -> str | None:
+        try:
+            return self._reader.get(record_id).superseded_by
+        except NotFoundError:
+            return None
 
 
 def _imported(entry: SourceEntry, record: Record) -> Imported:

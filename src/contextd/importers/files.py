@@ -3,11 +3,12 @@ UTF-8 text. Every failure is one sentence naming the path."""
 
 from pathlib import Path
 
+from contextd.core.workspace.capped import MB, Cap, read_capped
 from contextd.errors import InvalidInputError
 
 __all__ = ["MAX_ENTRIES", "MAX_FILE_BYTES", "read_bounded", "source_folder"]
 
-MAX_FILE_BYTES = 16 * 1024 * 1024  # far above any real store; a bigger file is not one
+MAX_FILE_BYTES = 16 * MB  # far above any real store; a bigger file is not one
 MAX_ENTRIES = 10_000  # entries (or notes) one import may carry
 
 
@@ -34,16 +35,11 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> str:
     Raises:
         InvalidInputError: unreadable, too big, or not UTF-8.
     """
+    cap = Cap(limit, "a memory file", "check that it is the right file")
     try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
+        data = read_capped(path, cap)
     except OSError as exc:
         raise InvalidInputError(f"Cannot read {path}: {exc.strerror}.") from None
-    if len(data) > limit:
-        raise InvalidInputError(
-            f"{path} is larger than {limit / (1024 * 1024):g} MB, too big to be a memory file; "
-            "check that it is the right file."
-        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

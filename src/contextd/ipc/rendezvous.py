@@ -55,16 +55,19 @@ class Spot:
 
 
 def find(home: str) -> str | None:
-    """The socket the home's daemon recorded, once checked; None when no daemon recorded one
-    or its socket is gone.
+    """The socket the home's daemon recorded, once checked; None when no daemon recorded one,
+    its socket is gone, or the home is another user's (no daemon of this user's serves it).
 
     Raises:
-        Unsafe: the home, the record, the folder or the socket could be another user's.
+        Unsafe: the home could be changed by another user, or the record, the folder or the
+            socket could be another user's.
     """
     try:
         home_info = os.stat(home)
     except OSError:
         return None
+    if home_info.st_uid != os.getuid():
+        return None  # never this user's daemon; contextd refuses such a home in one sentence
     if not owned_and_closed(home_info):
         raise Unsafe(
             f"{home} can be changed by another user, so its daemon record cannot be trusted; "

@@ -10,6 +10,7 @@ from typing import Any
 from msgspec import Struct
 
 from contextd.clock import parse_instant
+from contextd.core.workspace.capped import MB, Cap
 from contextd.errors import InvalidInputError, ValidationError
 from contextd.models import Kind, Origin, Project, Record, Status, body_from_dict, body_to_dict
 
@@ -20,6 +21,7 @@ __all__ = [
     "BundleProject",
     "BundleRecord",
     "BundleTombstone",
+    "bundle_cap",
     "dump_bundle",
     "project_entry",
     "parse_bundle",
@@ -58,6 +60,16 @@ class Bundle(Struct, frozen=True):
     records: tuple[BundleRecord, ...]
     tombstones: tuple[BundleTombstone, ...]
     host: str | None = None  # the machine it was exported on, to name it in conflicts
+
+
+def bundle_cap(max_mb: int) -> Cap:
+    """The most a bundle may hold (`sync.max_bundle_mb`), read from a file, stdin or ssh."""
+    return Cap(
+        max_mb * MB,
+        "a bundle",
+        "if it really is a bundle that large, allow more with "
+        f"`contextd config set sync.max_bundle_mb {max_mb * 2}`",
+    )
 
 
 def project_entry(project: Project) -> BundleProject:

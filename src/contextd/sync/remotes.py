@@ -8,18 +8,22 @@ from typing import Any
 from msgspec import Struct
 
 from contextd.clock import now
+from contextd.config import SyncSettings
+from contextd.core.workspace.capped import MB, Cap
 from contextd.core.writing.validation import checked_text
 from contextd.errors import ConflictError, InvalidInputError, NotFoundError, RemoteError
 from contextd.storage import sync_state as rows
 from contextd.storage.db import Database
-from contextd.sync.bundle import dump_bundle, parse_bundle
+from contextd.sync.bundle import bundle_cap, dump_bundle, parse_bundle
 from contextd.sync.importer import ImportReport
 from contextd.sync.service import SyncService
-from contextd.sync.ssh import RemoteSpec, local_expansion_note, run_remote
+from contextd.sync.ssh import Limits, RemoteSpec, local_expansion_note, run_remote
 
 __all__ = ["PushReport", "RemoteService", "expansion_warnings", "remote_view", "spec_of"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# A summary or a merge report: small, whatever the store; more is not contextd answering.
+_ANSWER = Cap(16 * MB, "an answer of contextd", "check that --command names contextd there")
 
 
 class PushReport(Struct, frozen=True):
@@ -57,9 +61,11 @@ def expansion_warnings(spec: RemoteSpec) -> list[str]:
 
 
 class RemoteService:
-    def __init__(self, db: Database, sync: SyncService) -> None:
+    def __init__(self, db: Database, sync: SyncService, settings: SyncSettings) -> None:
         self._db = db
         self._sync = sync
+        self._bundle = Limits(bundle_cap(settings.max_bundle_mb), settings.remote_timeout_s)
+        self._answer = Limits(_ANSWER, settings.remote_timeout_s)
 
     def add(self, name: str, spec: RemoteSpec) -> rows.RemoteRow:
         if not _NAME.match(name):
@@ -118,12 +124,13 @@ class RemoteService:
 
     def scan(self, spec: RemoteSpec, *, batch: bool) -> dict[str, Any]:
         """Counts of what the other store holds (no content is copied)."""
-        text = run_remote(spec, ["bundle", "summary", "--json"], batch=batch)
+        text = run_remote(spec, ["bundle", "summary", "--json"], batch=batch, limits=self._answer)
         return _json(text, spec.target)
 
     def pull(self, name: str, *, dry_run: bool, batch: bool) -> ImportReport:
         remote = self.get(name)
-        text = run_remote(spec_of(remote), ["bundle", "export", "--out", "-"], batch=batch)
+        args = ["bundle", "export", "--out", "-"]
+        text = run_remote(spec_of(remote), args, batch=batch, limits=self._bundle)
         bundle = parse_bundle(text, f"the bundle from {name}")
         if bundle.store_id == self._sync.store_id():
             raise RemoteError(
@@ -141,7 +148,8 @@ class RemoteService:
         remote = self.get(name)
         args = ["bundle", "import", "--file", "-", "--json"] + (["--dry-run"] if dry_run else [])
         payload = dump_bundle(self._sync.export(remember=not dry_run)).encode("utf-8")
-        result = _json(run_remote(spec_of(remote), args, batch=batch, stdin=payload), name)
+        answer = run_remote(spec_of(remote), args, batch=batch, limits=self._answer, stdin=payload)
+        result = _json(answer, name)
         if not dry_run:
             with self._db.transaction() as conn:
                 peer = result.get("store_id")

@@ -5,19 +5,30 @@ prints around it (a banner, a motd) is ignored.
 """
 
 import shlex
-import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
 from msgspec import Struct
 
+from contextd.core.workspace.capped import Cap
 from contextd.errors import RemoteError
+from contextd.sync.pipes import TooLong, TooMuch, run_bounded
 
-__all__ = ["BEGIN", "END", "RemoteSpec", "local_expansion_note", "remote_script", "run_remote"]
+__all__ = [
+    "BEGIN",
+    "END",
+    "Limits",
+    "RemoteSpec",
+    "local_expansion_note",
+    "remote_script",
+    "run_remote",
+]
 
 BEGIN = "<<<contextd-payload-begin>>>"
 END = "<<<contextd-payload-end>>>"
 _NOT_FOUND = 127
 _SSH_FAILED = 255
+_MARGIN = 64 * 1024  # room for a login shell's banner and the markers around the payload
 
 
 class RemoteSpec(Struct, frozen=True):
@@ -62,27 +73,49 @@ def ssh_command(spec: RemoteSpec, script: str, *, batch: bool) -> list[str]:
     return ["ssh", *spec.ssh_options, *mode, "-o", "ConnectTimeout=20", spec.target, script]
 
 
+class Limits(NamedTuple):
+    """What a remote operation may cost: the most it reads from ssh, and its whole time."""
+
+    output: Cap
+    seconds: float
+
+
 def run_remote(
-    spec: RemoteSpec, args: list[str], *, batch: bool, stdin: bytes | None = None
+    spec: RemoteSpec, args: list[str], *, batch: bool, limits: Limits, stdin: bytes | None = None
 ) -> str:
     """Run `contextd ARGS` over ssh and return what it printed between the markers.
 
     Raises:
-        RemoteError: ssh failed, contextd is not found there, or it reported an error.
+        RemoteError: ssh failed, contextd is not found there, it reported an error, it sent
+            more than `limits` allow or did not finish in time.
     """
     argv = ssh_command(spec, remote_script(spec, args), batch=batch)
     try:
-        done = subprocess.run(argv, input=stdin or b"", capture_output=True, check=False)
+        done = run_bounded(
+            argv, stdin or b"", out_cap=limits.output.size + _MARGIN, seconds=limits.seconds
+        )
     except FileNotFoundError:
         raise RemoteError(
             "The ssh command is not installed on this machine; install the OpenSSH client."
         ) from None
+    except TooMuch:
+        raise RemoteError(limits.output.refusal(f"What contextd on {spec.target} sent")) from None
+    except TooLong:
+        raise RemoteError(_too_long(spec, limits.seconds)) from None
     stdout = done.stdout.decode("utf-8", errors="replace")
     stderr = done.stderr.decode("utf-8", errors="replace")
     payload = _between_markers(stdout)
     if done.returncode == 0 and payload is not None:
         return payload
     raise _failure(spec, done.returncode, stderr, payload is not None)
+
+
+def _too_long(spec: RemoteSpec, seconds: float) -> str:
+    return (
+        f"ssh {spec.target} did not finish within {seconds:g} s, the most a remote operation "
+        f"may take; check that `ssh {spec.target} true` returns at once, or if the link is "
+        f"that slow allow more with `contextd config set sync.remote_timeout_s {seconds * 2:g}`."
+    )
 
 
 def _between_markers(stdout: str) -> str | None:

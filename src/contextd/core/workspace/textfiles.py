@@ -6,10 +6,14 @@ import os
 import tempfile
 from pathlib import Path
 
+from contextd.core.workspace.capped import MB, Cap, read_capped
 from contextd.errors import InvalidInputError
 from contextd.home_folder import make_folders
 
-__all__ = ["confined", "read_text", "sha256_text", "write_text_atomic"]
+__all__ = ["NOTES_FILE", "confined", "read_text", "sha256_text", "write_text_atomic"]
+
+# Agent files (CLAUDE.md, AGENTS.md, rules) and the mirror's: notes, far below this.
+NOTES_FILE = Cap(16 * MB, "a file of notes contextd reads", "check that it is the file you meant")
 
 
 def sha256_text(text: str) -> str:
@@ -33,15 +37,14 @@ def confined(folder: Path, relative: str) -> Path:
     return base / relative
 
 
-def read_text(path: Path) -> str | None:
+def read_text(path: Path, cap: Cap = NOTES_FILE) -> str | None:
     """The file's text (line endings kept), or None when it does not exist.
 
     Raises:
-        InvalidInputError: it cannot be read or is not UTF-8 text.
+        InvalidInputError: it cannot be read, is larger than `cap` allows, or is not UTF-8.
     """
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            return handle.read()
+        return read_capped(path, cap).decode("utf-8")
     except (FileNotFoundError, NotADirectoryError):
         return None
     except UnicodeDecodeError:
