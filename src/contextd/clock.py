@@ -47,10 +47,12 @@ def parse_when(text: str, *, reference: datetime | None = None) -> datetime | No
     text = text.strip()
     relative = _RELATIVE.match(text.lower())
     if relative:
-        amount, unit = int(relative.group(1)), relative.group(2)
-        try:
-            return (reference or datetime.now(UTC)) - timedelta(**{_UNITS[unit]: amount})
-        except OverflowError:
+        try:  # int() refuses a number of over 4,300 digits with ValueError
+            amount = int(relative.group(1))
+            return (reference or datetime.now(UTC)) - timedelta(
+                **{_UNITS[relative.group(2)]: amount}
+            )
+        except (OverflowError, ValueError):
             raise InvalidInputError(
                 f"{text!r} reaches back before the year 1; give a date or a shorter span."
             ) from None

@@ -8,6 +8,8 @@ from contextd.models import Kind, Origin, Status
 from tests.conftest import Cli
 from tests.importers.conftest import ORBIT, stored
 
+PROSE = Path(__file__).parents[1] / "core" / "prose"
+
 NATS = "The task queue runs on NATS JetStream with durable consumers"
 REDIS = "The task queue runs on Redis pub/sub"
 DRAIN = "Pause the JetStream consumers before every rollout and resume them after it"
@@ -135,3 +137,27 @@ def test_a_note_superseded_by_a_note_outside_the_import_is_archived_saying_so(
     redis = stored(app)[REDIS]
     assert redis.status is Status.ARCHIVED and redis.superseded_by is None
     assert redis.archived_reason == "Superseded in Kept by queue-nats, which was not imported."
+
+
+def test_decision_records_full_of_lookalikes_are_imported_whole(
+    app: App, run: Cli, tmp_path: Path
+) -> None:
+    # Digests, integrity hashes, API-token users' mail addresses, links to documents by id,
+    # public keys: one of them used to refuse the note, and with it every other note.
+    project = tmp_path / "kept" / "acme" / "decisions"
+    project.mkdir(parents=True)
+    records = sorted(PROSE.glob("*.md"))
+    records.remove(PROSE / "README.md")
+    for path in records:
+        title = path.read_text(encoding="utf-8").split("\n", 1)[0].lstrip("# ")
+        (project / path.name).write_text(
+            f"---\nname: {path.stem}\ndescription: {title}\ntype: project\n---\n\n"
+            + path.read_text(encoding="utf-8"),
+            encoding="utf-8",
+        )
+    out = run.json("import", "kept", str(project))
+    assert out["counts"]["refused"] == 0
+    assert out["counts"]["imported"] == len(records) == 6
+    assert len(stored(app)) == len(records)
+    found = run.json("search", "Digest SHA-256 object store")
+    assert any("JetStream based Object Stores" in r["title"] for r in found["results"])

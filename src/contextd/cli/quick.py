@@ -99,8 +99,11 @@ def _where(parsed: Parsed) -> dict[str, object] | None:
         folder = os.getcwd()
     except OSError:
         return None
+    home = resolve_home(str(values["home"]) if values["home"] else None)
+    if os.path.exists(home) and not os.path.isdir(home):
+        return None  # a file is no home: click's path says so
     return {
-        "home": resolve_home(str(values["home"]) if values["home"] else None),
+        "home": home,
         "stamp": client.code_stamp(),
         "project": values["project"] or os.environ.get("CONTEXTD_PROJECT") or None,
         "folder": folder,
@@ -157,11 +160,15 @@ def _query_request(parsed: Parsed) -> dict[str, object] | None:
 
 
 def _instant(text: object) -> str | None:
-    """A --since/--before value as the ISO instant the store compares; "" when it is not a
-    date; None when none was given."""
+    """A --since/--before value as the ISO instant the store compares; "" when it is not one
+    (click's path says why); None when none was given."""
     if text is None:
         return None
     from contextd.clock import parse_when, to_iso  # (re, datetime) only when a date is given
+    from contextd.errors import InvalidInputError
 
-    moment = parse_when(str(text))
+    try:
+        moment = parse_when(str(text))
+    except InvalidInputError:  # a span reaching back before the year 1
+        return ""
     return to_iso(moment) if moment is not None else ""

@@ -5,7 +5,9 @@ blocks, passwords inside URLs, opaque Bearer tokens, values assigned to secret-s
 (short ones too when the name says password), passwords told in prose ("the password is
 Summer2024!"), and high-entropy strings. Invisible characters (zero-width spaces, soft
 hyphens) are read through, and a token of a known format broken by spaces is joined again.
-Plain prose about keys ("rotate the API key monthly") does not match.
+Plain prose about keys ("rotate the API key monthly") does not match, nor do the credential
+lookalikes of technical prose (`lookalikes.py`: digests, links, mail addresses, public keys,
+words after "tokens:").
 """
 
 import math
@@ -13,6 +15,8 @@ import re
 from collections import Counter
 
 from msgspec import Struct
+
+from contextd.core.writing.lookalikes import lookalike_spans, ordinary_value, wordlike
 
 __all__ = ["Finding", "find_secrets"]
 
@@ -46,11 +50,17 @@ _TOKEN_FORMATS: list[tuple[str, re.Pattern[str]]] = [
         ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
         ("PyPI token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
         ("JSON web token", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        (
+            "Discord webhook URL",
+            r"discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{40,}",
+        ),
+        ("NATS nkey seed", r"\bS[ACNOUX][A-Z2-7]{56}\b"),
+        ("Telegram bot token", r"(?<!\d)\d{6,12}:AA[A-Za-z0-9_-]{30,40}(?![A-Za-z0-9_-])"),
     ]
 ]
 
 # scheme://user:password@host (the user may be empty: redis://:pw@host), the password only.
-_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s@/]{2,})@[^\s/]+", re.I)
+_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]*:([^\s@/]{2,})@[^\s/]+", re.I)
 _BEARER = re.compile(r"\bBearer\s+([A-Za-z0-9._~+/=-]{20,})")
 # Characters that show nothing but split a token so no pattern sees it whole.
 _INVISIBLE = dict.fromkeys(
@@ -64,7 +74,7 @@ _SPLIT_TOKEN = re.compile(
 )
 # NAME = value where the name ends in a password word: a short value is a password too.
 _PASSWORD_ASSIGNMENT = re.compile(
-    r"\b([\w.-]*?)(password|passwd|passphrase|pass|pwd|secret)[\"']?\s*[:=]\s*[\"']?"
+    r"\b([\w.-]{0,64}?)(password|passwd|passphrase|pass|pwd|secret)[\"']?\s*[:=]\s*[\"']?"
     r"([^\s\"',;]{6,})",
     re.I,
 )
@@ -81,7 +91,7 @@ _SECRET_NAME = (
 )
 # NAME = value / NAME: value / "NAME": "value", where NAME holds a secret-sounding word.
 _ASSIGNMENT = re.compile(
-    rf"\b[\w.-]*{_SECRET_NAME}[\w.-]*[\"']?\s*[:=]\s*[\"']?([^\s\"',;]{{8,}})", re.I
+    rf"\b[\w.-]{{0,64}}{_SECRET_NAME}[\w.-]{{0,64}}[\"']?\s*[:=]\s*[\"']?([^\s\"',;&]{{8,}})", re.I
 )
 # Long unbroken runs of key material anywhere in the text.
 _BLOB = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
@@ -113,12 +123,24 @@ def _find(text: str) -> list[Finding]:
     found += _split_tokens(text)
     found += _credentials(text)
     found += _passwords(text)
-    found += [
-        Finding("high-entropy string", m.start(), m.end())
-        for m in _BLOB.finditer(text)
-        if _random_blob(m[0])
-    ]
+    found += _outside_lookalikes(
+        text,
+        [
+            Finding("high-entropy string", m.start(), m.end())
+            for m in _BLOB.finditer(text)
+            if _random_blob(m[0])
+        ],
+    )
     return found
+
+
+def _outside_lookalikes(text: str, blobs: list[Finding]) -> list[Finding]:
+    """The runs of key material that are not part of a digest, an address, a link or a public
+    key."""
+    if not blobs:
+        return blobs
+    spans = lookalike_spans(text)
+    return [b for b in blobs if not any(lo <= b.start and b.end <= hi for lo, hi in spans)]
 
 
 def _credentials(text: str) -> list[Finding]:
@@ -136,7 +158,9 @@ def _credentials(text: str) -> list[Finding]:
     found += [
         Finding("secret assigned to a name", m.start(1), m.end(1))
         for m in _ASSIGNMENT.finditer(text)
-        if not _PLACEHOLDER.match(m[1]) and _looks_random(m[1], minimum=8, bits=3.0)
+        if not _PLACEHOLDER.match(m[1])
+        and _looks_random(m[1], minimum=8, bits=3.0)
+        and not ordinary_value(m[1])
     ]
     return found
 
@@ -146,14 +170,28 @@ def _passwords(text: str) -> list[Finding]:
     found = [
         Finding("password assigned to a name", m.start(3), m.end(3))
         for m in _PASSWORD_ASSIGNMENT.finditer(text)
-        if _names_a_password(m[1], m[2]) and _could_be_password(m[3])
+        if _names_a_password(m[1], m[2])
+        and _could_be_password(m[3])
+        and not _words_not_password(m[2], m[3])
     ]
     for match in _PASSWORD_PROSE.finditer(text):
         value = match[1].rstrip(".,;:)]}\"'")
-        if _could_be_password(value) and any(c.isdigit() for c in value):
+        if (
+            _could_be_password(value)
+            and any(c.isdigit() for c in value)
+            and not ordinary_value(value, letters_only=True, most_words=2)
+        ):
             start = match.start(1)
             found.append(Finding("password in a sentence", start, start + len(value)))
     return found
+
+
+def _words_not_password(word: str, value: str) -> bool:
+    """`password: Mandatory`, `secret: cloud-platform-team`: words after the name, not a
+    password. A digit makes one, and after a password word a chain of three words or more may be
+    a passphrase (`correct-horse-battery-staple`)."""
+    most = 0 if word.lower() == "secret" else 2
+    return ordinary_value(value, letters_only=True, most_words=most)
 
 
 def _split_tokens(text: str) -> list[Finding]:
@@ -193,7 +231,11 @@ def _random_blob(value: str) -> bool:
     """A long run of key material; a path (`/tmp/pytest-of-root/…`) is judged part by part."""
     if value.startswith(("/", "./", "~/")) or "//" in value:
         return any(_random_blob(part) for part in value.split("/") if len(part) >= 32)
-    return _looks_random(value, minimum=32, bits=4.3) and not _is_hex_digest(value)
+    return (
+        _looks_random(value, minimum=32, bits=4.3)
+        and not _is_hex_digest(value)
+        and not wordlike(value)
+    )
 
 
 def _looks_random(value: str, *, minimum: int, bits: float) -> bool:
