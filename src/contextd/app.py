@@ -63,6 +63,12 @@ class App(Struct, dict=True):
     # them on a thread of its own. Elsewhere the daemon is started to do it, when allowed.
     vectors_wanted: Callable[[], None] | None = None
 
+    @property
+    def developer(self) -> str:
+        """Whose sessions and checkpoints are whose: on a team server the login role (with
+        `[store] developer` after a slash), in a home `[store] developer` ('' by default)."""
+        return self.db.developer or self.settings.developer
+
     @cached_property
     def projects(self) -> "ProjectService":
         from contextd.core.workspace.projects import ProjectService
@@ -79,7 +85,7 @@ class App(Struct, dict=True):
     def reader(self) -> "RecordReader":
         from contextd.core.reading.reader import RecordReader
 
-        return RecordReader(self.db, self.settings.developer)
+        return RecordReader(self.db, self.developer)
 
     @cached_property
     def writer(self) -> "RecordWriter":
@@ -94,7 +100,7 @@ class App(Struct, dict=True):
             self.vector_index,
             self.duplicates,
             files,
-            developer=self.settings.developer,
+            developer=self.developer,
         )
 
     @cached_property
@@ -154,7 +160,7 @@ class App(Struct, dict=True):
     def sessions(self) -> "SessionService":
         from contextd.core.workspace.sessions import SessionService
 
-        return SessionService(self.db, self.settings.developer)
+        return SessionService(self.db, self.developer)
 
     @cached_property
     def hook_state(self) -> "HookState":

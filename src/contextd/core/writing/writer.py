@@ -389,7 +389,7 @@ class RecordWriter:
             for change in prepared:
                 if change.before is None:
                     record = _linked([change.record], sessions)[0]
-                    rows.insert_record(conn, record)
+                    rows.insert_record(conn, record, private=change.private)
                 else:
                     record = change.record
                     if rows.get_record(conn, record.id) != change.before:

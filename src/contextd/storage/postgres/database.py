@@ -23,7 +23,7 @@ from contextd.errors import StoreError
 from contextd.server_url import redact
 from contextd.storage.postgres import schema
 from contextd.storage.postgres.connection import PgConnection, explain
-from contextd.storage.postgres.dialect import POSTGRES, PostgresDialect
+from contextd.storage.postgres.dialect import PostgresDialect
 from contextd.storage.store import Database
 
 __all__ = ["WRITER_LOCK", "PostgresDatabase"]
@@ -58,10 +58,12 @@ class _Borrowing:
     """The Connection the storage modules get outside a transaction: each statement runs on a
     pooled connection borrowed for it alone (once more on a fresh one if the first was lost)."""
 
-    dialect: PostgresDialect = POSTGRES
-
     def __init__(self, database: "PostgresDatabase") -> None:
         self._database = database
+
+    @property
+    def dialect(self) -> PostgresDialect:
+        return self._database.dialect
 
     def execute(self, sql: str, parameters: Any = (), /) -> _Rows:
         return self._run(lambda conn: conn.execute(sql, parameters))
@@ -91,11 +93,19 @@ class PostgresDatabase(Database):
     backend: ClassVar[str] = "postgresql"
 
     def __init__(
-        self, url: str, *, read_only: bool, connect_timeout_s: float, pool_size: int
+        self,
+        url: str,
+        *,
+        read_only: bool,
+        connect_timeout_s: float,
+        pool_size: int,
+        developer_name: str = "",
     ) -> None:
         self.path: str = redact(url)
         self._url = url
         self._read_only = read_only
+        self._name = developer_name
+        self._dialect = PostgresDialect()  # whose rows are whose, once the server said
         self._timeout = connect_timeout_s
         settings: dict[str, Any] = {
             "autocommit": True,
@@ -128,8 +138,10 @@ class PostgresDatabase(Database):
         read_only: bool = False,
         connect_timeout_s: float = 5.0,
         pool_size: int = 8,
+        developer_name: str = "",
     ) -> "PostgresDatabase":
         """Connect to the server at `url` and migrate its schema (check it, `read_only`).
+        `developer_name` tells apart the people who share one login role.
 
         Raises:
             StoreError: the server cannot be reached, refuses this role, or holds tables that
@@ -137,7 +149,11 @@ class PostgresDatabase(Database):
             SchemaTooNewError: a newer contextd migrated the server.
         """
         database = cls(
-            url, read_only=read_only, connect_timeout_s=connect_timeout_s, pool_size=pool_size
+            url,
+            read_only=read_only,
+            connect_timeout_s=connect_timeout_s,
+            pool_size=pool_size,
+            developer_name=developer_name,
         )
         try:
             database._open()
@@ -152,7 +168,14 @@ class PostgresDatabase(Database):
 
     @property
     def dialect(self) -> PostgresDialect:
-        return POSTGRES
+        return self._dialect
+
+    @property
+    def developer(self) -> str:
+        """Who this store's user is: the login role the server authenticated (`current_user`),
+        and after a slash the `[store] developer` name when one splits a role shared by
+        several people."""
+        return self._dialect.developer
 
     def connection(self) -> PgConnection | _Borrowing:
         """The connection pinned by this thread's open transaction or snapshot, else one that
@@ -219,7 +242,7 @@ class PostgresDatabase(Database):
             raw = self._pool.getconn(timeout=self._timeout)
         except PoolTimeout:
             raise StoreError(self._unreachable()) from None
-        return PgConnection(raw, self.path)
+        return PgConnection(raw, self.path, self._dialect)
 
     def give_back(self, conn: PgConnection) -> None:
         self._pool.putconn(conn.raw)
@@ -233,8 +256,10 @@ class PostgresDatabase(Database):
             ) as probe:
                 _configure(probe)
                 schema.prepare(probe, self.path, read_only=self._read_only)
+                role = str(probe.execute("SELECT current_user").fetchone()[0])  # type: ignore[index]
         except psycopg.Error as exc:
             raise StoreError(explain(self.path, exc)) from exc
+        self._dialect = PostgresDialect(f"{role}/{self._name}" if self._name else role)
         self._pool.open(wait=False)
 
     def _unreachable(self) -> str:
