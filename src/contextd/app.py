@@ -260,7 +260,8 @@ def open_app(
     yield the wired services; closes on exit.
 
     `busy_timeout_ms` shortens how long a write waits for another writer, and how long a
-    server may take to answer (hooks must not block an agent for the default 15 s).
+    server may take to connect and to answer each statement (hooks must not block an agent
+    for the default 15 s).
     `read_only` opens an existing store without writing a byte of the home (or anything on
     the server); every write then fails with StoreError. `model_from_daemon` borrows the
     running daemon's model for vectors, for a process that stays up beside it (the MCP
@@ -310,9 +311,15 @@ def _open_store(settings: Settings, busy_timeout_ms: int | None, read_only: bool
         from contextd.storage.server import open_server  # psycopg only for a team server
 
         timeout = settings.store.connect_timeout_s
-        if busy_timeout_ms is not None:
-            timeout = min(timeout, busy_timeout_ms / 1000)
-        return open_server(settings.store, connect_timeout_s=timeout, read_only=read_only)
+        if busy_timeout_ms is None:
+            return open_server(settings.store, connect_timeout_s=timeout, read_only=read_only)
+        budget = busy_timeout_ms / 1000  # a hook's: connecting and every statement within it
+        return open_server(
+            settings.store,
+            connect_timeout_s=min(timeout, budget),
+            read_only=read_only,
+            statement_timeout_s=budget,
+        )
     if read_only:
         return Database.open_read_only(settings.db_path)
     if busy_timeout_ms is None:

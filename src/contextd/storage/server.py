@@ -14,8 +14,15 @@ from contextd.storage.store import Database
 __all__ = ["open_server", "open_url", "scratch_url"]
 
 
-def open_server(store: StoreSettings, *, connect_timeout_s: float, read_only: bool) -> Database:
-    """The store on the server [store] names, migrated (checked only when `read_only`).
+def open_server(
+    store: StoreSettings,
+    *,
+    connect_timeout_s: float,
+    read_only: bool,
+    statement_timeout_s: float | None = None,
+) -> Database:
+    """The store on the server [store] names, migrated (checked only when `read_only`);
+    with `statement_timeout_s`, a statement or a lock wait longer than that fails.
 
     Raises:
         StoreError: psycopg is not installed, or the server cannot be used.
@@ -27,6 +34,7 @@ def open_server(store: StoreSettings, *, connect_timeout_s: float, read_only: bo
         read_only=read_only,
         pool_size=store.pool_size,
         developer_name=store.developer,
+        statement_timeout_s=statement_timeout_s,
     )
 
 
@@ -37,6 +45,7 @@ def open_url(
     read_only: bool = False,
     pool_size: int = 4,
     developer_name: str = "",
+    statement_timeout_s: float | None = None,
 ) -> Database:
     """The store on the server at `url` (a postgresql:// URL without a password); its
     developer is the login role, `developer_name` telling apart those who share one."""
@@ -53,6 +62,7 @@ def open_url(
         connect_timeout_s=connect_timeout_s,
         pool_size=pool_size,
         developer_name=developer_name,
+        statement_timeout_s=statement_timeout_s,
     )
 
 

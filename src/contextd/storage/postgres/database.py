@@ -8,6 +8,7 @@ every machine queue as SQLite's BEGIN IMMEDIATE makes them queue: the duplicate,
 and one-open-session rules are checked and applied with no other writer in between.
 """
 
+import math
 import threading
 import zlib
 from collections.abc import Iterator
@@ -100,6 +101,7 @@ class PostgresDatabase(Database):
         connect_timeout_s: float,
         pool_size: int,
         developer_name: str = "",
+        statement_timeout_s: float | None = None,
     ) -> None:
         self.path: str = redact(url)
         self._url = url
@@ -112,9 +114,16 @@ class PostgresDatabase(Database):
             "connect_timeout": _seconds(connect_timeout_s),
             "application_name": "contextd",
         }
-        if read_only:  # added to the URL's own options (a search_path, say), not over them
-            given = conninfo_to_dict(url).get("options")
-            settings["options"] = f"{given or ''} -c default_transaction_read_only=on".strip()
+        # Added to the URL's own options (a search_path, say), not over them.
+        options = [str(conninfo_to_dict(url).get("options") or "")]
+        if read_only:
+            options.append("-c default_transaction_read_only=on")
+        if statement_timeout_s is not None:  # a server that stalls fails a statement in time
+            wait = max(1, round(statement_timeout_s * 1000))
+            options.append(f"-c statement_timeout={wait} -c lock_timeout={wait}")
+        if joined := " ".join(options).strip():
+            settings["options"] = joined
+        self._settings = settings
         self._pool = ConnectionPool(
             url,
             min_size=1,
@@ -139,9 +148,12 @@ class PostgresDatabase(Database):
         connect_timeout_s: float = 5.0,
         pool_size: int = 8,
         developer_name: str = "",
+        statement_timeout_s: float | None = None,
     ) -> "PostgresDatabase":
         """Connect to the server at `url` and migrate its schema (check it, `read_only`).
-        `developer_name` tells apart the people who share one login role.
+        `developer_name` tells apart the people who share one login role. Connecting gives
+        up after `connect_timeout_s` (fractions too); with `statement_timeout_s`, so does a
+        statement, or a wait for a lock (a hook's budget).
 
         Raises:
             StoreError: the server cannot be reached, refuses this role, or holds tables that
@@ -154,6 +166,7 @@ class PostgresDatabase(Database):
             connect_timeout_s=connect_timeout_s,
             pool_size=pool_size,
             developer_name=developer_name,
+            statement_timeout_s=statement_timeout_s,
         )
         try:
             database._open()
@@ -251,9 +264,7 @@ class PostgresDatabase(Database):
         """One direct connection first: it fails fast, in the server's own words, when the
         server cannot be used, and migrates the schema; then the pool fills in the background."""
         try:
-            with psycopg.connect(
-                self._url, autocommit=True, connect_timeout=_seconds(self._timeout)
-            ) as probe:
+            with _connect(self._url, self._timeout, self.path, self._settings) as probe:
                 _configure(probe)
                 schema.prepare(probe, self.path, read_only=self._read_only)
                 role = str(probe.execute("SELECT current_user").fetchone()[0])  # type: ignore[index]
@@ -280,6 +291,51 @@ class PostgresDatabase(Database):
 def _seconds(timeout: float) -> int:
     """libpq's connect_timeout: whole seconds (it treats 1 as 2)."""
     return max(1, round(timeout))
+
+
+def _connect(
+    url: str, seconds: float, where: str, settings: dict[str, Any]
+) -> psycopg.Connection[Any]:
+    """psycopg.connect, given up after `seconds`: libpq counts its connect_timeout in whole
+    seconds and waits 2 at the least, more than a hook may spend on a server that accepts the
+    connection and never answers. The attempt goes on in a daemon thread until libpq's own
+    timeout and closes what it gets late; a process that exits meanwhile does not wait for it.
+
+    Raises:
+        StoreError: no answer came in time.
+        psycopg.Error: the server answered with a refusal (wrong password, no database).
+    """
+    outcome: dict[str, Any] = {}
+    arrived = threading.Event()
+    lock = threading.Lock()
+
+    def attempt() -> None:
+        try:  # libpq's own limit comes after ours, so a silent server is ours to report
+            conn = psycopg.connect(url, **{**settings, "connect_timeout": math.ceil(seconds) + 1})
+        except BaseException as exc:  # handed over to the caller below
+            outcome["error"] = exc
+        else:
+            with lock:
+                if outcome.get("abandoned"):
+                    conn.close()
+                    return
+                outcome["conn"] = conn
+        arrived.set()
+
+    threading.Thread(target=attempt, name="contextd-connect", daemon=True).start()
+    arrived.wait(seconds)
+    with lock:
+        if "conn" not in outcome and "error" not in outcome:
+            outcome["abandoned"] = True
+            raise StoreError(
+                f"Cannot reach the contextd server at {where} (it did not answer within "
+                f"{seconds:g} s); check that it is up and that [store] url is right: writes "
+                "are refused until it answers."
+            )
+    if "error" in outcome:
+        raise outcome["error"]
+    conn: psycopg.Connection[Any] = outcome["conn"]
+    return conn
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
