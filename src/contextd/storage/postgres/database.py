@@ -20,7 +20,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.string import StrDumper
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from contextd.errors import StoreError
+from contextd.errors import StoreError, UnknownOutcomeError
 from contextd.server_url import redact
 from contextd.storage.postgres import schema
 from contextd.storage.postgres.connection import PgConnection, explain
@@ -206,12 +206,22 @@ class PostgresDatabase(Database):
             return
         conn = self.borrow()
         self._local.pinned = conn
+        committing = False
         try:
-            with self._failures(conn), conn.raw.transaction():
+            with conn.raw.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITER_LOCK,))
                 yield conn
+                committing = True  # what fails from here on is the COMMIT
             with self._lock:
                 self._commits += 1
+        except psycopg.Error as exc:
+            if committing and conn.raw.broken:  # sent, and no answer: the server may have it
+                raise UnknownOutcomeError(
+                    f"The connection to the contextd server at {self.path} broke as a write "
+                    "was being committed: it may or may not have been stored; look before "
+                    "doing it again."
+                ) from exc
+            raise StoreError(explain(self.path, exc)) from exc
         finally:
             self._local.pinned = None
             self.give_back(conn)
