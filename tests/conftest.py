@@ -29,24 +29,55 @@ def pytest_report_header() -> str:
     return f"SQLite {sqlite3.sqlite_version}, FTS5 {fts5}, extension loading {loadable}"
 
 
+_NO_SERVER = "PostgreSQL with pgvector could not start here"
+_ON_SERVER = "contextd_server"  # a user property of every test that got a server database
+
+
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[Cluster]:
     """A real PostgreSQL with pgvector on a loopback port, for the whole run."""
     try:
         cluster = start_cluster()
     except ClusterUnavailable as exc:
-        pytest.skip(f"PostgreSQL with pgvector could not start here: {exc}")
+        pytest.skip(f"{_NO_SERVER}: {exc}")
     yield cluster
     cluster.stop()
 
 
 @pytest.fixture
-def pg_url(pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def pg_url(
+    pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[str]:
     """A fresh database on the test server; its password is in PGPASSWORD, not in the URL."""
+    request.node.user_properties.append((_ON_SERVER, True))
     url = pg_cluster.database()
     monkeypatch.setenv("PGPASSWORD", PASSWORD)
     yield url
     pg_cluster.drop(url)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """With CI set, the run's last lines say how many tests ran on the PostgreSQL server and
+    how many were skipped because it could not start: a green run that tested no server code
+    shows it."""
+    if not os.environ.get("CI"):
+        return
+    outcomes: dict[str, int] = {"passed": 0, "failed": 0}
+    skipped = 0
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) == "call" and (_ON_SERVER, True) in getattr(
+                report, "user_properties", ()
+            ):
+                outcome = "passed" if report.passed else "failed"
+                outcomes[outcome] += 1
+            elif getattr(report, "skipped", False) and _NO_SERVER in str(report.longrepr):
+                skipped += 1
+    ran = sum(outcomes.values())
+    terminalreporter.write_line(
+        f"PostgreSQL server tests: {ran} ran ({outcomes['passed']} passed, "
+        f"{outcomes['failed']} failed), {skipped} skipped because the server could not start"
+    )
 
 
 def use_server(folder: Path, url: str) -> None:

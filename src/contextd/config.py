@@ -156,8 +156,8 @@ class ShareSettings(Struct, frozen=True):
 class StoreSettings(Struct, frozen=True):
     """Where the records live: empty `url` keeps them in the home's SQLite file; a
     postgresql:// URL puts every surface on that team server (its password comes from
-    PGPASSWORD or ~/.pgpass, never from this file). `developer` names whose sessions and
-    checkpoints are whose on a shared server (default: login name @ host name)."""
+    PGPASSWORD or ~/.pgpass, never from this file). On a server the developer is the login
+    role; `developer` tells apart people who share one role (it follows the role's name)."""
 
     url: str = ""
     developer: str = ""
@@ -214,18 +214,9 @@ class Settings(Struct, frozen=True):
 
     @property
     def developer(self) -> str:
-        """Who works here, as sessions on a team server are told apart: [store] developer,
-        else login@host on a server; '' for a home's own store (one person's)."""
-        if self.store.developer or not self.on_server:
-            return self.store.developer
-        import getpass
-        import socket
-
-        try:
-            user = getpass.getuser()
-        except (KeyError, OSError):
-            user = "unknown"
-        return f"{user}@{socket.gethostname()}"
+        """[store] developer: in a home's store the name its sessions carry ('' by default);
+        on a team server it follows the login role's name (see App.developer)."""
+        return self.store.developer
 
     @property
     def config_path(self) -> Path:

@@ -13,6 +13,7 @@
   + ProviderUnavailableError       exit 5   (embedding model, endpoint or key missing)
   + StoreError                     exit 6   (the database cannot be opened or written)
     - SchemaTooNewError            exit 6
+    - UnknownOutcomeError          exit 6   (a write's answer never came: maybe stored)
   + RemoteError                    exit 7   (ssh or contextd on another machine failed)
 """
 
@@ -33,6 +34,7 @@ __all__ = [
     "RemoteError",
     "SchemaTooNewError",
     "StoreError",
+    "UnknownOutcomeError",
     "ValidationError",
     "as_clause",
 ]
@@ -143,6 +145,11 @@ class StoreError(ContextdError):
 
 class SchemaTooNewError(StoreError):
     """The database was written by a newer contextd."""
+
+
+class UnknownOutcomeError(StoreError):
+    """A write was sent to be committed and its answer never came (the connection broke):
+    it may or may not have been stored, so it is not a failure to simply do again."""
 
 
 class ProviderUnavailableError(ContextdError):

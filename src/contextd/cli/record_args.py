@@ -43,7 +43,8 @@ RECORD_OPTIONS = (
     Option(
         "--private",
         "private",
-        "Keep it in this store only, never in a shared project's repository files.",
+        "Keep it in this store only, never in a shared project's repository files (on a "
+        "team server, only you see it).",
         kind="flag",
     ),
     Option(

@@ -38,7 +38,12 @@ def copy(target: str) -> None:
     from contextd.core.workspace.store_copy import copy_to
 
     app = get_app()
-    report = copy_to(app.db, target, connect_timeout_s=app.settings.store.connect_timeout_s)
+    report = copy_to(
+        app.db,
+        target,
+        connect_timeout_s=app.settings.store.connect_timeout_s,
+        developer_name=app.settings.store.developer,
+    )
     payload = {"from": report.source, "to": report.target, "copied": report.copied}
 
     def human() -> None:

@@ -11,6 +11,9 @@ __all__ = ["answer_in_process"]
 
 # Within the hook's own time budget: a store locked by a long write gives up, not the agent.
 _BUSY_TIMEOUT_MS = 1500
+# A team server's every wait (connecting, each statement, a lock): with the start-up, a hook
+# on a server that accepts the connection and never answers is done within 1 s.
+_SERVER_TIMEOUT_MS = 500
 
 
 def answer_in_process(event: str, raw: bytes) -> str:
@@ -29,7 +32,8 @@ def answer_in_process(event: str, raw: bytes) -> str:
     light = replace(settings, embeddings=replace(settings.embeddings, provider="none"))
     # A home that cannot be written (a read-only mount) is still read: the hooks answer.
     writable = not settings.db_path.is_file() or can_write_store(settings)
-    with open_app(light, busy_timeout_ms=_BUSY_TIMEOUT_MS, read_only=not writable) as app:
+    busy = _SERVER_TIMEOUT_MS if settings.on_server else _BUSY_TIMEOUT_MS
+    with open_app(light, busy_timeout_ms=busy, read_only=not writable) as app:
         text = handle(app, event, payload, settings.project, settings.cwd, settings.agent_dirs)
     if event == "session-start" and text and writable and settings.hooks.autostart_daemon:
         from contextlib import suppress

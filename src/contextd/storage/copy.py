@@ -2,11 +2,16 @@
 from the home's SQLite file to a team server, or back. Rows keep their ids, timestamps and
 JSON text; keys a database assigns itself (seq) are assigned anew, in the same order; vectors
 cross as float32; the target takes the source's store id, so peers know it as the same store.
+
+What crosses is what the copying developer may see (from a team server: the team's records
+and their own, their own sessions); the sessions and personal records become the target's
+developer's (on a server, the role that copies in; in a home, its one developer).
 """
 
 from collections.abc import Callable
 
 from contextd.errors import ConflictError
+from contextd.storage import owners
 from contextd.storage.connection import Connection, dialect_of
 from contextd.storage.store import Database
 
@@ -24,7 +29,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "id", "project_id", "kind", "category", "title", "body", "body_text", "tags",
         "retrieval_hints", "origin", "priority", "status", "superseded_by", "related_to",
         "session_id", "created_at", "updated_at", "verified_at", "archived_reason", "shared",
-        "file_digest",
+        "file_digest", "owner",
     ),
     "tombstones": ("id", "project_id", "deleted_at"),
     "embeddings": (
@@ -54,6 +59,11 @@ TABLES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 # Tables whose rows a database numbers itself: read in that order, numbered anew.
 _NUMBERED = {"records", "embeddings", "feedback"}
+# Tables whose rows belong to a record: copied when that record is.
+_OF_A_RECORD = {
+    "embeddings", "feedback", "sync_versions", "sync_conflicts", "hook_shown", "shared_files",
+    "code_changes",
+}  # fmt: skip
 _BATCH = 500
 
 
@@ -70,8 +80,9 @@ def copy_store(
     counts: dict[str, int] = {}
     with source.snapshot() as reading, target.transaction() as writing:
         _refuse_filled(writing, target)
+        sessions: set[str] = set()
         for table, columns in TABLES.items():
-            counts[table] = _copy_table(reading, writing, table, columns)
+            counts[table] = _copy_table(reading, writing, table, columns, sessions)
             if progress:
                 progress(table, counts[table])
         store_id = reading.execute("SELECT store_id FROM sync_store").fetchone()[0]
@@ -91,12 +102,21 @@ def _refuse_filled(conn: Connection, target: Database) -> None:
 
 
 def _copy_table(
-    reading: Connection, writing: Connection, table: str, columns: tuple[str, ...]
+    reading: Connection,
+    writing: Connection,
+    table: str,
+    columns: tuple[str, ...],
+    sessions: set[str],
 ) -> int:
     source, target = dialect_of(reading), dialect_of(writing)
     selected = [source.vector_column(c) if _is_vector(table, c) else c for c in columns]
     order = " ORDER BY seq" if table in _NUMBERED else ""
-    rows = reading.execute(f"SELECT {', '.join(selected)} FROM {table}{order}").fetchall()
+    where, shown = _seen(reading, table)
+    rows = reading.execute(
+        f"SELECT {', '.join(selected)} FROM {table} WHERE {where}{order}", shown
+    ).fetchall()
+    if table == "sessions":
+        sessions.update(str(row[0]) for row in rows)
     marks = [target.vector_placeholder if _is_vector(table, c) else "?" for c in columns]
     names = list(columns)
     if table == "records":  # the target's own full-text columns, if it keeps any
@@ -104,10 +124,22 @@ def _copy_table(
         names += [name for name, _, _ in extra]
         marks += [mark for _, mark, _ in extra]
     sql = f"INSERT INTO {table}({', '.join(names)}) VALUES ({', '.join(marks)})"
-    converted = [_converted(table, columns, row, reading, writing) for row in rows]
+    converted = [_converted(table, columns, row, reading, writing, sessions) for row in rows]
     for start in range(0, len(converted), _BATCH):
         writing.executemany(sql, converted[start : start + _BATCH])
     return len(rows)
+
+
+def _seen(reading: Connection, table: str) -> tuple[str, tuple[object, ...]]:
+    """Which rows of `table` the copying developer may take."""
+    dialect = dialect_of(reading)
+    if table in ("records", "sessions"):
+        return dialect.visible(table)
+    if table in _OF_A_RECORD:
+        visible, shown = dialect.visible("records", "r")
+        own = f"record_id IN (SELECT r.id FROM records AS r WHERE {visible})"
+        return (f"(record_id IS NULL OR {own})" if table == "shared_files" else own), shown
+    return "1 = 1", ()
 
 
 def _is_vector(table: str, column: str) -> bool:
@@ -120,8 +152,12 @@ def _converted(
     row: tuple[object, ...],
     reading: Connection,
     writing: Connection,
+    sessions: set[str],
 ) -> tuple[object, ...]:
     values = list(row)
+    target = dialect_of(writing)
+    if table == "sessions":
+        values[columns.index("developer")] = target.developer
     if table == "embeddings":
         from contextd.storage.vectors import decode
 
@@ -131,11 +167,17 @@ def _converted(
         )
     if table == "records":
         by_name = dict(zip(columns, row, strict=True))
+        if by_name["session_id"] not in sessions:  # another developer's, not copied
+            values[columns.index("session_id")] = None
+        mine = by_name["owner"] != "" or by_name["shared"] == 2
+        values[columns.index("owner")] = owners.owner_of(
+            target, by_name["kind"], by_name["project_id"], by_name["category"], mine
+        )
         text = (
             str(by_name["title"]),
             str(by_name["body_text"]),
             str(by_name["tags"]),
             str(by_name["retrieval_hints"]),
         )
-        values += [value for _, _, value in dialect_of(writing).fts_columns(text)]
+        values += [value for _, _, value in target.fts_columns(text)]
     return tuple(values)

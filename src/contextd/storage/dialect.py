@@ -1,5 +1,7 @@
 """What differs between the two stores, in one place: the few SQL fragments that are spelled
-differently, full-text candidates (FTS5 bm25 / tsvector), and how a vector is stored.
+differently, full-text candidates (FTS5 bm25 / tsvector), how a vector is stored, and which
+rows the developer a connection works for may see (every row in a home's store, which has one
+developer; on a team server, the team's and their own personal ones).
 
 Storage modules keep one portable SQL text per statement and ask the connection's dialect
 (`dialect_of(conn)`) for the rest; the SQLite dialect is in sqlite_dialect.py, the PostgreSQL
@@ -39,6 +41,14 @@ class Dialect(ABC):
     null_safe_eq: ClassVar[str]  # `a <op> b` is true when both are NULL or equal
     index_join: ClassVar[str]  # a join from a small list into an indexed table
     vector_placeholder: ClassVar[str] = "?"  # where a vector parameter goes
+    # Who owns the personal rows this connection writes, and may see them: '' in a home's
+    # store (one developer, nothing kept apart); a developer's identity on a team server.
+    developer: str = ""
+
+    def visible(self, table: str, alias: str | None = None) -> tuple[str, tuple[object, ...]]:
+        """A condition and its parameters: the row `alias` (default: the table's name) of
+        `table`, "records" or "sessions", is one this connection's developer may see."""
+        return "1 = 1", ()
 
     @abstractmethod
     def json_rows(self, source: str, alias: str) -> str:

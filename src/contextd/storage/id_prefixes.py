@@ -3,7 +3,7 @@
 from collections.abc import Iterable
 from typing import Literal
 
-from contextd.storage.connection import Connection
+from contextd.storage.connection import Connection, dialect_of
 
 __all__ = ["IdTable", "ids_with_prefix", "shortest_unique_prefixes"]
 
@@ -11,12 +11,14 @@ IdTable = Literal["records", "sessions"]
 
 
 def ids_with_prefix(conn: Connection, table: IdTable, prefix: str, limit: int = 6) -> list[str]:
-    """Ids of `table` that start with `prefix` (at most `limit`)."""
+    """Ids of `table` that start with `prefix` (at most `limit`), of rows this connection's
+    developer may see."""
+    visible, shown = dialect_of(conn).visible(table)
     return [
         row[0]
         for row in conn.execute(
-            f"SELECT id FROM {table} WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
-            (prefix, prefix + "\uffff", limit),
+            f"SELECT id FROM {table} WHERE id >= ? AND id < ? AND {visible} ORDER BY id LIMIT ?",
+            (prefix, prefix + "\uffff", *shown, limit),
         )
     ]
 
@@ -27,15 +29,16 @@ def shortest_unique_prefixes(
     """For each id, the shortest prefix (at least `minimum` long) no other id of `table`
     shares: only its two sorted neighbours can share more than any other id."""
     out: dict[str, str] = {}
+    visible, shown = dialect_of(conn).visible(table)
     for item_id in ids:
         neighbours = [
             row[0]
             for row in conn.execute(
-                f"SELECT * FROM (SELECT id FROM {table} WHERE id < ? ORDER BY id DESC LIMIT 1) "
-                "AS lower_id UNION ALL "
-                f"SELECT * FROM (SELECT id FROM {table} WHERE id > ? ORDER BY id LIMIT 1) "
-                "AS higher_id",
-                (item_id, item_id),
+                f"SELECT * FROM (SELECT id FROM {table} WHERE id < ? AND {visible} "
+                "ORDER BY id DESC LIMIT 1) AS lower_id UNION ALL "
+                f"SELECT * FROM (SELECT id FROM {table} WHERE id > ? AND {visible} "
+                "ORDER BY id LIMIT 1) AS higher_id",
+                (item_id, *shown, item_id, *shown),
             )
         ]
         out[item_id] = _unique_prefix(item_id, neighbours, minimum)

@@ -2,7 +2,7 @@
 
 from msgspec import Struct
 
-from contextd.storage.connection import Connection
+from contextd.storage.connection import Connection, dialect_of
 
 __all__ = [
     "LatestCheckpoint",
@@ -25,9 +25,11 @@ class LatestCheckpoint(Struct, frozen=True):
 def kind_status_counts(conn: Connection) -> dict[str, dict[tuple[str, str], int]]:
     """Per project id (GLOBAL for global records): count of records by (kind, status)."""
     out: dict[str, dict[tuple[str, str], int]] = {}
+    visible, shown = dialect_of(conn).visible("records")
     rows = conn.execute(
-        "SELECT coalesce(project_id, ''), kind, status, count(*) FROM records "
-        "GROUP BY project_id, kind, status"
+        f"SELECT coalesce(project_id, ''), kind, status, count(*) FROM records WHERE {visible} "
+        "GROUP BY project_id, kind, status",
+        shown,
     )
     for scope, kind, status, count in rows:
         out.setdefault(scope, {})[(kind, status)] = count
@@ -37,9 +39,11 @@ def kind_status_counts(conn: Connection) -> dict[str, dict[tuple[str, str], int]
 def category_counts(conn: Connection) -> dict[str, dict[str, int]]:
     """Per project id (GLOBAL for global records): count of active memories by category."""
     out: dict[str, dict[str, int]] = {}
+    visible, shown = dialect_of(conn).visible("records")
     rows = conn.execute(
         "SELECT coalesce(project_id, ''), coalesce(category, 'uncategorised'), count(*) "
-        "FROM records WHERE kind = 'memory' AND status = 'active' GROUP BY 1, 2"
+        f"FROM records WHERE kind = 'memory' AND status = 'active' AND {visible} GROUP BY 1, 2",
+        shown,
     )
     for scope, category, count in rows:
         out.setdefault(scope, {})[category] = count
@@ -48,21 +52,26 @@ def category_counts(conn: Connection) -> dict[str, dict[str, int]]:
 
 def last_activity(conn: Connection) -> dict[str, str]:
     """Per project id (GLOBAL for global records): the latest updated_at of its records."""
+    visible, shown = dialect_of(conn).visible("records")
     rows = conn.execute(
-        "SELECT coalesce(project_id, ''), max(updated_at) FROM records GROUP BY project_id"
+        f"SELECT coalesce(project_id, ''), max(updated_at) FROM records WHERE {visible} "
+        "GROUP BY project_id",
+        shown,
     )
     return dict(rows.fetchall())
 
 
 def latest_checkpoints(conn: Connection) -> dict[str, LatestCheckpoint]:
     """Per project id: its newest active checkpoint."""
+    visible, shown = dialect_of(conn).visible("records")
     rows = conn.execute(
         "SELECT project_id, id, title, created_at FROM ("
         "  SELECT project_id, id, title, created_at, row_number() OVER ("
         "    PARTITION BY project_id ORDER BY created_at DESC, id DESC) AS rank"
         "  FROM records WHERE kind = 'checkpoint' AND status = 'active'"
-        "  AND project_id IS NOT NULL"
-        ") AS ranked WHERE rank = 1"
+        f"  AND project_id IS NOT NULL AND {visible}"
+        ") AS ranked WHERE rank = 1",
+        shown,
     )
     return {
         project_id: LatestCheckpoint(rid, title, created)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from msgspec import Struct
 
 from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
+from contextd.storage import owners
 from contextd.storage.connection import Connection, dialect_of
 
 if TYPE_CHECKING:
@@ -73,6 +74,9 @@ class RecordFilter(Struct, frozen=True):
         if not self.every_project:
             clauses = [f"({alias}.project_id = ? OR {alias}.project_id IS NULL)"]
             params = [self.project_id]
+        visible, shown = dialect.visible("records", alias)
+        clauses.append(visible)
+        params.extend(shown)
         if self.statuses:
             clauses.append(f"{alias}.status IN ({', '.join('?' for _ in self.statuses)})")
             params.extend(str(s) for s in self.statuses)
@@ -205,15 +209,20 @@ def _json_list(text: object) -> tuple[Any, ...]:
     return () if text == "[]" else tuple(json.loads(str(text)))
 
 
-def insert_record(conn: Connection, record: Record) -> None:
+def insert_record(conn: Connection, record: Record, *, private: bool = False) -> None:
+    """Store a new record; `private` ones never reach repository files (shared = 2), and on a
+    team server a personal one (owners.personal) belongs to the connection's developer."""
     values = _row_values(record)
     body_text = search_text(record)
-    extra = dialect_of(conn).fts_columns(_indexed(values, body_text))
+    dialect = dialect_of(conn)
+    extra = dialect.fts_columns(_indexed(values, body_text))
     columns = "".join(f", {name}" for name, _, _ in extra)
     marks = "".join(f", {mark}" for _, mark, _ in extra)
+    owner = owners.owner_of(dialect, record.kind, record.project_id, record.category, private)
     conn.execute(
-        f"INSERT INTO records({COLUMNS}, body_text{columns}) VALUES ({_PLACEHOLDERS}, ?{marks})",
-        (*values, body_text, *(value for _, _, value in extra)),
+        f"INSERT INTO records({COLUMNS}, body_text, shared, owner{columns}) "
+        f"VALUES ({_PLACEHOLDERS}, ?, ?, ?{marks})",
+        (*values, body_text, 2 if private else 0, owner, *(value for _, _, value in extra)),
     )
 
 
@@ -239,7 +248,11 @@ def _indexed(values: tuple[object, ...], body_text: str) -> tuple[str, str, str,
 
 
 def get_record(conn: Connection, record_id: str) -> Record | None:
-    row = conn.execute(f"SELECT {COLUMNS} FROM records WHERE id = ?", (record_id,)).fetchone()
+    """The record with this id, if there is one its connection's developer may see."""
+    visible, shown = dialect_of(conn).visible("records")
+    row = conn.execute(
+        f"SELECT {COLUMNS} FROM records WHERE id = ? AND {visible}", (record_id, *shown)
+    ).fetchone()
     return record_from_row(row) if row else None
 
 
@@ -354,18 +367,22 @@ def count_by_kind(conn: Connection, scope: RecordFilter) -> dict[Kind, int]:
 
 def successors_of(conn: Connection, record_id: str) -> list[str]:
     """Ids of records that name `record_id` as their successor."""
-    return [
-        r[0] for r in conn.execute("SELECT id FROM records WHERE superseded_by = ?", (record_id,))
-    ]
+    visible, shown = dialect_of(conn).visible("records")
+    found = conn.execute(
+        f"SELECT id FROM records WHERE superseded_by = ? AND {visible}", (record_id, *shown)
+    )
+    return [r[0] for r in found]
 
 
 def same_title(conn: Connection, record: Record) -> Record | None:
     """A stored record of the same kind and scope whose title equals `record`'s, ignoring case."""
+    dialect = dialect_of(conn)
+    visible, shown = dialect.visible("records")
     row = conn.execute(
         f"SELECT {COLUMNS} FROM records WHERE kind = ? "
-        f"AND project_id {dialect_of(conn).null_safe_eq} ? AND id != ? "
-        "AND lower(title) = lower(?) LIMIT 1",
-        (str(record.kind), record.project_id, record.id, record.title),
+        f"AND project_id {dialect.null_safe_eq} ? AND id != ? "
+        f"AND lower(title) = lower(?) AND {visible} LIMIT 1",
+        (str(record.kind), record.project_id, record.id, record.title, *shown),
     ).fetchone()
     return record_from_row(row) if row else None
 
@@ -377,11 +394,12 @@ def chain_end(
     points nowhere)."""
     current = None
     following = superseded_by
+    visible, shown = dialect_of(conn).visible("records")
     for _ in range(max_steps):
         if following is None:
             return current
         row = conn.execute(
-            f"SELECT {_HEAD_COLUMNS} FROM records WHERE id = ?", (following,)
+            f"SELECT {_HEAD_COLUMNS} FROM records WHERE id = ? AND {visible}", (following, *shown)
         ).fetchone()
         if row is None:
             return None

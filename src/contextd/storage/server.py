@@ -14,8 +14,15 @@ from contextd.storage.store import Database
 __all__ = ["open_server", "open_url", "scratch_url"]
 
 
-def open_server(store: StoreSettings, *, connect_timeout_s: float, read_only: bool) -> Database:
-    """The store on the server [store] names, migrated (checked only when `read_only`).
+def open_server(
+    store: StoreSettings,
+    *,
+    connect_timeout_s: float,
+    read_only: bool,
+    statement_timeout_s: float | None = None,
+) -> Database:
+    """The store on the server [store] names, migrated (checked only when `read_only`);
+    with `statement_timeout_s`, a statement or a lock wait longer than that fails.
 
     Raises:
         StoreError: psycopg is not installed, or the server cannot be used.
@@ -26,13 +33,22 @@ def open_server(store: StoreSettings, *, connect_timeout_s: float, read_only: bo
         connect_timeout_s=connect_timeout_s,
         read_only=read_only,
         pool_size=store.pool_size,
+        developer_name=store.developer,
+        statement_timeout_s=statement_timeout_s,
     )
 
 
 def open_url(
-    url: str, *, connect_timeout_s: float, read_only: bool = False, pool_size: int = 4
+    url: str,
+    *,
+    connect_timeout_s: float,
+    read_only: bool = False,
+    pool_size: int = 4,
+    developer_name: str = "",
+    statement_timeout_s: float | None = None,
 ) -> Database:
-    """The store on the server at `url` (a postgresql:// URL without a password)."""
+    """The store on the server at `url` (a postgresql:// URL without a password); its
+    developer is the login role, `developer_name` telling apart those who share one."""
     try:
         from contextd.storage.postgres.database import PostgresDatabase
     except ImportError as exc:
@@ -41,7 +57,12 @@ def open_url(
             "run `pip install 'contextd[postgres]'`."
         ) from exc
     return PostgresDatabase.open_url(
-        url, read_only=read_only, connect_timeout_s=connect_timeout_s, pool_size=pool_size
+        url,
+        read_only=read_only,
+        connect_timeout_s=connect_timeout_s,
+        pool_size=pool_size,
+        developer_name=developer_name,
+        statement_timeout_s=statement_timeout_s,
     )
 
 

@@ -1,5 +1,6 @@
 """SQL for sessions: one stretch of work by one agent on one project, at most one open per
-developer (a home's store has one developer, ''; a team server has many)."""
+developer (a home's store has one developer, ''; a team server has many, and each sees,
+lists and ends only their own)."""
 
 import json
 from collections.abc import Iterable
@@ -64,19 +65,22 @@ def insert_session(conn: Connection, session: SessionRow) -> None:
 
 
 def end_session(conn: Connection, session_id: str, ended_at: str, summary: str | None) -> None:
+    dialect = dialect_of(conn)
+    visible, shown = dialect.visible("sessions")
     conn.execute(
         "UPDATE sessions SET ended_at = "
-        f"coalesce(ended_at, {dialect_of(conn).greatest('CAST(? AS TEXT)', 'started_at')}), "
-        "summary = coalesce(CAST(? AS TEXT), summary) WHERE id = ?",
-        (ended_at, summary, session_id),
+        f"coalesce(ended_at, {dialect.greatest('CAST(? AS TEXT)', 'started_at')}), "
+        f"summary = coalesce(CAST(? AS TEXT), summary) WHERE id = ? AND {visible}",
+        (ended_at, summary, session_id, *shown),
     )
 
 
 def latest_session(conn: Connection, project_id: str) -> SessionRow | None:
+    visible, shown = dialect_of(conn).visible("sessions")
     row = conn.execute(
-        f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? "
+        f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? AND {visible} "
         "ORDER BY started_at DESC, id DESC LIMIT 1",
-        (project_id,),
+        (project_id, *shown),
     ).fetchone()
     return SessionRow(*row) if row else None
 
@@ -103,15 +107,19 @@ def open_sessions(conn: Connection, project_ids: Iterable[str], developer: str) 
 
 
 def get_session(conn: Connection, session_id: str) -> SessionRow | None:
-    row = conn.execute(f"SELECT {_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    visible, shown = dialect_of(conn).visible("sessions")
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM sessions WHERE id = ? AND {visible}", (session_id, *shown)
+    ).fetchone()
     return SessionRow(*row) if row else None
 
 
 def list_sessions(conn: Connection, project_id: str | None, limit: int | None) -> list[SessionRow]:
     """Sessions newest first, of one project or (with None) of every project."""
-    where = "" if project_id is None else "WHERE project_id = ?"
-    params: list[object] = [] if project_id is None else [project_id]
-    sql = f"SELECT {_COLUMNS} FROM sessions {where} ORDER BY started_at DESC, id DESC"
+    visible, shown = dialect_of(conn).visible("sessions")
+    where = visible if project_id is None else f"project_id = ? AND {visible}"
+    params: list[object] = [*shown] if project_id is None else [project_id, *shown]
+    sql = f"SELECT {_COLUMNS} FROM sessions WHERE {where} ORDER BY started_at DESC, id DESC"
     if limit is not None:
         sql += " LIMIT ?"
         params.append(limit)
@@ -121,9 +129,11 @@ def list_sessions(conn: Connection, project_id: str | None, limit: int | None) -
 def records_of_session(conn: Connection, session: SessionRow, until: str) -> list[Record]:
     """The project's records linked to the session or created in its window (started_at to
     `until`, both included), oldest first; global records belong to no session."""
+    visible, shown = dialect_of(conn).visible("records")
     rows = conn.execute(
         f"SELECT {RECORD_COLUMNS} FROM records WHERE project_id = ? AND "
-        "(session_id = ? OR (created_at >= ? AND created_at <= ?)) ORDER BY created_at, id",
-        (session.project_id, session.id, session.started_at, until),
+        f"(session_id = ? OR (created_at >= ? AND created_at <= ?)) AND {visible} "
+        "ORDER BY created_at, id",
+        (session.project_id, session.id, session.started_at, until, *shown),
     )
     return [record_from_row(row) for row in rows]

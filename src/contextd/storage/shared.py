@@ -79,11 +79,13 @@ def sharing_of(conn: Connection, record_id: str) -> tuple[int, str | None]:
 
 
 def local_records(conn: Connection, project_id: str) -> list[str]:
-    """Ids of the project's records not yet shared nor private, oldest first."""
+    """Ids of the project's records not yet shared nor private, oldest first (a developer's
+    personal record, on a team server, is never shared)."""
     return [
         row[0]
         for row in conn.execute(
-            "SELECT id FROM records WHERE project_id = ? AND shared = 0 ORDER BY seq",
+            "SELECT id FROM records WHERE project_id = ? AND shared = 0 AND owner = '' "
+            "ORDER BY seq",
             (project_id,),
         )
     ]

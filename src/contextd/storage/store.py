@@ -55,6 +55,12 @@ class Database(ABC):
     def dialect(self) -> "Dialect":
         """How this backend spells what portable SQL cannot."""
 
+    @property
+    def developer(self) -> str:
+        """Whose sessions and personal records this store's connections read and write: ''
+        for a home's store (one developer); on a team server, who the server says we are."""
+        return ""
+
     @abstractmethod
     def connection(self) -> "Connection":
         """This thread's connection, opened on first use; each statement commits by itself."""

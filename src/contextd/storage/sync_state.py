@@ -72,8 +72,9 @@ def store_id(conn: Connection) -> str:
 def export_records(conn: Connection, project_id: str | None, since: str | None) -> list[Record]:
     """Every record (of one project when `project_id` is given), changed since `since`."""
     clauses, params = _scope(project_id, since, "updated_at")
-    sql = f"SELECT {COLUMNS} FROM records WHERE {clauses} ORDER BY created_at, id"
-    return [record_from_row(row) for row in conn.execute(sql, params)]
+    visible, shown = dialect_of(conn).visible("records")
+    sql = f"SELECT {COLUMNS} FROM records WHERE {clauses} AND {visible} ORDER BY created_at, id"
+    return [record_from_row(row) for row in conn.execute(sql, [*params, *shown])]
 
 
 def export_tombstones(

@@ -103,12 +103,13 @@ def load_vectors(
     """Vectors stored after `after_seq`, oldest first: those of this provider and width with
     their blob, every other one with None (a reader still needs to know it arrived)."""
     dialect = dialect_of(conn)
+    visible, shown = dialect.visible("records", "r")
     rows = conn.execute(
         "SELECT e.seq, e.record_id, r.project_id, "
         f"CASE WHEN e.provider = ? AND e.dimensions = ? THEN {dialect.vector_column('e.vector')} "
         "END FROM embeddings AS e JOIN records AS r ON r.id = e.record_id WHERE e.seq > ? "
-        "ORDER BY e.seq",
-        (provider, dimensions, after_seq),
+        f"AND {visible} ORDER BY e.seq",
+        (provider, dimensions, after_seq, *shown),
     ).fetchall()  # one call: iterating a cursor row by row costs more than the rows
     return [
         StoredVector(
@@ -138,11 +139,12 @@ def load_block(conn: Connection, provider: str, dimensions: int) -> VectorBlock:
     back, pinned by the record ids kept from the same rows, for as long as the process ran.
     (Row by row through the translating cursor cost 30 ms more at 10k.)"""
     dialect = dialect_of(conn)
+    visible, shown = dialect.visible("records", "r")
     cursor = conn.execute(
         f"SELECT e.record_id, r.project_id, {dialect.vector_column('e.vector')} "
         "FROM embeddings AS e JOIN records AS r ON r.id = e.record_id "
-        "WHERE e.provider = ? AND e.dimensions = ? ORDER BY e.seq",
-        (provider, dimensions),
+        f"WHERE e.provider = ? AND e.dimensions = ? AND {visible} ORDER BY e.seq",
+        (provider, dimensions, *shown),
     )
     record_ids: list[str] = []
     project_ids: list[str | None] = []
@@ -164,14 +166,15 @@ def missing_ids(
     after_seq: int = 0,
 ) -> list[str]:
     """Records of the project (and global ones) stored after `after_seq` without a vector of
-    this provider and width."""
+    this provider and width (of those this connection's developer may see)."""
+    visible, shown = dialect_of(conn).visible("records", "r")
     return [
         str(r[0])
         for r in conn.execute(
             "SELECT r.id FROM records AS r LEFT JOIN embeddings AS e ON e.record_id = r.id "
             "AND e.provider = ? AND e.dimensions = ? WHERE r.seq > ? AND e.record_id IS NULL "
-            "AND (r.project_id = ? OR r.project_id IS NULL) LIMIT ?",
-            (provider, dimensions, after_seq, project_id, limit),
+            f"AND (r.project_id = ? OR r.project_id IS NULL) AND {visible} LIMIT ?",
+            (provider, dimensions, after_seq, project_id, *shown, limit),
         )
     ]
 

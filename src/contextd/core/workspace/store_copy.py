@@ -20,9 +20,13 @@ class CopyReport(Struct, frozen=True):
     copied: dict[str, int]  # table -> rows
 
 
-def copy_to(db: Database, target: str, *, connect_timeout_s: float) -> CopyReport:
+def copy_to(
+    db: Database, target: str, *, connect_timeout_s: float, developer_name: str = ""
+) -> CopyReport:
     """Copy the store `db` into `target`: a postgresql:// URL (its password in PGPASSWORD or
-    ~/.pgpass) or the path of a new SQLite file. The target must hold no store yet.
+    ~/.pgpass) or the path of a new SQLite file. The target must hold no store yet. On a
+    server target, the sessions and personal records become the login role's (with
+    `developer_name`, [store] developer, after a slash).
 
     Raises:
         InvalidInputError: the target is not a usable URL, or is the store itself.
@@ -35,7 +39,9 @@ def copy_to(db: Database, target: str, *, connect_timeout_s: float) -> CopyRepor
             raise InvalidInputError(problem.replace("store.url", "--to"))
         if redact(target) == str(db.path):
             raise InvalidInputError("--to names the store being copied; name another one.")
-        destination = open_url(target, connect_timeout_s=connect_timeout_s)
+        destination = open_url(
+            target, connect_timeout_s=connect_timeout_s, developer_name=developer_name
+        )
         return _copy(db, destination, redact(target), created=None)
     path = Path(target).expanduser().absolute()
     if str(path) == str(db.path):

@@ -2,7 +2,8 @@
 transaction under the same rules whichever surface asked."""
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Protocol, TypeVar
 
 from msgspec import Struct
@@ -16,6 +17,7 @@ from contextd.errors import (
     ConflictError,
     InvalidInputError,
     ProviderUnavailableError,
+    UnknownOutcomeError,
     ValidationError,
 )
 from contextd.fields import text_fields
@@ -171,7 +173,7 @@ class RecordWriter:
             progress=progress,
             want_similar=want_similar,
         )
-        with self._db.transaction():
+        with _uncertain(self._db, prepared), self._db.transaction():
             # Checked again holding the write lock when another writer (an agent on another
             # machine, say) committed since it was prepared: it may have stored the same.
             if self._db.change_token() != seen:
@@ -380,7 +382,7 @@ class RecordWriter:
         Raises:
             ConflictError: a record was changed by someone else after it was prepared.
         """
-        with self._db.transaction() as conn:
+        with _uncertain(self._db, prepared), self._db.transaction() as conn:
             new = {p.record.project_id for p in prepared if p.before is None}
             sessions = session_rows.open_sessions(
                 conn, {p for p in new if p is not None}, self._developer
@@ -389,7 +391,7 @@ class RecordWriter:
             for change in prepared:
                 if change.before is None:
                     record = _linked([change.record], sessions)[0]
-                    rows.insert_record(conn, record)
+                    rows.insert_record(conn, record, private=change.private)
                 else:
                     record = change.record
                     if rows.get_record(conn, record.id) != change.before:
@@ -521,3 +523,21 @@ def _edited_body(record: Record, changes: dict[str, Any]) -> Any:
         )
     current.update(changes)
     return body_from_dict(record.kind, current)
+
+
+@contextmanager
+def _uncertain(db: Database, prepared: Sequence[PreparedWrite]) -> Iterator[None]:
+    """A write whose commit got no answer, said of the record it was for: it may be stored,
+    and showing it tells."""
+    try:
+        yield
+    except UnknownOutcomeError as exc:
+        if not prepared:
+            raise
+        record_id = prepared[0].record.id
+        raise UnknownOutcomeError(
+            f"The connection to the contextd server at {db.path} broke as {record_id} was "
+            "being committed: it may or may not have been stored",
+            actions=("show",),
+            record_id=record_id,
+        ) from exc

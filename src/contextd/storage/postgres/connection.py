@@ -8,7 +8,7 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from contextd.errors import StoreError
-from contextd.storage.postgres.dialect import POSTGRES, PostgresDialect
+from contextd.storage.postgres.dialect import PostgresDialect
 
 __all__ = ["PgConnection", "explain", "placeholders"]
 
@@ -35,10 +35,9 @@ def placeholders(sql: str) -> str:
 class PgConnection:
     """One server connection, as the storage modules use it (see storage/connection.py)."""
 
-    dialect: PostgresDialect = POSTGRES
-
-    def __init__(self, raw: psycopg.Connection[Any], where: str) -> None:
+    def __init__(self, raw: psycopg.Connection[Any], where: str, dialect: PostgresDialect) -> None:
         self.raw = raw
+        self.dialect = dialect  # the store's: it knows whose personal rows are whose
         self.where = where  # the server's URL without a password, for messages
         self.broken = False
 

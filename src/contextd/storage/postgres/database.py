@@ -8,6 +8,7 @@ every machine queue as SQLite's BEGIN IMMEDIATE makes them queue: the duplicate,
 and one-open-session rules are checked and applied with no other writer in between.
 """
 
+import math
 import threading
 import zlib
 from collections.abc import Iterator
@@ -19,11 +20,11 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.string import StrDumper
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from contextd.errors import StoreError
+from contextd.errors import StoreError, UnknownOutcomeError
 from contextd.server_url import redact
 from contextd.storage.postgres import schema
 from contextd.storage.postgres.connection import PgConnection, explain
-from contextd.storage.postgres.dialect import POSTGRES, PostgresDialect
+from contextd.storage.postgres.dialect import PostgresDialect
 from contextd.storage.store import Database
 
 __all__ = ["WRITER_LOCK", "PostgresDatabase"]
@@ -58,10 +59,12 @@ class _Borrowing:
     """The Connection the storage modules get outside a transaction: each statement runs on a
     pooled connection borrowed for it alone (once more on a fresh one if the first was lost)."""
 
-    dialect: PostgresDialect = POSTGRES
-
     def __init__(self, database: "PostgresDatabase") -> None:
         self._database = database
+
+    @property
+    def dialect(self) -> PostgresDialect:
+        return self._database.dialect
 
     def execute(self, sql: str, parameters: Any = (), /) -> _Rows:
         return self._run(lambda conn: conn.execute(sql, parameters))
@@ -91,20 +94,36 @@ class PostgresDatabase(Database):
     backend: ClassVar[str] = "postgresql"
 
     def __init__(
-        self, url: str, *, read_only: bool, connect_timeout_s: float, pool_size: int
+        self,
+        url: str,
+        *,
+        read_only: bool,
+        connect_timeout_s: float,
+        pool_size: int,
+        developer_name: str = "",
+        statement_timeout_s: float | None = None,
     ) -> None:
         self.path: str = redact(url)
         self._url = url
         self._read_only = read_only
+        self._name = developer_name
+        self._dialect = PostgresDialect()  # whose rows are whose, once the server said
         self._timeout = connect_timeout_s
         settings: dict[str, Any] = {
             "autocommit": True,
             "connect_timeout": _seconds(connect_timeout_s),
             "application_name": "contextd",
         }
-        if read_only:  # added to the URL's own options (a search_path, say), not over them
-            given = conninfo_to_dict(url).get("options")
-            settings["options"] = f"{given or ''} -c default_transaction_read_only=on".strip()
+        # Added to the URL's own options (a search_path, say), not over them.
+        options = [str(conninfo_to_dict(url).get("options") or "")]
+        if read_only:
+            options.append("-c default_transaction_read_only=on")
+        if statement_timeout_s is not None:  # a server that stalls fails a statement in time
+            wait = max(1, round(statement_timeout_s * 1000))
+            options.append(f"-c statement_timeout={wait} -c lock_timeout={wait}")
+        if joined := " ".join(options).strip():
+            settings["options"] = joined
+        self._settings = settings
         self._pool = ConnectionPool(
             url,
             min_size=1,
@@ -128,8 +147,13 @@ class PostgresDatabase(Database):
         read_only: bool = False,
         connect_timeout_s: float = 5.0,
         pool_size: int = 8,
+        developer_name: str = "",
+        statement_timeout_s: float | None = None,
     ) -> "PostgresDatabase":
         """Connect to the server at `url` and migrate its schema (check it, `read_only`).
+        `developer_name` tells apart the people who share one login role. Connecting gives
+        up after `connect_timeout_s` (fractions too); with `statement_timeout_s`, so does a
+        statement, or a wait for a lock (a hook's budget).
 
         Raises:
             StoreError: the server cannot be reached, refuses this role, or holds tables that
@@ -137,7 +161,12 @@ class PostgresDatabase(Database):
             SchemaTooNewError: a newer contextd migrated the server.
         """
         database = cls(
-            url, read_only=read_only, connect_timeout_s=connect_timeout_s, pool_size=pool_size
+            url,
+            read_only=read_only,
+            connect_timeout_s=connect_timeout_s,
+            pool_size=pool_size,
+            developer_name=developer_name,
+            statement_timeout_s=statement_timeout_s,
         )
         try:
             database._open()
@@ -152,7 +181,14 @@ class PostgresDatabase(Database):
 
     @property
     def dialect(self) -> PostgresDialect:
-        return POSTGRES
+        return self._dialect
+
+    @property
+    def developer(self) -> str:
+        """Who this store's user is: the login role the server authenticated (`current_user`),
+        and after a slash the `[store] developer` name when one splits a role shared by
+        several people."""
+        return self._dialect.developer
 
     def connection(self) -> PgConnection | _Borrowing:
         """The connection pinned by this thread's open transaction or snapshot, else one that
@@ -170,12 +206,22 @@ class PostgresDatabase(Database):
             return
         conn = self.borrow()
         self._local.pinned = conn
+        committing = False
         try:
-            with self._failures(conn), conn.raw.transaction():
+            with conn.raw.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITER_LOCK,))
                 yield conn
+                committing = True  # what fails from here on is the COMMIT
             with self._lock:
                 self._commits += 1
+        except psycopg.Error as exc:
+            if committing and conn.raw.broken:  # sent, and no answer: the server may have it
+                raise UnknownOutcomeError(
+                    f"The connection to the contextd server at {self.path} broke as a write "
+                    "was being committed: it may or may not have been stored; look before "
+                    "doing it again."
+                ) from exc
+            raise StoreError(explain(self.path, exc)) from exc
         finally:
             self._local.pinned = None
             self.give_back(conn)
@@ -219,7 +265,7 @@ class PostgresDatabase(Database):
             raw = self._pool.getconn(timeout=self._timeout)
         except PoolTimeout:
             raise StoreError(self._unreachable()) from None
-        return PgConnection(raw, self.path)
+        return PgConnection(raw, self.path, self._dialect)
 
     def give_back(self, conn: PgConnection) -> None:
         self._pool.putconn(conn.raw)
@@ -228,13 +274,13 @@ class PostgresDatabase(Database):
         """One direct connection first: it fails fast, in the server's own words, when the
         server cannot be used, and migrates the schema; then the pool fills in the background."""
         try:
-            with psycopg.connect(
-                self._url, autocommit=True, connect_timeout=_seconds(self._timeout)
-            ) as probe:
+            with _connect(self._url, self._timeout, self.path, self._settings) as probe:
                 _configure(probe)
                 schema.prepare(probe, self.path, read_only=self._read_only)
+                role = str(probe.execute("SELECT current_user").fetchone()[0])  # type: ignore[index]
         except psycopg.Error as exc:
             raise StoreError(explain(self.path, exc)) from exc
+        self._dialect = PostgresDialect(f"{role}/{self._name}" if self._name else role)
         self._pool.open(wait=False)
 
     def _unreachable(self) -> str:
@@ -255,6 +301,51 @@ class PostgresDatabase(Database):
 def _seconds(timeout: float) -> int:
     """libpq's connect_timeout: whole seconds (it treats 1 as 2)."""
     return max(1, round(timeout))
+
+
+def _connect(
+    url: str, seconds: float, where: str, settings: dict[str, Any]
+) -> psycopg.Connection[Any]:
+    """psycopg.connect, given up after `seconds`: libpq counts its connect_timeout in whole
+    seconds and waits 2 at the least, more than a hook may spend on a server that accepts the
+    connection and never answers. The attempt goes on in a daemon thread until libpq's own
+    timeout and closes what it gets late; a process that exits meanwhile does not wait for it.
+
+    Raises:
+        StoreError: no answer came in time.
+        psycopg.Error: the server answered with a refusal (wrong password, no database).
+    """
+    outcome: dict[str, Any] = {}
+    arrived = threading.Event()
+    lock = threading.Lock()
+
+    def attempt() -> None:
+        try:  # libpq's own limit comes after ours, so a silent server is ours to report
+            conn = psycopg.connect(url, **{**settings, "connect_timeout": math.ceil(seconds) + 1})
+        except BaseException as exc:  # handed over to the caller below
+            outcome["error"] = exc
+        else:
+            with lock:
+                if outcome.get("abandoned"):
+                    conn.close()
+                    return
+                outcome["conn"] = conn
+        arrived.set()
+
+    threading.Thread(target=attempt, name="contextd-connect", daemon=True).start()
+    arrived.wait(seconds)
+    with lock:
+        if "conn" not in outcome and "error" not in outcome:
+            outcome["abandoned"] = True
+            raise StoreError(
+                f"Cannot reach the contextd server at {where} (it did not answer within "
+                f"{seconds:g} s); check that it is up and that [store] url is right: writes "
+                "are refused until it answers."
+            )
+    if "error" in outcome:
+        raise outcome["error"]
+    conn: psycopg.Connection[Any] = outcome["conn"]
+    return conn
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:

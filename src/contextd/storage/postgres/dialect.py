@@ -65,6 +65,16 @@ class PostgresDialect(Dialect):
     index_join: ClassVar[str] = "JOIN"
     vector_placeholder: ClassVar[str] = "CAST(? AS vector)"
 
+    def __init__(self, developer: str = "") -> None:
+        self.developer = developer  # '' (no store opened yet): the team's rows only
+
+    def visible(self, table: str, alias: str | None = None) -> tuple[str, tuple[object, ...]]:
+        """A record is the team's (no owner) or this developer's; a session is theirs."""
+        row = alias or table
+        if table == "sessions":
+            return f"{row}.developer = ?", (self.developer,)
+        return f"({row}.owner = '' OR {row}.owner = ?)", (self.developer,)
+
     def json_rows(self, source: str, alias: str) -> str:
         return f"jsonb_array_elements_text(CAST({source} AS jsonb)) AS {alias}(value)"
 

@@ -1,10 +1,18 @@
 """Migrating the server's schema: the numbered scripts of storage/sql/postgres/, all pending
 ones in one transaction under an advisory lock (several machines may open a new server at
-once); a schema newer than this contextd is refused, as in SQLite."""
+once); a schema newer than this contextd is refused, as in SQLite.
 
-from typing import Any
+Migrations run as the role that owns contextd's tables (for a new store, the owner of the
+schema they go in): a login role that is a member of it takes it for the migration's
+transaction (SET LOCAL ROLE), so the tables are the owner's and the privileges the owner's
+default ACL grants reach every developer's role. A role that may not migrate is told who may.
+"""
+
+from typing import Any, NamedTuple
 
 import psycopg
+from psycopg import errors as pg_errors
+from psycopg import sql
 
 from contextd.clock import now
 from contextd.errors import SchemaTooNewError, StoreError
@@ -32,7 +40,10 @@ def schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
         "SELECT to_regclass(quote_ident(current_schema()) || '._migrations') IS NOT NULL"
     ).fetchone()
     if found is not None and found[0]:
-        row = conn.execute("SELECT max(version) FROM _migrations").fetchone()
+        try:
+            row = conn.execute("SELECT max(version) FROM _migrations").fetchone()
+        except pg_errors.InsufficientPrivilege:
+            raise StoreError(_locked_out(conn, where)) from None
         return int(row[0]) if row and row[0] is not None else 0
     foreign = conn.execute(
         "SELECT count(*) FROM information_schema.tables "
@@ -68,6 +79,9 @@ def prepare(conn: psycopg.Connection[Any], where: str, *, read_only: bool) -> No
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
         version = schema_version(conn, where)  # another machine may have migrated meanwhile
         _refuse_newer(version, latest, where)
+        if version == latest:
+            return
+        _act_as_owner(conn, where, version, latest)
         conn.execute(
             "CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY, "
             'name TEXT COLLATE "C" NOT NULL, applied_at TEXT COLLATE "C" NOT NULL)'
@@ -80,6 +94,92 @@ def prepare(conn: psycopg.Connection[Any], where: str, *, read_only: bool) -> No
                 "INSERT INTO _migrations(version, name, applied_at) VALUES (%s, %s, %s)",
                 (migration.version, migration.name, now()),
             )
+
+
+class _Roles(NamedTuple):
+    """Who is who for a migration."""
+
+    me: str  # this login's current role
+    schema: str | None  # the schema contextd writes into; None when the search path has none
+    owner: str  # of contextd's tables; for a new store, of the schema
+    schema_owner: str
+    may_create: bool  # in the schema, as this role
+
+
+def _roles(conn: psycopg.Connection[Any]) -> _Roles:
+    row = conn.execute(
+        "SELECT current_user, n.nspname, coalesce("
+        "  (SELECT tableowner FROM pg_tables WHERE schemaname = n.nspname "
+        "   AND tablename = '_migrations'), pg_get_userbyid(n.nspowner)), "
+        "  pg_get_userbyid(n.nspowner), coalesce(has_schema_privilege(n.oid, 'CREATE'), false) "
+        "FROM (SELECT 1) AS one LEFT JOIN pg_namespace AS n ON n.nspname = current_schema()"
+    ).fetchone()
+    assert row is not None
+    me, schema, owner, schema_owner, may_create = row
+    return _Roles(str(me), schema, str(owner or ""), str(schema_owner or ""), bool(may_create))
+
+
+def _may_become(conn: psycopg.Connection[Any], role: str) -> bool:
+    """Whether this login may SET ROLE to `role` (a member; with SET, from PostgreSQL 16)."""
+    option = "SET" if conn.info.server_version >= 160000 else "MEMBER"
+    found = conn.execute("SELECT pg_has_role(%s, %s)", (role, option)).fetchone()
+    return bool(found and found[0])
+
+
+def _act_as_owner(
+    conn: psycopg.Connection[Any], where: str, version: int | None, latest: int
+) -> None:
+    """Take the role that owns contextd's tables for this transaction, or refuse in one
+    sentence naming who may migrate.
+
+    Raises:
+        StoreError: this login is not that role, may not take it, and may not migrate as
+            itself.
+    """
+    roles = _roles(conn)
+    if roles.schema is None:
+        raise StoreError(
+            f"The contextd server at {where} gives role {roles.me} no schema to create "
+            "contextd's tables in (its search_path names none that exists); set the role's "
+            "search_path to contextd's schema."
+        )
+    if roles.owner == roles.me:
+        return
+    # pg_database_owner (the public schema from PostgreSQL 15 on) is a role no one may take;
+    # its database's owner creates in it as themself.
+    if roles.owner != "pg_database_owner" and _may_become(conn, roles.owner):
+        conn.execute(sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(roles.owner)))
+        return
+    if version is None and roles.may_create:
+        return  # a new store in a schema this role may create in: its tables are its own
+    if version is None:
+        state, step, owned = "no contextd store yet", "create one", f"schema {roles.schema}"
+    else:
+        state, step, owned = f"a store at schema {version}", f"migrate it to {latest}", "its tables"
+    raise StoreError(
+        f"The contextd server at {where} has {state}, and role {roles.me} may not {step}: "
+        f"run any contextd command once as a member of {roles.owner} (the owner of {owned}), "
+        "as the README's team-server section sets up."
+    )
+
+
+def _locked_out(conn: psycopg.Connection[Any], where: str) -> str:
+    """Why this role may not read contextd's tables, and what to run about it."""
+    roles = _roles(conn)
+    if roles.owner not in (roles.schema_owner, "pg_database_owner"):
+        return (
+            f"The contextd server at {where} refused role {roles.me} the tables in schema "
+            f"{roles.schema}: they are owned by role {roles.owner}, not by {roles.schema_owner} "
+            "that owns the schema, so the privileges that owner grants never reached them; "
+            f"as {roles.owner}, run `REASSIGN OWNED BY {roles.owner} TO "
+            f"{roles.schema_owner};` and grant the tables again (the README's team-server "
+            "section gives the SQL)."
+        )
+    return (
+        f"The contextd server at {where} gives role {roles.me} no access to the tables in "
+        f"schema {roles.schema} (owned by {roles.owner}); grant it the writer role the "
+        "README's team-server section sets up."
+    )
 
 
 def _refuse_newer(version: int | None, latest: int, where: str) -> None:

@@ -51,16 +51,18 @@ def nearest(
     width = len(query)
     typed = _typed(width)
     distance = f"CAST(e.vector AS {typed}) <#> CAST(? AS {typed})"
+    visible, shown = dialect.visible("records", "r")
     rows = conn.execute(
         f"SELECT e.record_id, -({distance}) FROM embeddings AS e "
         "JOIN records AS r ON r.id = e.record_id "
         f"WHERE e.dimensions = {width} AND e.provider = ? "
-        "AND (r.project_id = ? OR r.project_id IS NULL) "
+        f"AND (r.project_id = ? OR r.project_id IS NULL) AND {visible} "
         f"ORDER BY {distance} LIMIT ?",
         (
             dialect.vector_param(query),
             provider,
             project_id,
+            *shown,
             dialect.vector_param(query),
             limit,
         ),
