@@ -1,11 +1,12 @@
 """The daemon under slow and crowding clients, for real: a request must arrive whole within
-its deadline (not per read), and a connection whose request is still arriving holds no
-worker.
+its deadline (not per read), a connection whose request is still arriving holds no worker,
+and a request is a bounded piece of work.
 
 The slow senders run as the daemon's own user: another user cannot reach its socket at all
 (tests/daemon/test_other_user.py); a wedged or buggy process of the owner can."""
 
 import json
+import re
 import socket
 import threading
 import time
@@ -13,13 +14,20 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
+import pytest
 
 from contextd.daemon.intake import MAX_PENDING, REQUEST_DEADLINE_S
+from contextd.daemon.protocol import MAX_PROJECT_DIRS, MAX_SUPERSEDES, decode_request
 from contextd.daemon.server import WORKERS
 from contextd.ipc import client, frames
+from contextd.limits import MAX_SEARCH_LIMIT
+from contextd.models import Kind, MemoryBody, RecordDraft
 from mcp import Client
-from tests.daemon._support import Daemons
+from tests.conftest import DECISION, Cli
+from tests.daemon._support import Daemons, exchange
 from tests.daemon.test_hosted import relay
+from tests.daemon.test_served import contextd
 from tests.mcp.test_server import payload
 
 PING = frames.encode(b'{"kind": "ping"}' + b" " * 64)
@@ -109,3 +117,71 @@ def test_connections_sending_nothing_cannot_crowd_out_the_owner(
     finally:
         for conn in silent:
             conn.close()
+
+
+def _search(home: Path, repo: Path, **query: Any) -> dict[str, Any]:
+    ask = {
+        "kind": "search",
+        "home": str(home),
+        "stamp": client.code_stamp(),
+        "project": None,
+        "folder": str(repo),
+        "query": {"text": "task queue", **query},
+    }
+    return exchange(home, frames.encode(json.dumps(ask).encode()))
+
+
+def test_a_request_over_a_bound_is_refused_and_the_command_still_answers(
+    daemons: Daemons, repo: Path, home: Path, run: Cli
+) -> None:
+    run.json(*DECISION)
+    daemons.start()
+    assert _search(home, repo)["ok"] is True
+    long_query = "queue " * 400
+    refused = _search(home, repo, text=long_query)
+    assert refused["ok"] is False and "$.query.text" in refused["error"]
+    assert _search(home, repo, tags=[f"t{n}" for n in range(5000)])["ok"] is False
+    # The command, declined, searches in its own process.
+    assert contextd(repo, "search", "task queue").warm
+    declined = contextd(repo, "search", long_query, "--json")
+    assert declined.code == 0 and not declined.warm
+    assert "Use NATS" in json.loads(declined.stdout)["results"][0]["title"]
+
+
+def _query_ask(**query: Any) -> bytes:
+    ask = {"kind": "search", "home": "/h", "stamp": "s", "project": None, "folder": "/f"}
+    return json.dumps({**ask, "query": {"text": "queue", **query}}).encode()
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ({"text": "q" * 2001}, "text"),
+        ({"tags": ["t"] * 21}, "tags"),
+        ({"tags": ["t" * 1025]}, "tags[0]"),
+        ({"kinds": ["memory"] * 40}, "kinds"),
+        ({"category": "c" * 1025}, "category"),
+        ({"since": "1" * 1025}, "since"),
+        ({"path": "p/" * 3000}, "path"),
+        ({"limit": 0}, "limit"),
+        ({"limit": MAX_SEARCH_LIMIT + 1}, "limit"),
+    ],
+)
+def test_each_field_of_a_query_is_bounded(query: dict[str, Any], field: str) -> None:
+    with pytest.raises(msgspec.ValidationError, match=re.escape(f"$.query.{field}`")):
+        decode_request(_query_ask(**query))
+
+
+def test_requests_at_their_bounds_are_taken_and_one_past_them_refused() -> None:
+    at = {"text": "q" * 2000, "tags": ["t" * 1024] * 20, "limit": MAX_SEARCH_LIMIT}
+    assert decode_request(_query_ask(**at)).query.limit == MAX_SEARCH_LIMIT  # type: ignore[union-attr]
+    base = {"home": "/h", "stamp": "s", "project": None, "folder": "/f"}
+    hook = {"kind": "hook", "event": "prompt", **base}
+    decode_request(json.dumps({**hook, "project_dirs": ["/d"] * MAX_PROJECT_DIRS}).encode())
+    with pytest.raises(msgspec.ValidationError, match="project_dirs"):
+        decode_request(json.dumps({**hook, "project_dirs": ["/d"] * 17}).encode())
+    draft = msgspec.to_builtins(RecordDraft(Kind.MEMORY, "A note", MemoryBody()))
+    write = {"kind": "write", "draft": draft, **base}
+    decode_request(json.dumps({**write, "supersedes": ["x"] * MAX_SUPERSEDES}).encode())
+    with pytest.raises(msgspec.ValidationError, match="supersedes"):
+        decode_request(json.dumps({**write, "supersedes": ["x"] * (MAX_SUPERSEDES + 1)}).encode())
