@@ -1,6 +1,7 @@
 """Running the web view: a socket on 127.0.0.1 only (a free port unless one is asked for),
-uvicorn without an access log (URLs would carry the token), and the browser opened through a
-private file so the token never appears on a command line."""
+uvicorn without an access log (URLs would carry the token) and with limits on its
+connections (contextd.web.admission), and the browser opened through a private file so the
+token never appears on a command line."""
 
 import errno
 import os
@@ -15,6 +16,7 @@ from contextd.app import App
 from contextd.errors import InvalidInputError
 from contextd.home_folder import open_private
 from contextd.web.access import Access
+from contextd.web.admission import admitting
 from contextd.web.application import build_app
 
 __all__ = ["LOOPBACK", "bind", "open_in_browser", "serve"]
@@ -75,6 +77,8 @@ def serve(
         server_header=False,
         proxy_headers=False,
         lifespan="off",
+        http=admitting(),  # h11, with read deadlines and a cap on open connections
+        ws="none",  # no upgrade may take a connection out of those limits
     )
     server = uvicorn.Server(config)
     launcher = None
