@@ -119,7 +119,8 @@ def test_the_daemon_lifecycle_and_the_hooks_it_answers(
     for raw in (b"not a frame at all", b"ctxd\x09" + bytes(8), b"ctxd\x01\xff\xff\xff\xff"):
         bad = exchange(home, raw + bytes(16))
         assert bad["ok"] is False, raw
-    for head in (b"not json", b"[1, 2]", b'{"kind": "reindex-everything"}', b'{"kind": "hook"}'):
+    heads = (b"", b"not json", b"[1, 2]", b'{"kind": "reindex-everything"}', b'{"kind": "hook"}')
+    for head in heads:
         bad = exchange(home, frames.encode(head))
         assert bad["ok"] is False and "not a request" in bad["error"], head
     stray = json.dumps({"kind": "ping", "env": {"HOME": "/root"}}).encode()

@@ -11,6 +11,7 @@ from contextd.app import App
 from contextd.models import CheckpointBody, DecisionBody, Kind, MemoryBody, RecordDraft
 from contextd.web.access import Access
 from contextd.web.application import build_app
+from tests.daemon.test_other_user import stranger  # noqa: F401 (a second local user, for test_limits)
 
 PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}"

@@ -114,6 +114,25 @@ def test_open_hands_the_browser_a_private_file_not_the_token(
     assert not launcher.exists()  # removed when the server stops
 
 
+def test_ctrl_c_while_the_browser_starts_still_removes_the_launcher(
+    repo: Path, tmp_path: Path, home: Path
+) -> None:
+    log = tmp_path / "browser-args"
+    browser = tmp_path / "fake-browser"  # a browser that takes its time to return
+    browser.write_text(
+        f'#!/bin/sh\necho "$@" >> {log}\nexec sleep 5 </dev/null >/dev/null 2>&1\n',
+        encoding="utf-8",
+    )
+    browser.chmod(0o700)
+    with running_ui(repo, "--open", env=os.environ | {"BROWSER": str(browser)}) as served:
+        launcher = home / f"ui-{served.base.rsplit(':', 1)[1]}.html"
+        deadline = time.monotonic() + 20
+        while not log.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert launcher.exists()
+    assert not launcher.exists()
+
+
 def test_a_port_in_use_is_one_sentence(repo: Path) -> None:
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))

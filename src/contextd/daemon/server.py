@@ -3,8 +3,10 @@ answers typed requests on a Unix socket only its user can reach, several at a ti
 
 It reads the store through the same App as any command, so writes made by other processes
 (the CLI, the MCP server) are seen: the vector matrix reloads when the database changes.
-Each connection is served on a worker thread; the store gives each thread its own SQLite
-connection, and nothing process-wide (environment, folder, streams) changes per request.
+Requests are read off their connections by the accept loop (contextd.daemon.intake), and
+each one that arrived whole is answered on a worker thread; the store gives each thread its
+own SQLite connection, and nothing process-wide (environment, folder, streams) changes per
+request.
 """
 
 import fcntl
@@ -21,6 +23,7 @@ from pathlib import Path
 from contextd.app import App
 from contextd.daemon.handlers import Handlers
 from contextd.daemon.hosting import Hosting, McpSessions
+from contextd.daemon.intake import Arrived, Intake
 from contextd.home_folder import PRIVATE_FILE, open_private
 from contextd.ipc import frames, rendezvous
 
@@ -28,9 +31,9 @@ __all__ = ["already_running", "serve"]
 
 log = logging.getLogger(__name__)
 
-WORKERS = 8  # requests answered at once; more wait in the listen queue
+WORKERS = 8  # requests answered at once; more wait, read whole, for a free worker
 _ACCEPT_TICK_S = 0.5  # how often the loop looks at the stop flag
-_READ_TIMEOUT_S = 5.0
+_SEND_TIMEOUT_S = 5.0  # for the whole reply: a client that stops reading loses it
 _MAX_REQUEST_HEAD = 256 * 1024
 
 
@@ -92,45 +95,42 @@ def _serve(
                 rendezvous.publish(str(home), spot)
                 _write_private(pid_file, str(os.getpid()))
                 log.info("listening on %s", spot.path)
-                with ThreadPoolExecutor(WORKERS, thread_name_prefix="contextd-request") as pool:
-                    while not stopping.is_set():
-                        try:
-                            conn, _ = listener.accept()
-                        except (TimeoutError, InterruptedError):
-                            continue
-                        pool.submit(_serve_connection, conn, handlers, hosting)
+                _answer_until(stopping, listener, handlers, hosting)
         finally:
             rendezvous.withdraw(str(home), spot, bound)
             pid_file.unlink(missing_ok=True)
 
 
-def _serve_connection(
-    conn: socket.socket, handlers: Handlers, hosting: Hosting | None = None
+def _answer_until(
+    stopping: threading.Event,
+    listener: socket.socket,
+    handlers: Handlers,
+    hosting: Hosting | None,
 ) -> None:
+    intake = Intake(listener, _MAX_REQUEST_HEAD)
+    try:
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="contextd-request") as pool:
+            while not stopping.is_set():
+                for request in intake.wait(_ACCEPT_TICK_S):
+                    pool.submit(_serve_request, request, handlers, hosting)
+    finally:
+        intake.close()
+
+
+def _serve_request(request: Arrived, handlers: Handlers, hosting: Hosting | None) -> None:
     handed_over = False
     try:
-        handed_over = _answer_connection(conn, handlers, hosting)
+        handed_over = _answer(request, handlers, hosting)
     finally:
         if not handed_over:
-            conn.close()
+            request.conn.close()
 
 
-def _answer_connection(conn: socket.socket, handlers: Handlers, hosting: Hosting | None) -> bool:
-    """Answer the request on `conn`; True when an MCP session now owns the connection."""
-    conn.settimeout(_READ_TIMEOUT_S)
-    try:
-        rendezvous.check_peer(conn, "client")
-    except rendezvous.Unsafe as exc:
-        log.warning("%s", exc)
-        _send(conn, frames.encode(b'{"ok": false, "error": "not the daemon\'s user"}'))
-        return False
-    try:
-        head, body = frames.read(conn, _MAX_REQUEST_HEAD)
-    except (frames.BadFrame, OSError) as exc:
-        _send(conn, frames.encode(b'{"ok": false, "error": "not a frame"}'))
-        log.info("a client sent no request: %s", exc)
-        return False
-    reply, out, session = handlers.answer(head, body)
+def _answer(request: Arrived, handlers: Handlers, hosting: Hosting | None) -> bool:
+    """Answer a request that arrived whole; True when an MCP session now owns its connection."""
+    conn = request.conn
+    conn.settimeout(_SEND_TIMEOUT_S)
+    reply, out, session = handlers.answer(request.head, request.body)
     sent = _send(conn, frames.encode(reply, out))
     if session is None or hosting is None:
         return False
@@ -170,7 +170,6 @@ def _listening(spot: rendezvous.Spot) -> Iterator[tuple[socket.socket, os.stat_r
         os.chmod(spot.path, PRIVATE_FILE)
         bound = os.lstat(spot.path)
         listener.listen(64)
-        listener.settimeout(_ACCEPT_TICK_S)
         yield listener, bound
     finally:
         listener.close()

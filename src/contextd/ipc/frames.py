@@ -10,13 +10,15 @@ decodes heads strictly with msgspec.
 __all__ = [
     "MAX_BODY",
     "MAX_HEAD",
+    "PREFIX_SIZE",
     "BadFrame",
     "encode",
     "read",
+    "sizes",
 ]
 
 MAGIC = b"ctxd\x01"  # the last byte is the protocol version
-_PREFIX = len(MAGIC) + 8
+PREFIX_SIZE = len(MAGIC) + 8  # the magic, then the head's and the body's lengths
 MAX_HEAD = 16 * 1024 * 1024  # an answer of 200 hits with --explain is well under 1 MB
 MAX_BODY = 8 * 1024 * 1024  # a hook payload is at most 4 MB
 
@@ -36,14 +38,23 @@ def read(conn: object, max_head: int = MAX_HEAD, max_body: int = MAX_BODY) -> tu
         BadFrame: the peer sent something else, too much, or closed mid-frame.
         OSError: the socket failed or timed out.
     """
-    prefix = _exactly(conn, _PREFIX)
+    head_size, body_size = sizes(_exactly(conn, PREFIX_SIZE), max_head, max_body)
+    return _exactly(conn, head_size), _exactly(conn, body_size)
+
+
+def sizes(prefix: bytes, max_head: int = MAX_HEAD, max_body: int = MAX_BODY) -> tuple[int, int]:
+    """The head's and the body's sizes a frame's first PREFIX_SIZE bytes announce.
+
+    Raises:
+        BadFrame: they are not a frame's prefix of this version, or announce too much.
+    """
     if prefix[: len(MAGIC)] != MAGIC:
         raise BadFrame("not a contextd frame of this version")
     head_size = int.from_bytes(prefix[len(MAGIC) : len(MAGIC) + 4], "big")
-    body_size = int.from_bytes(prefix[len(MAGIC) + 4 :], "big")
+    body_size = int.from_bytes(prefix[len(MAGIC) + 4 : PREFIX_SIZE], "big")
     if head_size > max_head or body_size > max_body:
         raise BadFrame(f"a frame of {head_size} + {body_size} bytes is over the limit")
-    return _exactly(conn, head_size), _exactly(conn, body_size)
+    return head_size, body_size
 
 
 def _exactly(conn: object, size: int) -> bytes:

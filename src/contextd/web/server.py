@@ -1,6 +1,7 @@
 """Running the web view: a socket on 127.0.0.1 only (a free port unless one is asked for),
-uvicorn without an access log (URLs would carry the token), and the browser opened through a
-private file so the token never appears on a command line."""
+uvicorn without an access log (URLs would carry the token) and with limits on its
+connections (contextd.web.admission), and the browser opened through a private file so the
+token never appears on a command line."""
 
 import errno
 import os
@@ -15,6 +16,7 @@ from contextd.app import App
 from contextd.errors import InvalidInputError
 from contextd.home_folder import open_private
 from contextd.web.access import Access
+from contextd.web.admission import admitting
 from contextd.web.application import build_app
 
 __all__ = ["LOOPBACK", "bind", "open_in_browser", "serve"]
@@ -40,11 +42,10 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
-def open_in_browser(access: Access, home: Path) -> Path:
-    """Open the view in the default browser. The browser is given a file in the private home
-    that forwards to the address: a URL passed as an argument would show the token to every
-    user of the machine (in the process list)."""
-    launcher = home / f"ui-{access.port}.html"
+def open_in_browser(access: Access, launcher: Path) -> None:
+    """Open the view in the default browser. The browser is given `launcher`, a file in the
+    private home that forwards to the address: a URL passed as an argument would show the
+    token to every user of the machine (in the process list)."""
     launcher.unlink(missing_ok=True)
     page = (
         '<!doctype html><meta charset="utf-8"><title>contextd</title>'
@@ -54,7 +55,6 @@ def open_in_browser(access: Access, home: Path) -> Path:
     with os.fdopen(open_private(launcher, os.O_WRONLY | os.O_CREAT | os.O_EXCL), "wb") as handle:
         handle.write(page.encode())
     webbrowser.open(launcher.as_uri())
-    return launcher
 
 
 def serve(
@@ -75,13 +75,16 @@ def serve(
         server_header=False,
         proxy_headers=False,
         lifespan="off",
+        http=admitting(),  # h11, with read deadlines and a cap on open connections
+        ws="none",  # no upgrade may take a connection out of those limits
     )
     server = uvicorn.Server(config)
-    launcher = None
+    # Named before the browser starts: Ctrl-C while it does still removes the file.
+    launcher = core.settings.home / f"ui-{access.port}.html" if open_browser else None
     try:
         announce(access)
-        if open_browser:
-            launcher = open_in_browser(access, core.settings.home)
+        if launcher is not None:
+            open_in_browser(access, launcher)
         server.run(sockets=[sock])
     finally:
         sock.close()
