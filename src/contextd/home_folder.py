@@ -48,7 +48,9 @@ def unusable(home: str | os.PathLike[str]) -> str | None:
             f"{home} belongs to another user (uid {info.st_uid}), not to you (uid "
             f"{os.getuid()}); contextd keeps each person's memory apart, so {advice}."
         )
-    if stat.S_ISDIR(info.st_mode) and not os.access(home, os.R_OK | os.X_OK):
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{home} is a file, not a folder; {advice}."
+    if not os.access(home, os.R_OK | os.X_OK):
         return f"Cannot open {home}: its permissions shut you out; chmod 700 {home} or {advice}."
     return None
 

@@ -167,3 +167,20 @@ def test_status_shows_git_counts_and_the_last_checkpoint(run: Cli, repo: Path) -
         "Vectors      sqlite (exact numpy scan)",
     ):
         assert expected in text
+
+
+def test_a_query_longer_than_the_limit_is_one_sentence(run: Cli, repo: Path) -> None:
+    result = run("search", "queue " * 400)
+    assert result.exit_code == 2 and "the limit is 2000" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_a_home_that_is_a_file_is_one_sentence(
+    run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    afile = tmp_path / "not-a-home"
+    afile.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("CONTEXTD_HOME", str(afile))
+    result = run("memories")
+    assert result.exit_code == 5 and "is a file, not a folder" in result.stderr
+    assert "Note:" not in result.output

@@ -71,11 +71,29 @@ def _ask_daemon(home: str, event: str, raw: bytes) -> bytes | None:
         "project_dirs": project_dirs(os.environ),
     }
     try:
-        reply = client.ask(home, request, raw, client.HOOK_TIMEOUT_S)
+        reply = client.ask(home, request, raw, client.HOOK_TIMEOUT_S, repeatable=False)
     except Unsafe as exc:
         _log(home, event, exc, 0.0)
         return None
+    except client.Unanswered:
+        if _on_a_server(home):
+            # The daemon took the request and its team server did not answer in time: doing
+            # the work again here would only double the wait the agent feels.
+            raise _OutOfTime("the daemon's team server did not answer in time") from None
+        return None  # a daemon still warming up, say: the local store answers here
     return reply[1] if reply is not None else None
+
+
+def _on_a_server(home: str) -> bool:
+    """Whether the home's config.toml puts the store on a team server."""
+    import tomllib  # only when the daemon did not answer
+
+    try:
+        with open(os.path.join(home, "config.toml"), "rb") as handle:
+            store = tomllib.loads(handle.read(1024 * 1024).decode("utf-8")).get("store", {})
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(store, dict) and bool(store.get("url"))
 
 
 class _deadline:

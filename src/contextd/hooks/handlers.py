@@ -25,7 +25,7 @@ from contextd.core.recall.presentation import (
     one_line,
     shown_name,
 )
-from contextd.core.recall.queries import SEPARATOR, estimate_tokens, passage
+from contextd.core.recall.queries import MAX_QUERY_CHARS, SEPARATOR, estimate_tokens, passage
 from contextd.errors import ContextdError, NotFoundError, ProjectNotResolvedError
 from contextd.fields import body_fields
 from contextd.hooks.adapters import HookEvent, adapt
@@ -133,7 +133,8 @@ def _prompt(app: App, project: Project, hook: HookEvent) -> str:
     if is_command(prompt) or len(prompt) < settings.prompt_min_chars:
         return ""
     wanted = settings.prompt_max_results
-    result = app.search.search(project, SearchQuery(text=prompt, limit=wanted * 3))
+    query = SearchQuery(text=prompt[:MAX_QUERY_CHARS], limit=wanted * 3)  # a long prompt: its start
+    result = app.search.search(project, query)
     hits = list(result.hits)
     if result.degraded is None:
         hits = [h for h in hits if h.similarity >= settings.prompt_similarity_floor]

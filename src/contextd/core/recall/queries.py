@@ -10,7 +10,7 @@ from contextd.clock import parse_when, to_iso
 from contextd.config import ContextSettings
 from contextd.core.recall.presentation import fence, fence_overhead, one_line
 from contextd.core.recall.scope_guard import relative_to_project
-from contextd.errors import InvalidInputError
+from contextd.errors import InvalidInputError, InvalidQueryError
 from contextd.limits import MAX_SEARCH_LIMIT
 from contextd.models import (
     Kind,
@@ -60,6 +60,11 @@ class SearchService:
         """Ranked hits for `query`; superseded and archived records only when asked for."""
         if not 1 <= query.limit <= MAX_SEARCH_LIMIT:
             raise InvalidInputError(f"The limit must be from 1 to {MAX_SEARCH_LIMIT}.")
+        if len(query.text) > MAX_QUERY_CHARS:
+            raise InvalidQueryError(
+                f"The query is {len(query.text)} characters; the limit is {MAX_QUERY_CHARS}: "
+                "search with the words that matter."
+            )
         if query.dates_by not in DATES_BY:
             raise InvalidInputError(
                 f"Dates count from one of {', '.join(DATES_BY)}, not {query.dates_by!r}."
