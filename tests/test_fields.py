@@ -5,7 +5,7 @@ import anyio
 from mcp.types import Implementation
 
 from contextd.app import App
-from contextd.cli import record_args
+from contextd.client import record_args
 from contextd.fields import HARDNESS, KINDS, RECORD_FIELDS, body_fields, text_fields
 from contextd.mcp.server import build_server
 from contextd.models import BODY_TYPES, Hardness, Kind, Origin, Record

@@ -225,7 +225,7 @@ class App(Struct, dict=True):
         if self.vectors_wanted is not None:
             self.vectors_wanted()
         elif self.settings.hooks.autostart_daemon:
-            from contextd.ipc.launch import start_detached
+            from contextd.client.launch import start_detached
 
             with suppress(OSError):
                 start_detached(self.settings.home)

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from contextd.ipc import client, frames, rendezvous
+from contextd.client import frames, rendezvous, to_daemon
 from tests.hooks._support import daemon_processes, end_processes, hook_env
 
 __all__ = ["Daemons", "alive", "ask_hook", "exchange", "wait_gone"]
@@ -64,7 +64,7 @@ class Daemons:
         return self.contextd("daemon", "start", env=env)
 
     def adopt_running(self) -> int | None:
-        reply = client.ask(str(self.home), {"kind": "ping"})
+        reply = to_daemon.ask(str(self.home), {"kind": "ping"})
         if reply is not None:
             pid = int(str(reply[0]["pid"]))
             self.pids.add(pid)
@@ -76,7 +76,7 @@ class Daemons:
         pid_file = self.home / "daemon.pid"
         if pid_file.exists():
             self.pids.add(int(pid_file.read_text(encoding="utf-8")))
-        client.ask(str(self.home), {"kind": "stop"}, timeout=5.0)
+        to_daemon.ask(str(self.home), {"kind": "stop"}, timeout=5.0)
         for pid in self.pids:
             if not wait_gone(pid, 10.0):
                 os.kill(pid, signal.SIGKILL)
@@ -96,13 +96,13 @@ def ask_hook(
     request = {
         "kind": "hook",
         "home": str(home),
-        "stamp": client.code_stamp(),
+        "stamp": to_daemon.code_stamp(),
         "event": event,
         "project": project,
         "folder": str(folder),
         "project_dirs": list(project_dirs),
     }
-    reply = client.ask(str(home), request, payload, timeout=30)
+    reply = to_daemon.ask(str(home), request, payload, timeout=30)
     return reply[1] if reply is not None else None
 
 

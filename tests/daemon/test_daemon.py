@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from contextd.ipc import client, frames
+from contextd.client import frames, to_daemon
 from tests.conftest import DECISION, POSTGRES, Cli
 from tests.daemon._support import Daemons, alive, ask_hook, exchange, wait_gone
 from tests.hooks._support import (
@@ -29,8 +29,9 @@ def _hook_via_entry(repo: Path, payload: dict[str, Any]) -> tuple[str, list[str]
     script = (
         "import json, sys\n"
         "before = set(sys.modules)\n"
-        "from contextd.hooks.entry import run_hook\n"
-        "code = run_hook(['prompt'])\n"
+        "from contextd.__main__ import _hook_failure, _hook_in_process\n"
+        "from contextd.client.hook import run_hook\n"
+        "code = run_hook(['prompt'], _hook_in_process, _hook_failure)\n"
         "sys.stderr.write(json.dumps(sorted(set(sys.modules) - before)))\n"
         "sys.exit(code)\n"
     )
@@ -128,7 +129,7 @@ def test_the_daemon_lifecycle_and_the_hooks_it_answers(
     # A hook request the daemon cannot answer is declined: the hook then works in-process.
     assert ask_hook(home, "no-such-event", b"{}", repo) is None
     assert ask_hook(home, "prompt", b"[not, json", repo) is None
-    ping = client.ask(str(home), {"kind": "ping"})
+    ping = to_daemon.ask(str(home), {"kind": "ping"})
     assert ping is not None and ping[0]["pid"] == pid
 
     stopped = daemons.contextd("daemon", "stop")

@@ -1,6 +1,6 @@
 """Bad input to the commands a running daemon answers (`search`, `recall`, the record
 commands) gets the same sentence, exit code and output from the daemon's fast client
-(contextd.cli.quick) as from click's path, which CONTEXTD_DEBUG forces: one case per option
+(contextd.client.quick) as from click's path, which CONTEXTD_DEBUG forces: one case per option
 the fast client reads, real CLI processes, one real daemon, which must outlive every case."""
 
 import os
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from contextd.ipc import client
+from contextd.client import to_daemon
 from tests.conftest import DECISION
 from tests.daemon._support import Daemons
 from tests.daemon.test_served import contextd as run_client
@@ -155,7 +155,7 @@ def test_bad_input_is_refused_alike_by_the_daemons_client_and_by_click(
     assert by_click.code not in (0, 1, 70), by_click.stderr
     assert by_click.stderr.startswith((b"Error: ", b"Usage: ", b"Note: ")), by_click.stderr
     assert _contextd(served, argv, env) == by_click
-    assert client.ask(str(served.home), {"kind": "ping"}) is not None  # the daemon still runs
+    assert to_daemon.ask(str(served.home), {"kind": "ping"}) is not None  # the daemon still runs
 
 
 def _contextd(served: Served, argv: tuple[str, ...], env: dict[str, str]) -> Printed:

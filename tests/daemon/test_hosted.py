@@ -20,10 +20,10 @@ import pytest
 from mcp.types import Implementation
 
 from contextd.app import open_app
-from contextd.cli.relay import LOST
+from contextd.client import to_daemon
+from contextd.client.relay import LOST
 from contextd.config import load_settings
 from contextd.daemon.hosting import MAX_HOSTED
-from contextd.ipc import client
 from contextd.storage.sessions import SessionRow
 from mcp import Client, StdioServerParameters
 from tests.conftest import make_repo
@@ -363,7 +363,7 @@ def mcp_ask(at: Path, repo: Path, **changes: object) -> dict[str, object]:
     return {
         "kind": "mcp",
         "home": str(at),
-        "stamp": client.code_stamp(),
+        "stamp": to_daemon.code_stamp(),
         "project": None,
         "folder": str(repo),
         "project_dirs": [],
@@ -382,17 +382,17 @@ def test_the_daemon_hosts_only_what_it_may_and_as_many_as_it_may(
         mcp_ask(home, repo, env={"CONTEXTD_HOME": "/x"}),
         mcp_ask(home, repo, argv=["mcp", "serve"]),
     ):
-        assert client.open_session(str(home), refused) is None, refused
-    held = [client.open_session(str(home), mcp_ask(home, repo)) for _ in range(MAX_HOSTED)]
+        assert to_daemon.open_session(str(home), refused) is None, refused
+    held = [to_daemon.open_session(str(home), mcp_ask(home, repo)) for _ in range(MAX_HOSTED)]
     try:
         assert all(conn is not None for conn in held)
-        assert client.open_session(str(home), mcp_ask(home, repo)) is None
+        assert to_daemon.open_session(str(home), mcp_ask(home, repo)) is None
         # The hooks and searches are still answered: sessions hold no worker of the pool.
-        assert client.ask(str(home), {"kind": "ping"}) is not None
+        assert to_daemon.ask(str(home), {"kind": "ping"}) is not None
         held.pop().close()  # type: ignore[union-attr]
         deadline, again = time.monotonic() + 10, None
         while again is None and time.monotonic() < deadline:
-            again = client.open_session(str(home), mcp_ask(home, repo))
+            again = to_daemon.open_session(str(home), mcp_ask(home, repo))
             time.sleep(0.05)
         assert again is not None
         held.append(again)
@@ -461,8 +461,8 @@ def test_help_and_unknown_options_are_clicks(daemons: Daemons, repo: Path) -> No
 def test_the_relay_reads_serves_options_as_click_does(
     argv: list[str], values: dict[str, object]
 ) -> None:
-    from contextd.cli.argv_table import parse
-    from contextd.cli.relay import SERVE_OPTIONS
+    from contextd.client.options import parse
+    from contextd.client.relay import SERVE_OPTIONS
 
     parsed = parse(argv, {"mcp serve": SERVE_OPTIONS}, arguments=0)
     assert parsed is not None and parsed.command == "mcp serve"
@@ -481,8 +481,8 @@ def test_the_relay_reads_serves_options_as_click_does(
     ],
 )
 def test_what_the_relay_leaves_to_click(argv: list[str]) -> None:
-    from contextd.cli.argv_table import parse
-    from contextd.cli.relay import SERVE_OPTIONS
+    from contextd.client.options import parse
+    from contextd.client.relay import SERVE_OPTIONS
 
     assert parse(argv, {"mcp serve": SERVE_OPTIONS}, arguments=0) is None
 
@@ -490,9 +490,9 @@ def test_what_the_relay_leaves_to_click(argv: list[str]) -> None:
 def test_the_relays_option_table_is_serves() -> None:
     import click
 
-    from contextd.cli.argv_table import COMMON
     from contextd.cli.mcp_command import serve
-    from contextd.cli.relay import SERVE_OPTIONS
+    from contextd.client.options import COMMON
+    from contextd.client.relay import SERVE_OPTIONS
 
     declared = {option.flag for option in (*COMMON, *SERVE_OPTIONS)}
     options = {opt for p in serve.params if isinstance(p, click.Option) for opt in p.opts}

@@ -17,10 +17,10 @@ import anyio
 import msgspec
 import pytest
 
+from contextd.client import frames, to_daemon
 from contextd.daemon.intake import MAX_PENDING, REQUEST_DEADLINE_S
 from contextd.daemon.protocol import MAX_PROJECT_DIRS, MAX_SUPERSEDES, decode_request
 from contextd.daemon.server import WORKERS
-from contextd.ipc import client, frames
 from contextd.limits import MAX_SEARCH_LIMIT
 from contextd.models import Kind, MemoryBody, RecordDraft
 from mcp import Client
@@ -58,7 +58,7 @@ class Dripper(threading.Thread):
 
 
 def _ping(home: Path) -> bool:
-    return client.ask(str(home), {"kind": "ping"}, timeout=2.0) is not None
+    return to_daemon.ask(str(home), {"kind": "ping"}, timeout=2.0) is not None
 
 
 def _refusal(reply: bytes | None) -> str:
@@ -123,7 +123,7 @@ def _search(home: Path, repo: Path, **query: Any) -> dict[str, Any]:
     ask = {
         "kind": "search",
         "home": str(home),
-        "stamp": client.code_stamp(),
+        "stamp": to_daemon.code_stamp(),
         "project": None,
         "folder": str(repo),
         "query": {"text": "task queue", **query},
@@ -141,11 +141,11 @@ def test_a_request_over_a_bound_is_refused_and_the_command_still_answers(
     refused = _search(home, repo, text=long_query)
     assert refused["ok"] is False and "$.query.text" in refused["error"]
     assert _search(home, repo, tags=[f"t{n}" for n in range(5000)])["ok"] is False
-    # The command, declined, searches in its own process.
+    # The command, declined, answers in its own process: the same sentence as without a daemon.
     assert contextd(repo, "search", "task queue").warm
     declined = contextd(repo, "search", long_query, "--json")
-    assert declined.code == 0 and not declined.warm
-    assert "Use NATS" in json.loads(declined.stdout)["results"][0]["title"]
+    assert declined.code == 2 and not declined.warm
+    assert "the limit is 2000" in json.loads(declined.stdout)["error"]["message"]
 
 
 def _query_ask(**query: Any) -> bytes:

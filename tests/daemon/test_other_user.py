@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from contextd.ipc import client, frames, rendezvous
+from contextd.client import frames, rendezvous, to_daemon
 from tests.conftest import DECISION, Cli
 from tests.daemon._support import Daemons
 from tests.hooks._support import hook_env
@@ -180,7 +180,7 @@ def test_a_socket_another_user_planted_is_refused_and_named(
         # As if the stranger could write the home's record: the client checks before it talks.
         (home / "daemon.socket").write_text(f"{planted}\n", encoding="utf-8")
         with pytest.raises(rendezvous.Unsafe, match=f"belongs to uid {stranger.pw_uid}"):
-            client.ask(str(home), {"kind": "ping"})
+            to_daemon.ask(str(home), {"kind": "ping"})
         searched = subprocess.run(
             [sys.executable, "-m", "contextd", "search", "task queue"],
             capture_output=True,

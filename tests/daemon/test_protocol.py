@@ -10,11 +10,11 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from contextd.cli import argv_table, browse, capture, quick, record_args, search_args
+from contextd.cli import browse, capture
 from contextd.cli._context import state
 from contextd.cli.main import cli
+from contextd.client import frames, options, quick, record_args, search_args
 from contextd.daemon.protocol import Ping, SearchAsk, WriteAsk, decode_request
-from contextd.ipc import frames
 from contextd.models import Kind
 
 ACCEPTED = [
@@ -98,11 +98,11 @@ def test_what_the_fast_reader_leaves_to_click(
 def test_the_option_table_matches_the_commands() -> None:
     assert tuple(k.value for k in Kind) == search_args.KIND_NAMES
     for name, command in (("search", browse.search), ("recall", browse.recall)):
-        declared = {o.flag for o in (*argv_table.COMMON, *search_args.QUERY_OPTIONS)} | {
+        declared = {o.flag for o in (*options.COMMON, *search_args.QUERY_OPTIONS)} | {
             o.flag for o in search_args.COMMAND_OPTIONS[name]
         }
-        options = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
-        assert options - {"-h", "--help"} == declared, name
+        given = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
+        assert given - {"-h", "--help"} == declared, name
 
 
 def test_the_fast_clients_request_is_the_daemons_type(
@@ -248,11 +248,9 @@ def test_the_record_option_table_matches_the_commands_and_the_models() -> None:
     for command in capture.COMMANDS:
         assert command.name is not None
         spec = record_args.RECORD_COMMANDS[command.name]
-        declared = {
-            o.flag for o in (*argv_table.COMMON, *spec.options, *record_args.RECORD_OPTIONS)
-        }
-        options = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
-        assert options - {"-h", "--help"} == declared, command.name
+        declared = {o.flag for o in (*options.COMMON, *spec.options, *record_args.RECORD_OPTIONS)}
+        given = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
+        assert given - {"-h", "--help"} == declared, command.name
 
 
 @pytest.mark.parametrize("argv", RECORD_ACCEPTED)

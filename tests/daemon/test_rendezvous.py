@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from contextd.ipc import client, frames, rendezvous
+from contextd.client import frames, rendezvous, to_daemon
 from tests.conftest import DECISION, POSTGRES, Cli, make_repo
 from tests.daemon._support import Daemons, wait_gone
 from tests.hooks._support import hook_env, run_hook, user_prompt
@@ -39,7 +39,7 @@ def test_with_a_private_runtime_dir_the_socket_lives_there(
     # A client finds it through the home's record, whatever its own environment says.
     prompt = user_prompt(repo, DECISION[3] + ": what did we do about it?")
     assert decision in run_hook("prompt", prompt, cwd=repo).context
-    assert client.ask(str(home), {"kind": "ping"}) is not None
+    assert to_daemon.ask(str(home), {"kind": "ping"}) is not None
     daemons.contextd("daemon", "stop")
     assert not socket_path.exists() and not (home / "daemon.socket").exists()
 
@@ -69,7 +69,7 @@ def test_a_home_too_long_for_a_socket_gets_an_unguessable_private_folder(
         assert folder.name.startswith("contextd-") and len(folder.name) > len("contextd-") + 6
         assert folder.stat().st_mode & 0o777 == 0o700
         assert (home / "daemon.socket").read_text(encoding="utf-8") == started["socket"] + "\n"
-        assert client.ask(str(home), {"kind": "ping"}) is not None
+        assert to_daemon.ask(str(home), {"kind": "ping"}) is not None
         control.contextd("daemon", "stop", env=env)
         assert not folder.exists()
     finally:
@@ -118,7 +118,7 @@ def test_a_client_refuses_a_socket_in_a_folder_open_to_others(
         listener.listen(1)
         _record(home, loose / "daemon.sock")
         with pytest.raises(rendezvous.Unsafe, match="with mode 755"):
-            client.ask(str(home), {"kind": "ping"})
+            to_daemon.ask(str(home), {"kind": "ping"})
         searched = subprocess.run(
             [sys.executable, "-m", "contextd", "search", "task queue"],
             capture_output=True,
@@ -225,7 +225,7 @@ def test_twenty_hooks_and_searches_at_once_all_answer(
     billing = make_repo(tmp_path / "billing", "git@github.com:acme/billing.git")
     run("attach", str(billing))
     daemons.start()
-    stamp = client.code_stamp()
+    stamp = to_daemon.code_stamp()
     answers: dict[int, object] = {}
 
     def ask(n: int) -> None:
@@ -234,12 +234,12 @@ def test_twenty_hooks_and_searches_at_once_all_answer(
             payload = json.dumps(user_prompt(folder, f"{DECISION[3]} again? ({n})", f"s{n}"))
             request = {"kind": "hook", "home": str(home), "stamp": stamp, "event": "prompt"}
             request |= {"project": None, "folder": str(folder)}
-            reply = client.ask(str(home), request, payload.encode(), timeout=60)
+            reply = to_daemon.ask(str(home), request, payload.encode(), timeout=60)
             answers[n] = reply[1].decode() if reply else None
         else:
             request = {"kind": "search", "home": str(home), "stamp": stamp, "project": None}
             request |= {"folder": str(folder), "query": {"text": "task queue postgres"}}
-            reply = client.ask(str(home), request, timeout=60)
+            reply = to_daemon.ask(str(home), request, timeout=60)
             answers[n] = reply[0]["answer"] if reply else None
 
     threads = [threading.Thread(target=ask, args=(n,)) for n in range(20)]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import contextd as contextd_package
-from contextd.ipc import client
+from contextd.client import to_daemon
 from tests.conftest import DECISION, POSTGRES, Cli, make_repo
 from tests.daemon._support import Daemons, wait_gone
 from tests.hooks._support import hook_env
@@ -283,16 +283,21 @@ def test_the_daemon_answers_typed_requests_and_nothing_else(
     daemons: Daemons, repo: Path, run: Cli, home: Path
 ) -> None:
     daemons.start()
-    base = {"home": str(home), "stamp": client.code_stamp(), "project": None, "folder": str(repo)}
+    base = {
+        "home": str(home),
+        "stamp": to_daemon.code_stamp(),
+        "project": None,
+        "folder": str(repo),
+    }
     # No kind writes, and no request carries an argv or an environment to replay.
     for asked in (
         {"kind": "add", **base, "text": "note"},
         {"kind": "cli", **base, "argv": ["add", "note"]},
         {"kind": "search", **base, "query": {"text": "q"}, "env": {"CONTEXTD_HOME": "/x"}},
     ):
-        assert client.ask(str(home), asked) is None, asked
+        assert to_daemon.ask(str(home), asked) is None, asked
     assert run.json("memories")["records"] == []
-    found = client.ask(str(home), {"kind": "search", **base, "query": {"text": "task queue"}})
+    found = to_daemon.ask(str(home), {"kind": "search", **base, "query": {"text": "task queue"}})
     assert found is not None and found[0]["answer"]["hits"] == []
 
 

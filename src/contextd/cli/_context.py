@@ -9,8 +9,8 @@ import click
 from msgspec import Struct
 
 from contextd.app import App, can_write_store, open_app
-from contextd.cli._text import echo
-from contextd.cli.argv_table import Option
+from contextd.client.options import Option
+from contextd.client.printer import echo
 from contextd.config import Settings, load_settings
 
 __all__ = [
@@ -58,7 +58,7 @@ def option_bundle(*options: Callable[[F], F]) -> Callable[[F], F]:
 
 
 def declared_options(*options: Option) -> Callable[[F], F]:
-    """Click options from their declarations (contextd.cli.argv_table), in the order given."""
+    """Click options from their declarations (contextd.client.options), in the order given."""
     return option_bundle(*(_click_option(option) for option in options))
 
 

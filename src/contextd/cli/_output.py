@@ -4,8 +4,16 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from contextd.cli._context import state
-from contextd.cli._text import echo, json_text, kind_cell, state_cell, style, table_lines, write
-from contextd.cli.results import write_printout
+from contextd.client.printer import (
+    echo,
+    json_text,
+    kind_cell,
+    state_cell,
+    style,
+    table_lines,
+    write,
+)
+from contextd.client.results import write_printout
 from contextd.clock import age
 from contextd.core.reading.views import NOT_CURRENT, written_view
 from contextd.fields import body_fields

@@ -7,7 +7,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
-from contextd.cli._text import echo, style
+from contextd.client.printer import echo, style
 from contextd.config import settings_view
 from contextd.core.workspace.config_file import set_config_value
 

@@ -7,11 +7,11 @@ from typing import Any, TypeVar
 import click
 from msgspec import to_builtins
 
-from contextd.cli import search_args
 from contextd.cli._context import common_options, declared_options, get_app, state
 from contextd.cli._output import emit, record_block, record_row, table
-from contextd.cli._text import echo, write
-from contextd.cli.results import recall_printout, search_printout
+from contextd.client import search_args
+from contextd.client.printer import echo, write
+from contextd.client.results import recall_printout, search_printout
 from contextd.clock import age
 from contextd.core.reading.views import detail_view, project_view, record_view
 from contextd.core.recall.answers import recall_answer, search_answer

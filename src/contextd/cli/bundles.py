@@ -12,7 +12,7 @@ import click
 from contextd.app import can_write_store
 from contextd.cli._context import common_options, get_app, get_settings, state
 from contextd.cli._output import emit
-from contextd.cli._text import echo, style
+from contextd.client.printer import echo, style
 from contextd.clock import parse_when, to_iso
 from contextd.core.workspace.capped import Cap, read_capped, read_stream_capped
 from contextd.errors import InvalidInputError

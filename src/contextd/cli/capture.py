@@ -1,7 +1,7 @@
 """add, decide, constrain, pipeline, checkpoint: recording knowledge of each kind.
 
-The commands are built from their declarations in contextd.cli.record_args. With a daemon
-running, contextd.cli.quick has it store the record before click is imported; these commands
+The commands are built from their declarations in contextd.client.record_args. With a daemon
+running, contextd.client.quick has it store the record before click is imported; these commands
 run when none does, or when the daemon declined (a refusal, reported here in CLI words)."""
 
 from typing import Any
@@ -9,9 +9,9 @@ from typing import Any
 import click
 import msgspec
 
-from contextd.cli import record_args
 from contextd.cli._context import common_options, declared_options, get_app, option_bundle
 from contextd.cli._output import report_write
+from contextd.client import record_args
 from contextd.models import RecordDraft
 
 __all__ = ["COMMANDS"]

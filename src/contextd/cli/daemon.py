@@ -11,10 +11,10 @@ import click
 
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
-from contextd.cli._text import echo
+from contextd.client import rendezvous, to_daemon
+from contextd.client.printer import echo
 from contextd.errors import DaemonError
 from contextd.home_folder import make_private
-from contextd.ipc import client, rendezvous
 
 __all__ = ["COMMANDS"]
 
@@ -34,7 +34,7 @@ def _ask(home: str, kind: str) -> dict[str, Any] | None:
         DaemonError: something at the daemon's socket is not this user's own.
     """
     try:
-        reply = client.ask(home, {"kind": kind})
+        reply = to_daemon.ask(home, {"kind": kind})
     except rendezvous.Unsafe as exc:
         raise DaemonError(str(exc)) from None
     return reply[0] if reply is not None else None
@@ -55,7 +55,7 @@ def start() -> None:
     running = _ask(str(home), "ping")
     action = "already running"
     if running is None:
-        from contextd.ipc.launch import start_detached
+        from contextd.client.launch import start_detached
 
         _prepare(home)
         try:
@@ -99,7 +99,7 @@ def _wait_for(home: str, process: Any) -> dict[str, Any]:
 
 def _why_it_failed(home: str) -> str:
     """The reason `daemon run` gave, from the end of its log."""
-    from contextd.ipc.launch import LOG_FILE
+    from contextd.client.launch import LOG_FILE
 
     try:
         with open(os.path.join(home, LOG_FILE), encoding="utf-8", errors="replace") as log:
@@ -172,7 +172,7 @@ def run() -> None:
     """Run the daemon in the foreground (what `start` runs in the background)."""
     from contextd.daemon.server import serve
 
-    stamp = client.code_stamp()  # of the code this process loads from now on
+    stamp = to_daemon.code_stamp()  # of the code this process loads from now on
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     home = get_settings().home
     _prepare(home)

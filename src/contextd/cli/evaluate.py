@@ -11,7 +11,7 @@ from msgspec.structs import asdict, replace
 from contextd.app import open_app, scratch_settings
 from contextd.cli._context import common_options, get_settings
 from contextd.cli._output import emit, table
-from contextd.cli._text import echo
+from contextd.client.printer import echo
 from contextd.errors import ProviderUnavailableError
 from contextd.evaluation import METRICS, Evaluator, load_dataset
 

@@ -7,7 +7,7 @@ import click
 from contextd.agents.agent_files import Target
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
-from contextd.cli._text import echo
+from contextd.client.printer import echo
 
 __all__ = ["COMMANDS"]
 

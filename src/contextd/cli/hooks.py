@@ -7,9 +7,9 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
-from contextd.cli._text import echo
+from contextd.client.hook import EVENTS, run_hook
+from contextd.client.printer import echo
 from contextd.core.recall.compaction import report_text
-from contextd.hooks.entry import EVENTS, run_hook
 
 __all__ = ["COMMANDS"]
 
@@ -21,7 +21,10 @@ def hook(event: str) -> None:
 
     Never fails the agent: errors go to $CONTEXTD_HOME/hook.log and the exit code is 0.
     """
-    sys.exit(run_hook([event]))
+    from contextd.hooks.inprocess import answer_in_process
+    from contextd.hooks.logline import failure_detail
+
+    sys.exit(run_hook([event], answer_in_process, failure_detail))
 
 
 @click.command("compaction-report")

@@ -10,7 +10,7 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
-from contextd.cli._text import clip, echo, style
+from contextd.client.printer import clip, echo, style
 from contextd.importers import Importer, ImportReport, SourceEntry, read_context_keeper, read_kept
 
 __all__ = ["COMMANDS"]

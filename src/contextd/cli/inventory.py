@@ -4,7 +4,7 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit, table
-from contextd.cli._text import echo, style
+from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.workspace.inventory import Inventory, ProjectSurvey, ScopeCounts, inventory_view
 from contextd.models import Kind, Status

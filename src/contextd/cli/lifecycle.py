@@ -6,8 +6,8 @@ import click
 
 from contextd.cli._context import common_options, declared_options, get_app
 from contextd.cli._output import emit, record_row, report_write, table
-from contextd.cli._text import echo, style
-from contextd.cli.argv_table import Option
+from contextd.client.options import Option
+from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import code_change_view, record_view
 from contextd.core.upkeep.quality import command_for, scan_quality

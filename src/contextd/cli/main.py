@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, state
-from contextd.cli._text import echo, json_text
-from contextd.cli.messages import in_cli_words
+from contextd.client.printer import echo, json_text
+from contextd.client.words import in_cli_words
 from contextd.errors import ContextdError
 
 __all__ = ["cli", "main"]

@@ -8,7 +8,7 @@ import click
 
 from contextd.app import App
 from contextd.cli._context import common_options, declared_options, get_app
-from contextd.cli.relay import SERVE_OPTIONS
+from contextd.client.relay import SERVE_OPTIONS
 
 __all__ = ["COMMANDS"]
 
@@ -27,7 +27,7 @@ def serve(read_only: bool) -> None:
     """Speak MCP on stdin/stdout until the client disconnects.
 
     A running daemon hosts the session when it can (this process then only relays, see
-    contextd.cli.relay, which answers before click loads); this is the in-process server.
+    contextd.client.relay, which answers before click loads); this is the in-process server.
     """
     # Deferred: the MCP SDK is heavy and only this command needs it.
     from contextd.mcp.server import build_server

@@ -9,7 +9,7 @@ import click
 from contextd.agents.importer import ImportOutcome
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
-from contextd.cli._text import echo, style
+from contextd.client.printer import echo, style
 from contextd.core.reading.views import project_view
 from contextd.core.workspace.home import initialise_home
 from contextd.errors import InvalidInputError

@@ -8,7 +8,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
-from contextd.cli._text import echo
+from contextd.client.printer import echo
 from contextd.core.upkeep.consolidation import Cluster, Merge
 from contextd.core.upkeep.refresh import RefreshReport
 

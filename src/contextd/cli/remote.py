@@ -8,8 +8,8 @@ import click
 
 from contextd.cli._context import common_options, get_app, option_bundle
 from contextd.cli._output import emit, table, warn
-from contextd.cli._text import echo, style
 from contextd.cli.bundles import print_merge, print_summary
+from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.sync.remotes import expansion_warnings, remote_view
 from contextd.sync.ssh import RemoteSpec

@@ -7,7 +7,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
-from contextd.cli._text import echo, style
+from contextd.client.printer import echo, style
 from contextd.clock import age, now
 from contextd.core.reading.views import record_view
 from contextd.core.workspace.sessions import SessionReport, SessionRow, duration_seconds

@@ -13,7 +13,7 @@ from contextd.agents.setup import Action, FileChange, SetupReport, find_executab
 from contextd.agents.writers import Launcher
 from contextd.cli._context import common_options, state
 from contextd.cli._output import emit, table
-from contextd.cli._text import echo, style
+from contextd.client.printer import echo, style
 from contextd.config import resolve_home
 from contextd.errors import ConfigError
 

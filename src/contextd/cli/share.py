@@ -8,7 +8,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
-from contextd.cli._text import echo
+from contextd.client.printer import echo
 from contextd.core.recall.presentation import shown_name
 from contextd.share.history import Refusal
 

@@ -7,7 +7,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit
-from contextd.cli._text import echo, style
+from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import project_view, record_view
 from contextd.core.recall.presentation import shown_name

@@ -9,8 +9,8 @@ import click
 from contextd.app import App
 from contextd.cli._context import common_options, get_app, state
 from contextd.cli._output import emit
-from contextd.cli._text import echo
 from contextd.cli.remote import conflicts, resolve
+from contextd.client.printer import echo
 from contextd.errors import ConflictError, InvalidInputError
 from contextd.mirror.adopt import Change
 from contextd.mirror.service import AdoptPlan, SyncReport

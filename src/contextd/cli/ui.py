@@ -8,7 +8,7 @@ import click
 
 from contextd.app import can_write_store
 from contextd.cli._context import common_options, get_app, get_settings, state
-from contextd.cli._text import echo
+from contextd.client.printer import echo
 from contextd.errors import StoreError
 
 __all__ = ["COMMANDS"]

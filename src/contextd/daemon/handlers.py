@@ -15,6 +15,7 @@ from pathlib import Path
 import msgspec
 
 from contextd.app import App
+from contextd.client.hook import EVENTS
 from contextd.core.reading.views import written_view
 from contextd.core.recall.answers import recall_answer, search_answer
 from contextd.daemon.hosting import Hosting
@@ -30,7 +31,6 @@ from contextd.daemon.protocol import (
     decode_request,
 )
 from contextd.errors import ContextdError
-from contextd.hooks.events import EVENTS
 from contextd.hooks.handlers import handle
 from contextd.hooks.reply import agent_reply, parse_payload
 from contextd.models import Project, Stored

@@ -18,7 +18,7 @@ import socket
 import time
 from typing import NamedTuple
 
-from contextd.ipc import frames, rendezvous
+from contextd.client import frames, rendezvous
 
 __all__ = ["MAX_PENDING", "REQUEST_DEADLINE_S", "Arrived", "Intake"]
 

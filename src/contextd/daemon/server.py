@@ -21,11 +21,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from contextd.app import App
+from contextd.client import frames, rendezvous
 from contextd.daemon.handlers import Handlers
 from contextd.daemon.hosting import Hosting, McpSessions
 from contextd.daemon.intake import Arrived, Intake
 from contextd.home_folder import PRIVATE_FILE, open_private
-from contextd.ipc import frames, rendezvous
 
 __all__ = ["already_running", "serve"]
 

@@ -38,7 +38,7 @@ def answer_in_process(event: str, raw: bytes) -> str:
     if event == "session-start" and text and writable and settings.hooks.autostart_daemon:
         from contextlib import suppress
 
-        from contextd.ipc.launch import start_detached  # (subprocess) only here
+        from contextd.client.launch import start_detached  # (subprocess) only here
 
         with suppress(OSError):  # a home that cannot hold the daemon's log: no daemon
             start_detached(settings.home)  # only inside a known project

@@ -1,12 +1,12 @@
 """The record commands (`add`, `decide`, `constrain`, `pipeline`, `checkpoint`) declared once:
 click builds them from this table (contextd.cli.capture), the daemon's fast client reads an
-argv with it (contextd.cli.quick), and both turn what was given into the same draft. The
+argv with it (contextd.client.quick), and both turn what was given into the same draft. The
 standard library only: a write the daemon stores never imports click or msgspec."""
 
 from collections.abc import Mapping
 
-from contextd.cli.argv_table import Option, Parsed
-from contextd.cli.argv_table import parse as parse_with
+from contextd.client.options import Option, Parsed
+from contextd.client.options import parse as parse_with
 from contextd.fields import KINDS, RECORD_FIELDS, BodyField, body_fields
 
 __all__ = [

@@ -8,7 +8,7 @@ import json
 import os
 from collections.abc import Mapping
 
-from contextd.ipc import frames, rendezvous
+from contextd.client import frames, rendezvous
 
 __all__ = [
     "COMMAND_TIMEOUT_S",

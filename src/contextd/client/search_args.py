@@ -1,9 +1,9 @@
 """The options of `search` and `recall`, declared once for click (contextd.cli.browse) and
-the daemon's fast client (contextd.cli.quick); see contextd.cli.argv_table. The standard
+the daemon's fast client (contextd.client.quick); see contextd.client.options. The standard
 library only."""
 
-from contextd.cli.argv_table import Option, Parsed
-from contextd.cli.argv_table import parse as parse_with
+from contextd.client.options import Option, Parsed
+from contextd.client.options import parse as parse_with
 from contextd.limits import MAX_SEARCH_LIMIT
 
 __all__ = ["COMMAND_OPTIONS", "KIND_NAMES", "QUERY_OPTIONS", "parse"]

@@ -1,27 +1,29 @@
 """`contextd hook EVENT`: read the agent's hook JSON on stdin, answer on stdout, never fail.
 
-This module and what it imports first are the standard library only: the prompt hook runs on
-every prompt. It hands the agent's payload, untouched, to the daemon with a typed request
-(the event, the home, the project asked for by $CONTEXTD_PROJECT, this folder, the project
-folders the agent names in CLAUDE_PROJECT_DIR and the like), and the
-daemon answers with the bytes to print; when none answers it does the work in-process
-(without the embedding model: full-text recall). Any error is logged to $CONTEXTD_HOME/hook.log
-and the hook exits 0 with nothing on stdout, so the agent is never blocked.
+The standard library only: the prompt hook runs on every prompt. It hands the agent's
+payload, untouched, to the daemon with a typed request (the event, the home, the project asked
+for by $CONTEXTD_PROJECT, this folder, the project folders the agent names in
+CLAUDE_PROJECT_DIR and the like), and the daemon answers with the bytes to print; when none
+answers, the caller's in-process answer does the work (without the embedding model: full-text
+recall). Any error is logged to $CONTEXTD_HOME/hook.log and the hook exits 0 with nothing on
+stdout, so the agent is never blocked.
 """
 
 import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 
 from contextd.agent_dirs import project_dirs
+from contextd.client import to_daemon
+from contextd.client.rendezvous import Unsafe
 from contextd.home_folder import open_private, resolve_home, unusable
-from contextd.hooks.events import EVENTS
-from contextd.ipc import client
-from contextd.ipc.rendezvous import Unsafe
 from contextd.limits import MAX_HOOK_PAYLOAD
 
 __all__ = ["EVENTS", "run_hook"]
+
+EVENTS = ("session-start", "prompt", "post-edit", "post-bash", "pre-compact", "stop")
 
 _BUDGET_S = {"prompt": 4.0, "post-edit": 4.0, "post-bash": 4.0}  # others: _DEFAULT_BUDGET_S
 _DEFAULT_BUDGET_S = 10.0
@@ -32,50 +34,56 @@ class _OutOfTime(Exception):
     pass
 
 
-def run_hook(argv: list[str]) -> int:
-    """Run one hook; always returns 0 (fail open)."""
+def run_hook(
+    argv: list[str],
+    in_process: Callable[[str, bytes], str],
+    describe: Callable[[BaseException], str],
+) -> int:
+    """Run one hook; always returns 0 (fail open). Without a daemon's answer, `in_process`
+    gives what to print for the event and the raw payload; `describe` words a failure for
+    hook.log (never quoting the payload)."""
     event = argv[0] if len(argv) == 1 else ""
     home = resolve_home()
     if event not in EVENTS:
         problem = ValueError(f"EVENT must be one of {', '.join(EVENTS)}, not {event!r}")
         sys.stderr.write(f"contextd hook: {problem}.\n")
-        _log(home, event or "?", problem, 0.0)
+        _log(home, event or "?", problem, 0.0, describe)
         return 0
     started = time.monotonic()
     try:
         with _deadline(_BUDGET_S.get(event, _DEFAULT_BUDGET_S)):
             raw = sys.stdin.buffer.read(MAX_HOOK_PAYLOAD + 1)
-            output = _ask_daemon(home, event, raw)
+            output = _ask_daemon(home, event, raw, describe)
             if output is None:
-                from contextd.hooks.inprocess import answer_in_process  # no daemon: slow path
-
-                output = answer_in_process(event, raw).encode("ascii")
+                output = in_process(event, raw).encode("ascii")
         if output:
             sys.stdout.buffer.write(output)
             sys.stdout.flush()
     except BaseException as exc:  # fail open, whatever happened (KeyboardInterrupt included)
-        _log(home, event, exc, time.monotonic() - started)
+        _log(home, event, exc, time.monotonic() - started, describe)
     return 0
 
 
-def _ask_daemon(home: str, event: str, raw: bytes) -> bytes | None:
+def _ask_daemon(
+    home: str, event: str, raw: bytes, describe: Callable[[BaseException], str]
+) -> bytes | None:
     """What the daemon says to print; None when no daemon answered (or none may be trusted:
     that is logged, and the hook answers in-process, sending nothing anywhere)."""
     request = {
         "kind": "hook",
         "home": home,
-        "stamp": client.code_stamp(),
+        "stamp": to_daemon.code_stamp(),
         "event": event,
         "project": os.environ.get("CONTEXTD_PROJECT") or None,
         "folder": os.getcwd(),
         "project_dirs": project_dirs(os.environ),
     }
     try:
-        reply = client.ask(home, request, raw, client.HOOK_TIMEOUT_S, repeatable=False)
+        reply = to_daemon.ask(home, request, raw, to_daemon.HOOK_TIMEOUT_S, repeatable=False)
     except Unsafe as exc:
-        _log(home, event, exc, 0.0)
+        _log(home, event, exc, 0.0, describe)
         return None
-    except client.Unanswered:
+    except to_daemon.Unanswered:
         if _on_a_server(home):
             # The daemon took the request and its team server did not answer in time: doing
             # the work again here would only double the wait the agent feels.
@@ -113,7 +121,13 @@ class _deadline:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def _log(home: str, event: str, exc: BaseException, elapsed: float) -> None:
+def _log(
+    home: str,
+    event: str,
+    exc: BaseException,
+    elapsed: float,
+    describe: Callable[[BaseException], str],
+) -> None:
     import traceback  # only on failure: kept off the start-up path
 
     if unusable(home):
@@ -124,9 +138,7 @@ def _log(home: str, event: str, exc: BaseException, elapsed: float) -> None:
         if os.path.exists(path) and os.path.getsize(path) > _MAX_LOG:
             os.replace(path, path + ".1")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        from contextd.hooks.logline import failure_detail  # never the payload's text
-
-        detail = failure_detail(exc)
+        detail = describe(exc)  # never the payload's text
         handle = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         with open(handle, "a", encoding="utf-8", errors="backslashreplace") as log:
             log.write(f"{stamp} hook {event} failed after {elapsed:.2f} s: {detail}\n")

@@ -6,7 +6,15 @@ client that uses it."""
 
 from typing import Any
 
-from contextd.cli._text import Printout, clip, json_text, kind_cell, state_cell, style, table_lines
+from contextd.client.printer import (
+    Printout,
+    clip,
+    json_text,
+    kind_cell,
+    state_cell,
+    style,
+    table_lines,
+)
 
 __all__ = ["recall_printout", "search_printout", "write_printout"]
 

@@ -31,10 +31,10 @@ import time
 from typing import Any, NamedTuple
 
 from contextd.agent_dirs import project_dirs
-from contextd.cli.argv_table import Option, parse
+from contextd.client import to_daemon
+from contextd.client.options import Option, parse
+from contextd.client.rendezvous import Unsafe
 from contextd.home_folder import resolve_home
-from contextd.ipc import client
-from contextd.ipc.rendezvous import Unsafe
 
 __all__ = ["IN_PROCESS", "SERVE_OPTIONS", "serve"]
 
@@ -87,7 +87,7 @@ def serve(argv: list[str]) -> int | None:
     request = {
         "kind": "mcp",
         "home": resolve_home(str(values["home"]) if values["home"] else None),
-        "stamp": client.code_stamp(),
+        "stamp": to_daemon.code_stamp(),
         "project": values["project"] or os.environ.get("CONTEXTD_PROJECT") or None,
         "folder": folder,
         "project_dirs": project_dirs(os.environ),
@@ -101,7 +101,7 @@ def serve(argv: list[str]) -> int | None:
 
 def _hosted(request: dict[str, Any], *, say_unsafe: bool = True) -> "_Daemon | None":
     try:
-        conn = client.open_session(str(request["home"]), request, _ASK_TIMEOUT_S)
+        conn = to_daemon.open_session(str(request["home"]), request, _ASK_TIMEOUT_S)
     except Unsafe as exc:
         if say_unsafe:
             sys.stderr.write(f"contextd: {exc} Serving without the daemon.\n")

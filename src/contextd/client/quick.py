@@ -2,11 +2,11 @@
 answered by a running daemon, before click, the store or numpy are imported: a warm answer is
 the whole point.
 
-The argv is read with the commands' own option tables (contextd.cli.search_args and
+The argv is read with the commands' own option tables (contextd.client.search_args and
 record_args); the request names what this process resolved (the home, the project asked for
 by name, its folder, the query or the draft, the output wanted) and nothing else of its
 environment; the answer is printed by the code the in-process command uses
-(contextd.cli.results), so both print the same bytes. Whenever that cannot be done (no daemon,
+(contextd.client.results), so both print the same bytes. Whenever that cannot be done (no daemon,
 help, an error to report, a write the daemon refused, CONTEXTD_DEBUG) nothing is printed and
 the CLI runs the command itself.
 """
@@ -15,12 +15,11 @@ import os
 import sys
 from typing import Any
 
-from contextd.cli import record_args, results, search_args
-from contextd.cli._text import write
-from contextd.cli.argv_table import Parsed
+from contextd.client import record_args, results, search_args, to_daemon
+from contextd.client.options import Parsed
+from contextd.client.printer import write
+from contextd.client.rendezvous import Unsafe
 from contextd.home_folder import resolve_home
-from contextd.ipc import client
-from contextd.ipc.rendezvous import Unsafe
 
 __all__ = ["answer"]
 
@@ -47,7 +46,7 @@ def _ask(request: dict[str, object] | None, *, repeatable: bool) -> dict[str, ob
     if request is None:
         return None
     try:
-        reply = client.ask(str(request["home"]), request, repeatable=repeatable)
+        reply = to_daemon.ask(str(request["home"]), request, repeatable=repeatable)
     except Unsafe as exc:
         sys.stderr.write(f"contextd: {exc} Answering without the daemon.\n")
         return None
@@ -75,7 +74,7 @@ def _written(parsed: Parsed) -> int | None:
     (none runs, or a rule refused it: the command then runs, and reports, in-process)."""
     try:
         reply = _ask(_write_request(parsed), repeatable=False)
-    except client.Unanswered:
+    except to_daemon.Unanswered:
         sys.stderr.write(UNCERTAIN_WRITE.format(what="did not answer in time"))
         return 5  # as DaemonError
     if reply is None:
@@ -104,7 +103,7 @@ def _where(parsed: Parsed) -> dict[str, object] | None:
         return None  # a file is no home: click's path says so
     return {
         "home": home,
-        "stamp": client.code_stamp(),
+        "stamp": to_daemon.code_stamp(),
         "project": values["project"] or os.environ.get("CONTEXTD_PROJECT") or None,
         "folder": folder,
     }

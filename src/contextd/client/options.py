@@ -1,5 +1,5 @@
 """Options declared once, for click and for the daemon's fast client alike: click builds a
-command's options from its table (contextd.cli._declared), and contextd.cli.quick reads an
+command's options from its table (contextd.cli._declared), and contextd.client.quick reads an
 argv with the same table before click is imported. Whatever the fast reader does not fully
 understand (help, an unknown or malformed option, a missing required one, a value click would
 refuse) it leaves to click, which says what is wrong. The standard library only."""
@@ -11,7 +11,7 @@ __all__ = ["COMMON", "Option", "Parsed", "parse"]
 
 class Option:
     """One option: `kind` is "flag", "text" or "int"; `field` names the record body field a
-    record command's option fills (contextd.cli.record_args)."""
+    record command's option fills (contextd.client.record_args)."""
 
     __slots__ = (
         "bounds",
