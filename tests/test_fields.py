@@ -5,7 +5,7 @@ import anyio
 from mcp.types import Implementation
 
 from contextd.app import App
-from contextd.client import record_args
+from contextd.client import commands
 from contextd.fields import HARDNESS, KINDS, RECORD_FIELDS, body_fields, text_fields
 from contextd.mcp.server import build_server
 from contextd.models import BODY_TYPES, Hardness, Kind, Origin, Record
@@ -17,7 +17,7 @@ def test_every_body_field_of_the_models_is_in_the_catalogue_in_order() -> None:
         assert tuple(f.name for f in body_fields(kind)) == body_type.__struct_fields__, kind
     assert set(KINDS) == {str(k) for k in Kind}
     assert tuple(h.value for h in Hardness) == HARDNESS
-    assert tuple(o.value for o in Origin) == record_args.ORIGIN_NAMES
+    assert tuple(o.value for o in Origin) == commands.ORIGIN_NAMES
 
 
 def test_the_record_fields_people_set_are_fields_of_a_record() -> None:

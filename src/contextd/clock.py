@@ -5,7 +5,16 @@ from datetime import UTC, datetime, timedelta
 
 from contextd.errors import InvalidInputError
 
-__all__ = ["CLOCK_SKEW", "is_stamp", "age", "now", "parse_instant", "parse_when", "to_iso"]
+__all__ = [
+    "CLOCK_SKEW",
+    "age",
+    "is_stamp",
+    "now",
+    "parse_date",
+    "parse_instant",
+    "parse_when",
+    "to_iso",
+]
 
 CLOCK_SKEW = timedelta(minutes=10)  # how far ahead of ours another machine's clock may run
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
@@ -62,6 +71,22 @@ def parse_when(text: str, *, reference: datetime | None = None) -> datetime | No
     except (ValueError, OverflowError):
         return None
     return moment
+
+
+def parse_date(text: str | None, option: str) -> str | None:
+    """A --since/--before value as an ISO instant, or a clear error naming `option`.
+
+    Raises:
+        InvalidInputError: it is not a date, or reaches back before the year 1.
+    """
+    if text is None:
+        return None
+    moment = parse_when(text)
+    if moment is None:
+        raise InvalidInputError(
+            f"{option} {text!r} is not a date; use 2026-11-01, an ISO time, or 30d / 12h / 2w."
+        )
+    return to_iso(moment)
 
 
 def age(text: str, *, reference: datetime | None = None) -> str:

@@ -37,6 +37,7 @@ __all__ = [
     "UnknownOutcomeError",
     "ValidationError",
     "as_clause",
+    "from_facts",
 ]
 
 
@@ -53,6 +54,17 @@ class ContextdError(Exception):
         super().__init__(message)
         self.actions = actions
         self.record_id = record_id
+
+    def facts(self) -> dict[str, object]:
+        """The error as data, to cross the daemon's socket: its class, sentence and facts; the
+        client rebuilds it with `from_facts` and words it as the in-process command would."""
+        return {
+            "type": type(self).__name__,
+            "message": str(self),
+            "actions": list(self.actions),
+            "record_id": self.record_id,
+            "problems": [list(p) for p in getattr(self, "problems", [])],
+        }
 
     def worded(self, words: Mapping[str, str], message: str | None = None) -> str:
         """`message` (by default the error's own) followed by its actions, each worded from
@@ -174,3 +186,33 @@ def as_clause(error: Exception) -> str:
     """An error's sentence as a clause to follow a subject ("x.md: its title is missing")."""
     text = str(error).rstrip(".")
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+
+
+def from_facts(facts: Mapping[str, object]) -> ContextdError:
+    """The error `ContextdError.facts` described, of its own class (a class this code does not
+    know becomes a ContextdError with the same sentence)."""
+    known = {c.__name__: c for c in _classes(ContextdError)}
+    cls = known.get(str(facts.get("type")), ContextdError)
+    error = cls.__new__(cls)
+    Exception.__init__(error, str(facts.get("message", "")))
+    actions = facts.get("actions")
+    error.actions = tuple(str(a) for a in actions) if isinstance(actions, list) else ()
+    record_id = facts.get("record_id")
+    error.record_id = str(record_id) if record_id else None
+    problems = facts.get("problems")
+    if isinstance(error, ValidationError):
+        listed = problems if isinstance(problems, list) else []
+        error.problems = [
+            (str(p[0]), str(p[1])) for p in listed if isinstance(p, list) and len(p) == 2
+        ]
+        error.field = error.problems[0][0] if error.problems else ""
+    if isinstance(error, DuplicateError):
+        error.existing_id = error.record_id or ""
+    return error
+
+
+def _classes(root: type[ContextdError]) -> list[type[ContextdError]]:
+    found = [root]
+    for sub in root.__subclasses__():
+        found += _classes(sub)
+    return found

@@ -5,17 +5,16 @@ import socket
 from pathlib import Path
 from typing import Any
 
-import click
 import msgspec
 import pytest
 from click.testing import CliRunner
 
-from contextd.cli import browse, capture
+from contextd.cli import hot
 from contextd.cli._context import state
 from contextd.cli.main import cli
-from contextd.client import frames, options, quick, record_args, search_args
-from contextd.daemon.protocol import Ping, SearchAsk, WriteAsk, decode_request
+from contextd.client import commands, frames, quick
 from contextd.models import Kind
+from contextd.service.requests import Ping, SearchAsk, WriteAsk, decode_request
 
 ACCEPTED = [
     ["search", "q"],
@@ -52,20 +51,17 @@ REFUSED = [
 ]
 
 
-def _click_reading(
-    argv: list[str], monkeypatch: pytest.MonkeyPatch, commands: Any = (browse.search, browse.recall)
-) -> dict[str, Any] | None:
+def _click_reading(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | None:
     """What click passes the command (with the root's state, its one argument as "argument"),
     or None when it refuses."""
     seen: dict[str, Any] = {}
 
     def capture(**params: Any) -> None:
         current = state()
-        argument = params.pop("query", None) or params.pop("title", None)
-        seen.update(params, argument=argument, json=current.json, home=current.home)
+        seen.update(params, json=current.json, home=current.home)
         seen["project"] = current.project
 
-    for command in commands:
+    for command in hot.COMMANDS:
         monkeypatch.setattr(command, "callback", capture)
     result = CliRunner().invoke(cli, argv)
     return seen if result.exit_code == 0 and seen else None
@@ -79,7 +75,7 @@ def _normal(values: dict[str, Any]) -> dict[str, Any]:
 def test_the_fast_reader_reads_an_argv_as_click_does(
     argv: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    parsed = search_args.parse(argv)
+    parsed = commands.parse(argv)
     assert parsed is not None
     clicked = _click_reading(argv, monkeypatch)
     assert clicked is not None
@@ -90,19 +86,9 @@ def test_the_fast_reader_reads_an_argv_as_click_does(
 def test_what_the_fast_reader_leaves_to_click(
     argv: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert search_args.parse(argv) is None
+    assert commands.parse(argv) is None
     if argv[:1] in (["search"], ["recall"]) and "--help" not in argv:
         assert _click_reading(argv, monkeypatch) is None  # click refuses it too
-
-
-def test_the_option_table_matches_the_commands() -> None:
-    assert tuple(k.value for k in Kind) == search_args.KIND_NAMES
-    for name, command in (("search", browse.search), ("recall", browse.recall)):
-        declared = {o.flag for o in (*options.COMMON, *search_args.QUERY_OPTIONS)} | {
-            o.flag for o in search_args.COMMAND_OPTIONS[name]
-        }
-        given = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
-        assert given - {"-h", "--help"} == declared, name
 
 
 def test_the_fast_clients_request_is_the_daemons_type(
@@ -110,10 +96,12 @@ def test_the_fast_clients_request_is_the_daemons_type(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CONTEXTD_PROJECT", "orbit")
-    parsed = search_args.parse(["search", "q", "--kind", "decision", "--since", "2026-11-01"])
+    parsed = commands.parse(["search", "q", "--kind", "decision", "--since", "2026-11-01"])
     assert parsed is not None
-    request = quick._query_request(parsed)
-    assert request is not None and request["project"] == "orbit"
+    where = quick.place(None, None)
+    assert where is not None
+    request = commands.request(commands.COMMANDS["search"], parsed.argument, parsed.values, where)
+    assert request["project"] == "orbit"
     decoded = decode_request(msgspec.json.encode(request))
     assert isinstance(decoded, SearchAsk)
     assert decoded.folder == str(tmp_path) and decoded.query.kinds == (Kind.DECISION,)
@@ -228,9 +216,9 @@ RECORD_REFUSED = [
 def test_the_fast_reader_reads_a_record_command_as_click_does(
     argv: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    parsed = record_args.parse(argv)
+    parsed = commands.parse(argv)
     assert parsed is not None
-    clicked = _click_reading(argv, monkeypatch, capture.COMMANDS)
+    clicked = _click_reading(argv, monkeypatch)
     assert clicked is not None
     assert _normal({**parsed.values, "argument": parsed.argument}) == _normal(clicked)
 
@@ -239,18 +227,9 @@ def test_the_fast_reader_reads_a_record_command_as_click_does(
 def test_what_the_fast_reader_leaves_to_click_of_a_record_command(
     argv: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert record_args.parse(argv) is None
+    assert commands.parse(argv) is None
     if "--help" not in argv:
-        assert _click_reading(argv, monkeypatch, capture.COMMANDS) is None  # click refuses it too
-
-
-def test_the_record_option_table_matches_the_commands_and_the_models() -> None:
-    for command in capture.COMMANDS:
-        assert command.name is not None
-        spec = record_args.RECORD_COMMANDS[command.name]
-        declared = {o.flag for o in (*options.COMMON, *spec.options, *record_args.RECORD_OPTIONS)}
-        given = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
-        assert given - {"-h", "--help"} == declared, command.name
+        assert _click_reading(argv, monkeypatch) is None  # click refuses it too
 
 
 @pytest.mark.parametrize("argv", RECORD_ACCEPTED)
@@ -258,12 +237,14 @@ def test_a_fast_write_request_is_the_daemons_type(
     argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    parsed = record_args.parse(argv)
+    parsed = commands.parse(argv)
     assert parsed is not None
-    request = quick._write_request(parsed)
-    assert request is not None
+    where = quick.place(None, None)
+    assert where is not None
+    command = commands.COMMANDS[parsed.command]
+    request = commands.request(command, parsed.argument, parsed.values, where)
     decoded = decode_request(msgspec.json.encode(request))
     assert isinstance(decoded, WriteAsk)
     assert decoded.draft.title == parsed.argument
-    assert decoded.draft.kind is Kind(record_args.RECORD_COMMANDS[parsed.command].kind)
+    assert decoded.draft.kind is Kind(command.kind)
     assert decoded.folder == str(tmp_path)

@@ -1,22 +1,16 @@
-"""show, memories, search, recall, learn: reading what is stored."""
+"""show, memories, learn: reading what is stored (search and recall: contextd.cli.hot)."""
 
-import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
-from msgspec import to_builtins
 
-from contextd.cli._context import common_options, declared_options, get_app, state
+from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, record_block, record_row, table
-from contextd.client import search_args
-from contextd.client.printer import echo, write
-from contextd.client.results import recall_printout, search_printout
+from contextd.client.printer import echo
 from contextd.clock import age
 from contextd.core.reading.views import detail_view, project_view, record_view
-from contextd.core.recall.answers import recall_answer, search_answer
-from contextd.core.recall.queries import parse_date
-from contextd.models import Kind, SearchQuery
+from contextd.models import Kind
 
 __all__ = ["COMMANDS"]
 
@@ -64,54 +58,6 @@ def memories(kinds: tuple[str, ...], include_all: bool) -> None:
     emit({"project": project_view(project), "records": [record_view(r) for r in records]}, human)
 
 
-def _options_of(command: str) -> Callable[[F], F]:
-    """The options of `search` or `recall`: the command's own, then the shared filters."""
-    return declared_options(*search_args.COMMAND_OPTIONS[command], *search_args.QUERY_OPTIONS)
-
-
-def _query(text: str, limit: int, options: dict[str, Any]) -> SearchQuery:
-    return SearchQuery(
-        text=text,
-        kinds=tuple(Kind(k) for k in options["kinds"]),
-        tags=options["tags"],
-        category=options["category"],
-        since=parse_date(options["since"], "--since"),
-        before=parse_date(options["before"], "--before"),
-        dates_by=options["dates_by"] or "created",
-        path=os.path.join(os.getcwd(), options["path"]) if options["path"] else None,
-        limit=limit,
-        include_superseded=options["include_superseded"],
-        include_archived=options["include_archived"],
-        diversify=options["diversify"],
-    )
-
-
-@click.command()
-@click.argument("query")
-@_options_of("search")
-@common_options
-def search(query: str, limit: int, explain: bool, **options: Any) -> None:
-    """Hybrid search (full-text + meaning) over the project's records and the global ones."""
-    app = get_app()
-    project = app.current_project()
-    found = search_answer(
-        app.search, app.reader.short_ids, project, _query(query, limit, options), explain
-    )
-    write(search_printout(to_builtins(found), explain, state().json))
-
-
-@click.command()
-@click.argument("query")
-@_options_of("recall")
-@common_options
-def recall(query: str, budget: int | None, explain: bool, **options: Any) -> None:
-    """The context an agent receives for QUERY, packed into a token budget."""
-    app = get_app()
-    project = app.current_project()
-    packed = recall_answer(app.search, project, _query(query, 10, options), budget, explain)
-    write(recall_printout(to_builtins(packed), explain, state().json))
-
-
 @click.command()
 @click.argument("query")
 @click.argument("record_id", metavar="ID")
@@ -127,4 +73,4 @@ def learn(query: str, record_id: str) -> None:
     )
 
 
-COMMANDS = [show, memories, search, recall, learn]
+COMMANDS = [show, memories, learn]

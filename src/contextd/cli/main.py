@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, state
-from contextd.client.printer import echo, json_text
-from contextd.client.words import in_cli_words
+from contextd.client.printer import echo, write
+from contextd.client.words import error_printout, in_cli_words
 from contextd.errors import ContextdError
 
 __all__ = ["cli", "main"]
@@ -24,15 +24,15 @@ COMMAND_MODULES = {
     "init": "projects",
     "attach": "projects",
     "detach": "projects",
-    "add": "capture",
-    "decide": "capture",
-    "constrain": "capture",
-    "pipeline": "capture",
-    "checkpoint": "capture",
+    "add": "hot",
+    "decide": "hot",
+    "constrain": "hot",
+    "pipeline": "hot",
+    "checkpoint": "hot",
     "show": "browse",
     "memories": "browse",
-    "search": "browse",
-    "recall": "browse",
+    "search": "hot",
+    "recall": "hot",
     "learn": "browse",
     "status": "status",
     "update": "lifecycle",
@@ -106,13 +106,7 @@ class ContextdGroup(click.Group):
 
 
 def _report(ctx: click.Context, message: str, kind: str, field: str | None) -> None:
-    message = " ".join(message.split("\n"))  # one line, whatever a value quoted in it held
-    if state(ctx).json:
-        error: dict[str, Any] = {"message": message, "type": kind}
-        if field:
-            error["field"] = field
-        echo(json_text({"error": error}))
-    echo(f"Error: {message}", err=True)
+    write(error_printout(message, kind, field, state(ctx).json))
 
 
 @click.group(cls=ContextdGroup, context_settings={"help_option_names": ["-h", "--help"]})

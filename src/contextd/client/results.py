@@ -16,10 +16,24 @@ from contextd.client.printer import (
     table_lines,
 )
 
-__all__ = ["recall_printout", "search_printout", "write_printout"]
+__all__ = ["answer_printout", "recall_printout", "search_printout", "write_printout"]
 
 NO_MATCHES = "No matches. Try other words, or --include-superseded for history."
 NOTHING = "Nothing relevant stored."
+
+
+def answer_printout(asks: str, reply: dict[str, Any], explain: bool, as_json: bool) -> Printout:
+    """What a hot command prints of its answer (contextd.service.answer's reply): a search's
+    or a recall's hits, or the record a write stored.
+
+    Raises:
+        KeyError, TypeError: the reply is not of the shape its request gets.
+    """
+    if asks == "write":
+        written = reply["written"]
+        return write_printout("Recorded", written["view"], written["shorts"], as_json)
+    render = search_printout if asks == "search" else recall_printout
+    return render(reply["answer"], explain, as_json)
 
 
 def search_printout(answer: dict[str, Any], explain: bool, as_json: bool) -> Printout:

@@ -1,10 +1,11 @@
 """Errors in the CLI's own words: the core states facts and names what to do next; here those
 become commands and flags a person types."""
 
+from contextd.client.printer import Printout, json_text
 from contextd.errors import ContextdError, ValidationError
 from contextd.fields import flag_of
 
-__all__ = ["in_cli_words"]
+__all__ = ["error_printout", "in_cli_words", "refusal_printout"]
 
 ACTIONS = {
     "update": "change it with `contextd update {id}`",
@@ -29,3 +30,24 @@ def in_cli_words(error: ContextdError) -> str:
         if flags:
             message = f"{message} (set with {', '.join(dict.fromkeys(flags))})"
     return error.worded(ACTIONS, message)
+
+
+def error_printout(message: str, kind: str, field: str | None, as_json: bool) -> Printout:
+    """What a failed command prints: the sentence on stderr (one line, whatever a value quoted
+    in it held), and under --json an error object on stdout too."""
+    message = " ".join(message.split("\n"))
+    out: Printout = []
+    if as_json:
+        error: dict[str, object] = {"message": message, "type": kind}
+        if field:
+            error["field"] = field
+        out.append((1, json_text({"error": error}) + "\n"))
+    out.append((2, f"Error: {message}\n"))
+    return out
+
+
+def refusal_printout(error: ContextdError, as_json: bool) -> Printout:
+    """`error_printout` for one of contextd's own errors, in CLI words."""
+    return error_printout(
+        in_cli_words(error), type(error).__name__, getattr(error, "field", None), as_json
+    )

@@ -1,9 +1,11 @@
 """What the daemon answers, over the core services of one warm App.
 
-Each request is decoded into its type (contextd.daemon.protocol) and answered with a JSON head
-and, for a hook, the bytes the hook prints. The daemon acts only for its own home, with the
-code and settings it started with: a request it must not answer is declined, and the client
-then does the work itself.
+Each request is decoded into its type (contextd.service.requests) and answered by
+contextd.service.answer, the code a command runs in its own process: a JSON head and, for a
+hook, the bytes the hook prints. A refusal of the core (a rule a write breaks, no project
+here) goes back as its facts, for the client to word. The daemon acts only for its own home,
+with the code and settings it started with: a request it must not answer is declined, and
+the client then does the work itself.
 """
 
 import logging
@@ -15,11 +17,10 @@ from pathlib import Path
 import msgspec
 
 from contextd.app import App
-from contextd.client.hook import EVENTS
-from contextd.core.reading.views import written_view
-from contextd.core.recall.answers import recall_answer, search_answer
 from contextd.daemon.hosting import Hosting
-from contextd.daemon.protocol import (
+from contextd.errors import ContextdError
+from contextd.service.answer import answer
+from contextd.service.requests import (
     HookAsk,
     McpAsk,
     Ping,
@@ -30,10 +31,6 @@ from contextd.daemon.protocol import (
     WriteAsk,
     decode_request,
 )
-from contextd.errors import ContextdError
-from contextd.hooks.handlers import handle
-from contextd.hooks.reply import agent_reply, parse_payload
-from contextd.models import Project, Stored
 
 __all__ = ["Declined", "Handlers"]
 
@@ -86,38 +83,18 @@ class Handlers:
             self._stopping.set()
             return {"pid": os.getpid()}, b""
         self._check(request)
-        if isinstance(request, HookAsk):
-            return {}, self._hook(request, body)
-        if isinstance(request, WriteAsk):
-            stored = self._write(request)
-            view = written_view(stored.record, stored.similar)
-            return {"written": {"view": view, "shorts": stored.shorts}}, b""
         if isinstance(request, McpAsk):
             self._reserve_session()
             return {}, b""
-        project = self._project(request.project, request.folder)
-        app = self._app
-        if isinstance(request, SearchAsk):
-            found = search_answer(
-                app.search, app.reader.short_ids, project, request.query, request.explain
-            )
-            return {"answer": found}, b""
-        packed = recall_answer(app.search, project, request.query, request.budget, request.explain)
-        return {"answer": packed}, b""
-
-    def _write(self, request: WriteAsk) -> Stored:
-        """Store the draft as the CLI would; a refusal is the client's to report, so it is
-        declined (nothing was stored) and the client runs the write itself."""
-        draft = request.draft
+        if isinstance(request, HookAsk):
+            try:
+                return answer(self._app, request, body)
+            except ValueError as exc:
+                raise Declined(str(exc)) from None
         try:
-            project = None
-            if not draft.is_global:
-                project = self._project(request.project, request.folder)
-            return self._app.writer.record(
-                draft, project, force=request.force, supersedes=request.supersedes
-            )
-        except ContextdError as exc:
-            raise Declined(f"the write was refused: {type(exc).__name__}") from None
+            return answer(self._app, request, body)
+        except ContextdError as exc:  # the client words it, as the command in process would
+            return {"refused": exc.facts()}, b""
 
     def _reserve_session(self) -> None:
         if self._hosting is None:
@@ -140,25 +117,6 @@ class Handlers:
         if _signature(self._app.settings.config_path) != self._config:
             self._stopping.set()  # the next session-start starts one that reads it
             raise Declined(f"{self._app.settings.config_path} changed; this daemon stops")
-
-    def _hook(self, request: HookAsk, body: bytes) -> bytes:
-        if request.event not in EVENTS:
-            raise Declined(f"no hook event {request.event!r}")
-        try:
-            payload = parse_payload(body)
-        except ValueError as exc:
-            raise Declined(f"the hook payload is not a JSON object ({exc})") from None
-        folder = Path(request.folder)
-        text = handle(
-            self._app, request.event, payload, request.project, folder, request.project_dirs
-        )
-        return agent_reply(request.event, text, payload).encode("ascii")
-
-    def _project(self, name: str | None, folder: str) -> Project:
-        try:
-            return self._app.project(name, Path(folder))
-        except ContextdError as exc:  # the client's own run reports it, in its own words
-            raise Declined(str(exc)) from None
 
 
 def _signature(path: Path) -> tuple[int, int, int] | None:

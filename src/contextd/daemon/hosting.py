@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from contextd.daemon.protocol import McpAsk
+from contextd.service.requests import McpAsk
 
 if TYPE_CHECKING:
     from contextd.app import App

@@ -5,10 +5,10 @@ from typing import Annotated, Literal
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from contextd.clock import parse_date
 from contextd.core.reading.views import detail_view, hit_view
 from contextd.core.recall.briefing import briefing_candidates, build_briefing
 from contextd.core.recall.presentation import WRITES_OFF
-from contextd.core.recall.queries import parse_date
 from contextd.mcp import outputs as out
 from contextd.mcp.connection import Here
 from contextd.mcp.project import NOWHERE, ProjectArg

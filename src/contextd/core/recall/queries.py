@@ -6,7 +6,6 @@ from pathlib import Path
 from msgspec import Struct
 from msgspec.structs import replace
 
-from contextd.clock import parse_when, to_iso
 from contextd.config import ContextSettings
 from contextd.core.recall.presentation import fence, fence_overhead, one_line
 from contextd.core.recall.scope_guard import relative_to_project
@@ -30,7 +29,6 @@ __all__ = [
     "SearchService",
     "cut_passage",
     "estimate_tokens",
-    "parse_date",
     "passage",
 ]
 
@@ -186,15 +184,3 @@ def cut_passage(text: str, record_id: str, max_tokens: int) -> str:
     if " " in head[room // 2 :] or "\n" in head[room // 2 :]:
         head = head[: max(head.rfind(" "), head.rfind("\n"))]
     return head.rstrip() + " …" + note
-
-
-def parse_date(text: str | None, option: str) -> str | None:
-    """A --since/--before value as an ISO instant, or a clear error."""
-    if text is None:
-        return None
-    moment = parse_when(text)
-    if moment is None:
-        raise InvalidInputError(
-            f"{option} {text!r} is not a date; use 2026-11-01, an ISO time, or 30d / 12h / 2w."
-        )
-    return to_iso(moment)
