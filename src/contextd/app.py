@@ -20,7 +20,8 @@ from contextd.home_folder import make_private
 from contextd.models import Project
 from contextd.share.layout import shared_checkout
 from contextd.storage import shared as shared_rows
-from contextd.storage.db import Database, store_writable
+from contextd.storage.sqlite.database import SqliteDatabase, store_writable
+from contextd.storage.store import Database
 
 if TYPE_CHECKING:
     from contextd.agents.agent_files import AgentFileService
@@ -313,10 +314,10 @@ def _open_store(settings: Settings, busy_timeout_ms: int | None, read_only: bool
             statement_timeout_s=budget,
         )
     if read_only:
-        return Database.open_read_only(settings.db_path)
+        return SqliteDatabase.open_read_only(settings.db_path)
     if busy_timeout_ms is None:
-        return Database.open(settings.db_path)
-    return Database.open(settings.db_path, busy_timeout_ms=busy_timeout_ms)
+        return SqliteDatabase.open(settings.db_path)
+    return SqliteDatabase.open(settings.db_path, busy_timeout_ms=busy_timeout_ms)
 
 
 def _make_home_private(home: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from contextd.app import App
 from contextd.models import Kind, MemoryBody, RecordDraft
-from contextd.storage.db import Database
+from contextd.storage.sqlite.database import SqliteDatabase
 from tests.storage.helpers import assert_fts_consistent
 
 BULK = 3000
@@ -66,8 +66,9 @@ import time
 
 from contextd.ids import new_id
 from contextd.storage import records as rows
+from contextd.storage.sqlite.database import SqliteConnection
 
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn = sqlite3.connect(sys.argv[1], isolation_level=None, factory=SqliteConnection)
 conn.execute("PRAGMA cache_size = 1")
 template = rows.get_record(conn, sys.argv[2])
 conn.execute("BEGIN IMMEDIATE")
@@ -150,7 +151,7 @@ def test_a_bulk_create_killed_mid_transaction_stores_none_of_its_records(
 
     # The killed transaction had pages in the WAL: recovery has something to discard.
     assert _wal_size(db_path) > wal_before
-    Database.open(db_path).close()
+    SqliteDatabase.open(db_path).close()
     assert _integrity(db_path) == [("ok",)]
     assert_fts_consistent(db_path)
     count = _count(db_path)
@@ -217,7 +218,7 @@ def test_a_process_killed_while_holding_begin_immediate_leaves_the_store_usable(
             holder.kill()
             holder.communicate()
 
-    Database.open(db_path).close()
+    SqliteDatabase.open(db_path).close()
     assert _integrity(db_path) == [("ok",)]
     assert_fts_consistent(db_path)
     assert _count(db_path) == 1

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from contextd.app import App
 from contextd.models import Kind, MemoryBody, RecordDraft
-from contextd.storage.db import Database
+from contextd.storage.sqlite.database import SqliteDatabase
 from tests.storage.helpers import assert_fts_consistent
 
 FILLERS = 30
@@ -99,7 +99,7 @@ def test_an_add_on_a_full_disk_fails_with_one_error_line_and_the_store_stays_who
     assert result.stdout == ""
 
     # Without the limit: the store opens, is sound, and holds exactly what it held before.
-    Database.open(db_path).close()
+    SqliteDatabase.open(db_path).close()
     assert _integrity(db_path) == [("ok",)]
     assert_fts_consistent(db_path)
     assert _titles(db_path) == set(kept)
@@ -126,7 +126,7 @@ def test_an_add_whose_wal_fits_but_whose_checkpoint_cannot_grow_the_file_is_kept
 
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
-    Database.open(db_path).close()
+    SqliteDatabase.open(db_path).close()
     assert _integrity(db_path) == [("ok",)]
     assert_fts_consistent(db_path)
     assert _titles(db_path) == {*kept, text}
@@ -192,7 +192,7 @@ def test_a_bulk_create_that_fills_the_disk_mid_transaction_raises_store_error(
     outcome = result.stdout.strip()
     assert outcome.startswith("StoreError "), outcome
     assert str(db_path) in outcome
-    Database.open(db_path).close()
+    SqliteDatabase.open(db_path).close()
     assert _integrity(db_path) == [("ok",)]
     assert_fts_consistent(db_path)
     assert _titles(db_path) == set(kept)

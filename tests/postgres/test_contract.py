@@ -13,6 +13,7 @@ from contextd.storage import records as rows
 from contextd.storage import sync_state as sync_rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.agent_files import WrittenBlock, record_written, written_block
+from contextd.storage.filters import RecordFilter
 from contextd.storage.fts import fts_candidates
 
 
@@ -46,17 +47,17 @@ def test_filters_by_tag_kind_category_and_dates_select_the_same_records(app: App
     )
     app.writer.create(_memory("The API speaks JSON over HTTP only", tags=("api",)), project)
     conn = app.db.connection()
-    by_tag = rows.list_records(conn, rows.RecordFilter(project.id, tags=("ops",)))
+    by_tag = rows.list_records(conn, RecordFilter(project.id, tags=("ops",)))
     assert [r.id for r in by_tag] == [first.id]
-    by_kind = rows.list_records(conn, rows.RecordFilter(project.id, kinds=(Kind.DECISION,)))
+    by_kind = rows.list_records(conn, RecordFilter(project.id, kinds=(Kind.DECISION,)))
     assert by_kind == []
-    since = rows.list_records(conn, rows.RecordFilter(project.id, since=first.created_at))
+    since = rows.list_records(conn, RecordFilter(project.id, since=first.created_at))
     assert len(since) == 2
-    assert rows.count_by_kind(conn, rows.RecordFilter(project.id)) == {Kind.MEMORY: 2}
-    page = record_pages.page_of_records(conn, rows.RecordFilter(project.id), 1, 1)
+    assert rows.count_by_kind(conn, RecordFilter(project.id)) == {Kind.MEMORY: 2}
+    page = record_pages.page_of_records(conn, RecordFilter(project.id), 1, 1)
     assert [r.id for r in page] == [first.id]  # newest first: the first is on page two
-    assert record_pages.count_records(conn, rows.RecordFilter(project.id)) == 2
-    assert record_pages.tag_counts(conn, rows.RecordFilter(project.id), 10) == [
+    assert record_pages.count_records(conn, RecordFilter(project.id)) == 2
+    assert record_pages.tag_counts(conn, RecordFilter(project.id), 10) == [
         ("api", 1),
         ("ops", 1),
     ]
@@ -115,7 +116,7 @@ def test_full_text_finds_stems_across_title_body_tags_and_hints(app: App) -> Non
         project,
     )
     app.writer.create(_memory("The web view renders pages on the server"), project)
-    scope = rows.RecordFilter(project.id)
+    scope = RecordFilter(project.id)
     conn = app.db.connection()
     for text in ("pooled connections", "database", "clients", "WORKER"):
         found = fts_candidates(conn, text, scope, 10)

@@ -9,8 +9,8 @@ import pytest
 from contextd.app import App, open_app
 from contextd.config import load_settings
 from contextd.models import Kind, MemoryBody, RecordDraft
+from contextd.storage.filters import RecordFilter
 from contextd.storage.fts import fts_candidates
-from contextd.storage.records import RecordFilter
 from tests.conftest import use_server
 
 WORDS = (

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from contextd.errors import SchemaTooNewError, StoreError
-from contextd.storage.db import Database
+from contextd.storage.sqlite.database import SqliteDatabase
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -19,7 +19,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 def _refused(path: Path, error: type[StoreError] = StoreError) -> str:
     with pytest.raises(error) as caught:
-        Database.open(path)
+        SqliteDatabase.open(path)
     assert type(caught.value) is error
     message = str(caught.value)
     assert str(path) in message
@@ -88,7 +88,7 @@ def test_a_store_written_by_a_newer_contextd_is_refused_and_left_untouched(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "contextd.db"
-    Database.open(path).close()
+    SqliteDatabase.open(path).close()
     with closing(sqlite3.connect(path)) as conn:
         conn.execute("PRAGMA user_version = 999")
         conn.commit()

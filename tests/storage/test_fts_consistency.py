@@ -19,8 +19,10 @@ from contextd.models import (
     RecordEdit,
     Status,
 )
-from contextd.storage.fts import MAX_TERMS, fts_candidates, lexical_matches, match_expression
-from contextd.storage.records import RecordFilter
+from contextd.storage.filters import RecordFilter
+from contextd.storage.fts import fts_candidates, lexical_matches
+from contextd.storage.fulltext import MAX_TERMS
+from contextd.storage.sqlite.fulltext import match_expression
 from tests.storage.helpers import assert_fts_consistent, fts_rowids, seq_of
 
 
@@ -322,7 +324,7 @@ def test_coverage_is_zero_when_nothing_matches(app: App) -> None:
 
 
 def test_in_a_large_store_a_common_word_is_kept_when_it_is_the_only_one_found() -> None:
-    from contextd.storage.sqlite_dialect import _selective, _Word
+    from contextd.storage.sqlite.fulltext import _selective, _Word
 
     stats = {
         "database": _Word(0, frozenset()),

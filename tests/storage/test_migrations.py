@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from contextd.storage.db import APPLICATION_ID, Database
 from contextd.storage.migrations import apply_pending, known_migrations, split_statements
+from contextd.storage.sqlite.database import APPLICATION_ID, SqliteDatabase
+from contextd.storage.store import Database
 
 EXPECTED_TABLES = {
     "projects",
@@ -23,7 +24,7 @@ EXPECTED_TRIGGERS = {"records_fts_insert", "records_fts_delete", "records_fts_up
 
 
 def _open_and_close(path: Path) -> None:
-    Database.open(path).close()
+    SqliteDatabase.open(path).close()
 
 
 def _plain(path: Path) -> sqlite3.Connection:
@@ -119,7 +120,7 @@ def _open_concurrently(path: Path, openers: int) -> list[BaseException]:
     def open_it() -> None:
         start.wait()
         try:
-            opened.append(Database.open(path))
+            opened.append(SqliteDatabase.open(path))
         except BaseException as exc:  # collected and asserted on by the caller
             failures.append(exc)
 

@@ -23,7 +23,7 @@ from contextd.core.writing.writer import RecordWriter
 from contextd.errors import ConflictError, InvalidInputError
 from contextd.models import Project
 from contextd.storage import agent_files as rows
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 
 __all__ = ["AgentFileService", "CheckOutcome", "ExportOutcome", "Target"]
 

@@ -21,7 +21,7 @@ from contextd.importers.loops import supersede_loops
 from contextd.importers.report import AlreadyStored, Imported, ImportReport, Refused, Retired
 from contextd.importers.twins import Twins
 from contextd.models import Project, Record, Status
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 
 __all__ = ["Importer"]
 

@@ -17,7 +17,8 @@ from contextd.mirror.parse import parse_file
 from contextd.mirror.render import RenderedFile, render_folder
 from contextd.models import Project, Record
 from contextd.storage import records as rows
-from contextd.storage.db import Database
+from contextd.storage.filters import RecordFilter
+from contextd.storage.store import Database
 
 __all__ = ["AdoptPlan", "MirrorService", "SyncReport"]
 
@@ -120,14 +121,14 @@ class MirrorService:
                 "global",
                 self._home / "global",
                 None,
-                rows.list_records(conn, rows.RecordFilter(None)),
+                rows.list_records(conn, RecordFilter(None)),
             )
         ]
         projects = [only] if only is not None else self._projects.list_projects()
         for project in projects:
             own = [
                 r
-                for r in rows.list_records(conn, rows.RecordFilter(project.id))
+                for r in rows.list_records(conn, RecordFilter(project.id))
                 if r.project_id == project.id
             ]
             key = f"projects/{project.slug}"

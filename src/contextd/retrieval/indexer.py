@@ -6,8 +6,8 @@ from contextd.clock import now
 from contextd.embeddings.base import EmbeddingProvider, text_hash
 from contextd.models import Record
 from contextd.storage import vectors as rows
-from contextd.storage.db import Database
 from contextd.storage.records import search_text
+from contextd.storage.store import Database
 
 __all__ = ["Indexer", "embedding_text"]
 

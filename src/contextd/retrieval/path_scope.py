@@ -4,11 +4,12 @@ import posixpath
 
 from contextd.storage import records as rows
 from contextd.storage.connection import Connection
+from contextd.storage.filters import RecordFilter
 
 __all__ = ["records_naming"]
 
 
-def records_naming(conn: Connection, path: str, scope: rows.RecordFilter) -> set[str]:
+def records_naming(conn: Connection, path: str, scope: RecordFilter) -> set[str]:
     """Ids of records in `scope` about the project-relative `path`: constraints whose scope
     globs match it (as .gitignore lines do), and records whose text holds the path or the
     file's name."""

@@ -4,8 +4,8 @@ nothing is loaded into memory and every machine's writes are seen at once."""
 import logging
 
 from contextd.errors import StoreError
-from contextd.storage.db import Database
 from contextd.storage.postgres import vectors as server
+from contextd.storage.store import Database
 
 __all__ = ["PgvectorIndex"]
 
@@ -46,15 +46,7 @@ class PgvectorIndex:
         """The server keeps its index itself; this only makes sure it exists."""
         self._indexed = None
         self._ensure_index()
-        row = (
-            self._db.connection()
-            .execute(
-                "SELECT count(*) FROM embeddings WHERE provider = ? AND dimensions = ?",
-                (self._provider_id, self._dimensions),
-            )
-            .fetchone()
-        )
-        return int(row[0])
+        return server.count_vectors(self._db.connection(), self._provider_id, self._dimensions)
 
     def load(self, *, resident: bool = False) -> None:
         pass  # the server answers each query: nothing is held here

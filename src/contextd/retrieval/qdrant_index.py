@@ -20,7 +20,7 @@ from msgspec import Struct
 from contextd.config import VectorSettings
 from contextd.retrieval.vector_index import SqliteVectorIndex
 from contextd.storage import vectors as rows
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 
 __all__ = ["INSTALL_HINT", "QdrantVectorIndex"]
 

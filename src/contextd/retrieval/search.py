@@ -22,8 +22,10 @@ from contextd.retrieval.path_scope import records_naming
 from contextd.retrieval.scoring import score_record
 from contextd.storage import code_changes
 from contextd.storage import records as rows
-from contextd.storage.db import Database, translate_errors
+from contextd.storage.filters import RecordFilter
 from contextd.storage.fts import LexicalMatches, lexical_matches
+from contextd.storage.sqlite.database import translate_errors
+from contextd.storage.store import Database
 
 if TYPE_CHECKING:  # full-text recall (the hook without its daemon) never loads the vector half
     from contextd.retrieval.semantic import SemanticSearch
@@ -197,7 +199,7 @@ class Retriever:
         return _best_first(ranked)
 
     def _forward_superseded(
-        self, ranked: list[_Candidate], wanted: rows.RecordFilter
+        self, ranked: list[_Candidate], wanted: RecordFilter
     ) -> list[_Candidate]:
         """Credit each superseded match to its chain's current record, then keep what was asked.
 
@@ -250,7 +252,7 @@ class Retriever:
         conn = self._db.connection()
         ids = [c.head.id for c in ranked]
         records = rows.records_in_scope(
-            conn, ids, rows.RecordFilter(None, statuses=(), every_project=True)
+            conn, ids, RecordFilter(None, statuses=(), every_project=True)
         )
         changed = code_changes.current_changes(conn, ids)
         return [
@@ -266,7 +268,7 @@ class Retriever:
             if c.head.id in records
         ]
 
-    def _linked(self, hits: list[SearchHit], scope: rows.RecordFilter) -> list[SearchHit]:
+    def _linked(self, hits: list[SearchHit], scope: RecordFilter) -> list[SearchHit]:
         shown = {h.record.id for h in hits}
         wanted: dict[str, SearchHit] = {}
         for hit in hits:
@@ -288,13 +290,13 @@ class Retriever:
         return linked
 
 
-def _scope(query: SearchQuery, project_id: str | None, checkout: str | None) -> rows.RecordFilter:
+def _scope(query: SearchQuery, project_id: str | None, checkout: str | None) -> RecordFilter:
     statuses = [Status.ACTIVE]
     if query.include_superseded:
         statuses.append(Status.SUPERSEDED)
     if query.include_archived:
         statuses.append(Status.ARCHIVED)
-    return rows.RecordFilter(
+    return RecordFilter(
         project_id,
         kinds=query.kinds,
         statuses=tuple(statuses),

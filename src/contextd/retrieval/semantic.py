@@ -18,7 +18,8 @@ from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import feedback, vectors
 from contextd.storage import records as rows
-from contextd.storage.db import Database
+from contextd.storage.filters import RecordFilter
+from contextd.storage.store import Database
 
 __all__ = ["CATCH_UP_LIMIT", "Meaning", "Nearest", "SemanticSearch"]
 
@@ -148,7 +149,7 @@ class SemanticSearch:
             note = f"{len(missing)} records have no vector and are found by full-text only here"
             return note, False
         if missing:
-            found = rows.records_in_scope(conn, missing, rows.RecordFilter(project_id, statuses=()))
+            found = rows.records_in_scope(conn, missing, RecordFilter(project_id, statuses=()))
             self._indexer.embed(list(found.values()))
         self._complete[project_id] = newest
         return None, bool(missing)

@@ -4,7 +4,7 @@ import threading
 from typing import Any, Protocol
 
 from contextd.storage import vectors as rows
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 
 __all__ = ["SqliteVectorIndex", "VectorIndex"]
 

@@ -20,8 +20,8 @@ from contextd.storage import records as record_rows
 from contextd.storage import shared as rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.connection import Connection
-from contextd.storage.db import Database
 from contextd.storage.shared import sharing_of
+from contextd.storage.store import Database
 
 __all__ = ["Scan", "Taken", "changed_files", "take_in"]
 

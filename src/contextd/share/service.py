@@ -15,7 +15,7 @@ from contextd.share.layout import FOLDER, folder_problem, records_folder, shared
 from contextd.share.policy import SharePolicy
 from contextd.storage import records as record_rows
 from contextd.storage import shared as rows
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 
 if TYPE_CHECKING:  # the writer and git history load only for the commands that need them
     from contextd.share.history import Change, Refusal

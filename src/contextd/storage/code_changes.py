@@ -4,7 +4,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from contextd.models import CodeChange
-from contextd.storage.connection import Connection, dialect_of
+from contextd.storage.connection import Connection
 
 __all__ = ["current_changes", "last_check", "save_check", "upsert_changes"]
 
@@ -13,7 +13,7 @@ def current_changes(conn: Connection, ids: Sequence[str]) -> dict[str, CodeChang
     """The marks of those records still unverified since their change, by record id."""
     if not ids:
         return {}
-    dialect = dialect_of(conn)
+    dialect = conn.dialect
     rows = conn.execute(
         "SELECT c.record_id, c.commit_sha, c.committed_at, c.subject, c.path, c.change "
         f"FROM {dialect.json_rows('?', 'wanted')} {dialect.index_join} code_changes AS c "

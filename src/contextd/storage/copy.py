@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from contextd.errors import ConflictError
 from contextd.storage import owners
-from contextd.storage.connection import Connection, dialect_of
+from contextd.storage.connection import Connection
 from contextd.storage.store import Database
 
 __all__ = ["TABLES", "copy_store"]
@@ -108,7 +108,7 @@ def _copy_table(
     columns: tuple[str, ...],
     sessions: set[str],
 ) -> int:
-    source, target = dialect_of(reading), dialect_of(writing)
+    source, target = reading.dialect, writing.dialect
     selected = [source.vector_column(c) if _is_vector(table, c) else c for c in columns]
     order = " ORDER BY seq" if table in _NUMBERED else ""
     where, shown = _seen(reading, table)
@@ -120,7 +120,7 @@ def _copy_table(
     marks = [target.vector_placeholder if _is_vector(table, c) else "?" for c in columns]
     names = list(columns)
     if table == "records":  # the target's own full-text columns, if it keeps any
-        extra = target.fts_columns(("", "", "", ""))
+        extra = writing.full_text.indexed_columns(("", "", "", ""))
         names += [name for name, _, _ in extra]
         marks += [mark for _, mark, _ in extra]
     sql = f"INSERT INTO {table}({', '.join(names)}) VALUES ({', '.join(marks)})"
@@ -132,7 +132,7 @@ def _copy_table(
 
 def _seen(reading: Connection, table: str) -> tuple[str, tuple[object, ...]]:
     """Which rows of `table` the copying developer may take."""
-    dialect = dialect_of(reading)
+    dialect = reading.dialect
     if table in ("records", "sessions"):
         return dialect.visible(table)
     if table in _OF_A_RECORD:
@@ -155,16 +155,14 @@ def _converted(
     sessions: set[str],
 ) -> tuple[object, ...]:
     values = list(row)
-    target = dialect_of(writing)
+    target = writing.dialect
     if table == "sessions":
         values[columns.index("developer")] = target.developer
     if table == "embeddings":
-        from contextd.storage.vectors import decode
+        from contextd.storage.vector_bytes import decode
 
         at = columns.index("vector")
-        values[at] = dialect_of(writing).vector_param(
-            decode(dialect_of(reading).vector_blob(row[at]))
-        )
+        values[at] = writing.dialect.vector_param(decode(reading.dialect.vector_blob(row[at])))
     if table == "records":
         by_name = dict(zip(columns, row, strict=True))
         if by_name["session_id"] not in sessions:  # another developer's, not copied
@@ -179,5 +177,5 @@ def _converted(
             str(by_name["tags"]),
             str(by_name["retrieval_hints"]),
         )
-        values += [value for _, _, value in target.fts_columns(text)]
+        values += [value for _, _, value in writing.full_text.indexed_columns(text)]
     return tuple(values)

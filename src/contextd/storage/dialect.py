@@ -1,37 +1,19 @@
-"""What differs between the two stores, in one place: the few SQL fragments that are spelled
-differently, full-text candidates (FTS5 bm25 / tsvector), how a vector is stored, and which
-rows the developer a connection works for may see (every row in a home's store, which has one
-developer; on a team server, the team's and their own personal ones).
+"""What SQL the two stores spell differently, in one place: the few fragments portable SQL
+cannot say, how a vector is stored, and which rows the developer a connection works for may
+see (every row in a home's store, which has one developer; on a team server, the team's and
+their own personal ones).
 
 Storage modules keep one portable SQL text per statement and ask the connection's dialect
-(`dialect_of(conn)`) for the rest; the SQLite dialect is in sqlite_dialect.py, the PostgreSQL
-one in postgres/dialect.py.
+(`conn.dialect`) for the rest; SQLite's is sqlite/dialect.py, PostgreSQL's postgres/dialect.py.
+Full-text matching, a strategy rather than a fragment, is each backend's FullText (fulltext.py).
 """
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from msgspec import Struct
+from contextd.storage.vector_bytes import encode
 
-if TYPE_CHECKING:
-    from contextd.storage.connection import Connection
-    from contextd.storage.records import RecordFilter
-
-__all__ = ["Dialect", "IndexedText", "LexicalMatches"]
-
-# The four texts full-text search indexes, in FTS5's column order: title, body_text, tags
-# (their JSON text), retrieval_hints (their JSON text).
-IndexedText = tuple[str, str, str, str]
-
-
-class LexicalMatches(Struct, frozen=True):
-    """What the full-text index says about one query."""
-
-    hits: list[tuple[str, float]]  # record id, bm25 relevance (> 0), best first
-    # How much of the query the best hit contains: the share of the query's words it holds,
-    # each word weighted by its rarity (idf). 1: every word, so a rare exact term or name is
-    # there; near 0: the record shares only common words, or nothing, with the query.
-    coverage: float
+__all__ = ["Dialect"]
 
 
 class Dialect(ABC):
@@ -67,22 +49,8 @@ class Dialect(ABC):
     def contains(self, text: str) -> str:
         """A condition: the SQL text `text` holds the next `?` parameter as a substring."""
 
-    @abstractmethod
-    def lexical_matches(
-        self, conn: "Connection", words: list[str], scope: "RecordFilter", limit: int
-    ) -> LexicalMatches:
-        """Records matching any of `words` inside `scope`, best first, with their bm25
-        relevance (> 0), and how much of the query the best one covers."""
-
-    def fts_columns(self, text: IndexedText) -> tuple[tuple[str, str, object], ...]:
-        """Extra columns a records row stores for full-text search, each as (name, placeholder,
-        value); none where the database indexes the text itself (SQLite's FTS5 triggers)."""
-        return ()
-
     def vector_param(self, vector: list[float]) -> object:
         """A vector as a statement parameter for the embeddings table."""
-        from contextd.storage.vectors import encode
-
         return encode(vector)
 
     def vector_column(self, expression: str) -> str:

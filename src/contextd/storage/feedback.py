@@ -1,7 +1,7 @@
 """SQL for feedback: queries a user or agent marked as answered by a record."""
 
-from contextd.storage.connection import Connection, dialect_of
-from contextd.storage.vectors import decode, encode
+from contextd.storage.connection import Connection
+from contextd.storage.vector_bytes import decode, encode
 
 __all__ = ["add_feedback", "feedback_vectors"]
 
@@ -30,7 +30,7 @@ def feedback_vectors(
         (str(rid), decode(bytes(blob)))
         for rid, blob in conn.execute(
             "SELECT record_id, vector FROM feedback "
-            f"WHERE project_id {dialect_of(conn).null_safe_eq} ? AND provider = ? "
+            f"WHERE project_id {conn.dialect.null_safe_eq} ? AND provider = ? "
             "AND vector IS NOT NULL",
             (project_id, provider),
         )

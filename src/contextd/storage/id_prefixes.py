@@ -3,7 +3,7 @@
 from collections.abc import Iterable
 from typing import Literal
 
-from contextd.storage.connection import Connection, dialect_of
+from contextd.storage.connection import Connection
 
 __all__ = ["IdTable", "ids_with_prefix", "shortest_unique_prefixes"]
 
@@ -13,7 +13,7 @@ IdTable = Literal["records", "sessions"]
 def ids_with_prefix(conn: Connection, table: IdTable, prefix: str, limit: int = 6) -> list[str]:
     """Ids of `table` that start with `prefix` (at most `limit`), of rows this connection's
     developer may see."""
-    visible, shown = dialect_of(conn).visible(table)
+    visible, shown = conn.dialect.visible(table)
     return [
         row[0]
         for row in conn.execute(
@@ -29,7 +29,7 @@ def shortest_unique_prefixes(
     """For each id, the shortest prefix (at least `minimum` long) no other id of `table`
     shares: only its two sorted neighbours can share more than any other id."""
     out: dict[str, str] = {}
-    visible, shown = dialect_of(conn).visible(table)
+    visible, shown = conn.dialect.visible(table)
     for item_id in ids:
         neighbours = [
             row[0]

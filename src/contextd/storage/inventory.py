@@ -2,7 +2,7 @@
 
 from msgspec import Struct
 
-from contextd.storage.connection import Connection, dialect_of
+from contextd.storage.connection import Connection
 
 __all__ = [
     "LatestCheckpoint",
@@ -25,7 +25,7 @@ class LatestCheckpoint(Struct, frozen=True):
 def kind_status_counts(conn: Connection) -> dict[str, dict[tuple[str, str], int]]:
     """Per project id (GLOBAL for global records): count of records by (kind, status)."""
     out: dict[str, dict[tuple[str, str], int]] = {}
-    visible, shown = dialect_of(conn).visible("records")
+    visible, shown = conn.dialect.visible("records")
     rows = conn.execute(
         f"SELECT coalesce(project_id, ''), kind, status, count(*) FROM records WHERE {visible} "
         "GROUP BY project_id, kind, status",
@@ -39,7 +39,7 @@ def kind_status_counts(conn: Connection) -> dict[str, dict[tuple[str, str], int]
 def category_counts(conn: Connection) -> dict[str, dict[str, int]]:
     """Per project id (GLOBAL for global records): count of active memories by category."""
     out: dict[str, dict[str, int]] = {}
-    visible, shown = dialect_of(conn).visible("records")
+    visible, shown = conn.dialect.visible("records")
     rows = conn.execute(
         "SELECT coalesce(project_id, ''), coalesce(category, 'uncategorised'), count(*) "
         f"FROM records WHERE kind = 'memory' AND status = 'active' AND {visible} GROUP BY 1, 2",
@@ -52,7 +52,7 @@ def category_counts(conn: Connection) -> dict[str, dict[str, int]]:
 
 def last_activity(conn: Connection) -> dict[str, str]:
     """Per project id (GLOBAL for global records): the latest updated_at of its records."""
-    visible, shown = dialect_of(conn).visible("records")
+    visible, shown = conn.dialect.visible("records")
     rows = conn.execute(
         f"SELECT coalesce(project_id, ''), max(updated_at) FROM records WHERE {visible} "
         "GROUP BY project_id",
@@ -63,7 +63,7 @@ def last_activity(conn: Connection) -> dict[str, str]:
 
 def latest_checkpoints(conn: Connection) -> dict[str, LatestCheckpoint]:
     """Per project id: its newest active checkpoint."""
-    visible, shown = dialect_of(conn).visible("records")
+    visible, shown = conn.dialect.visible("records")
     rows = conn.execute(
         "SELECT project_id, id, title, created_at FROM ("
         "  SELECT project_id, id, title, created_at, row_number() OVER ("

@@ -9,13 +9,13 @@ from msgspec import Struct
 
 from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
 from contextd.storage import owners
-from contextd.storage.connection import Connection, dialect_of
+from contextd.storage.connection import Connection
+from contextd.storage.filters import RecordFilter
 
 if TYPE_CHECKING:
-    from contextd.storage.dialect import Dialect
+    pass
 
 __all__ = [
-    "RecordFilter",
     "chain_end",
     "count_by_kind",
     "delete_record",
@@ -41,74 +41,6 @@ COLUMNS = (
     "archived_reason"
 )
 _PLACEHOLDERS = ", ".join("?" for _ in COLUMNS.split(","))
-
-
-class RecordFilter(Struct, frozen=True):
-    """Which records a listing or search may return. `project_id` None means global only."""
-
-    project_id: str | None
-    kinds: tuple[Kind, ...] = ()
-    statuses: tuple[Status, ...] = (Status.ACTIVE,)
-    tags: tuple[str, ...] = ()
-    category: str | None = None
-    since: str | None = None
-    before: str | None = None
-    dates_by: str = "created"  # or "verified": which time since/before compare with
-    every_project: bool = False  # maintenance only: ignore the project scope
-    # The checkout (attached work tree) whose view applies: a shared record is seen only when
-    # one of that checkout's files holds it. None: every shared record of the project.
-    checkout: str | None = None
-    # Whose checkpoints count: a checkpoint made in another developer's session is left out
-    # (where *this* developer's work stopped). None: everyone's.
-    developer: str | None = None
-
-    @property
-    def within_scope_index(self) -> bool:
-        """Whether where() tests only columns that the index records_seq_scope holds."""
-        return not (self.tags or self.category or self.since or self.before)
-
-    def where(self, dialect: "Dialect", alias: str = "records") -> tuple[str, list[object]]:
-        """SQL condition and parameters for this filter, in `dialect`."""
-        clauses = ["1 = 1"]
-        params: list[object] = []
-        if not self.every_project:
-            clauses = [f"({alias}.project_id = ? OR {alias}.project_id IS NULL)"]
-            params = [self.project_id]
-        visible, shown = dialect.visible("records", alias)
-        clauses.append(visible)
-        params.extend(shown)
-        if self.statuses:
-            clauses.append(f"{alias}.status IN ({', '.join('?' for _ in self.statuses)})")
-            params.extend(str(s) for s in self.statuses)
-        if self.kinds:
-            clauses.append(f"{alias}.kind IN ({', '.join('?' for _ in self.kinds)})")
-            params.extend(str(k) for k in self.kinds)
-        if self.category:
-            clauses.append(f"{alias}.category = ?")
-            params.append(self.category)
-        moment = "verified_at" if self.dates_by == "verified" else "created_at"
-        if self.since:
-            clauses.append(f"{alias}.{moment} >= ?")
-            params.append(self.since)
-        if self.before:
-            clauses.append(f"{alias}.{moment} < ?")
-            params.append(self.before)
-        for tag in self.tags:
-            clauses.append(dialect.json_list_has(f"{alias}.tags"))
-            params.append(tag)
-        if self.checkout is not None:
-            clauses.append(
-                f"({alias}.shared != 1 OR EXISTS (SELECT 1 FROM shared_files f "
-                f"WHERE f.record_id = {alias}.id AND f.checkout = ?))"
-            )
-            params.append(self.checkout)
-        if self.developer is not None:
-            clauses.append(
-                f"({alias}.kind != 'checkpoint' OR {alias}.session_id IS NULL OR "
-                f"{alias}.session_id IN (SELECT id FROM sessions WHERE developer = ?))"
-            )
-            params.append(self.developer)
-        return " AND ".join(clauses), params
 
 
 def search_text(record: Record) -> str:
@@ -214,8 +146,8 @@ def insert_record(conn: Connection, record: Record, *, private: bool = False) ->
     team server a personal one (owners.personal) belongs to the connection's developer."""
     values = _row_values(record)
     body_text = search_text(record)
-    dialect = dialect_of(conn)
-    extra = dialect.fts_columns(_indexed(values, body_text))
+    dialect = conn.dialect
+    extra = conn.full_text.indexed_columns(_indexed(values, body_text))
     columns = "".join(f", {name}" for name, _, _ in extra)
     marks = "".join(f", {mark}" for _, mark, _ in extra)
     owner = owners.owner_of(dialect, record.kind, record.project_id, record.category, private)
@@ -230,7 +162,7 @@ def replace_record(conn: Connection, record: Record) -> None:
     """Write every field of an existing record (the full-text index follows text changes)."""
     values = _row_values(record)
     body_text = search_text(record)
-    extra = dialect_of(conn).fts_columns(_indexed(values, body_text))
+    extra = conn.full_text.indexed_columns(_indexed(values, body_text))
     assignments = ", ".join(
         f"{name} = ?" for name in [n.strip() for n in COLUMNS.split(",")[1:]] + ["body_text"]
     )
@@ -249,7 +181,7 @@ def _indexed(values: tuple[object, ...], body_text: str) -> tuple[str, str, str,
 
 def get_record(conn: Connection, record_id: str) -> Record | None:
     """The record with this id, if there is one its connection's developer may see."""
-    visible, shown = dialect_of(conn).visible("records")
+    visible, shown = conn.dialect.visible("records")
     row = conn.execute(
         f"SELECT {COLUMNS} FROM records WHERE id = ? AND {visible}", (record_id, *shown)
     ).fetchone()
@@ -306,7 +238,7 @@ def _by_ids(
     if not ids:
         return []  # no statement for nothing (a search's second look often has none)
     # Each listed id is looked up by its index instead of scanning the scope.
-    dialect = dialect_of(conn)
+    dialect = conn.dialect
     where, params = scope.where(dialect)
     selected = ", ".join(f"records.{name.strip()}" for name in columns.split(","))
     sql = (
@@ -321,7 +253,7 @@ def naming(
 ) -> list[tuple[str, bool, list[str]]]:
     """Records in `scope` whose text holds one of `needles`, and constraints with a scope:
     (id, whether the text holds a needle, the constraint's scope globs)."""
-    dialect = dialect_of(conn)
+    dialect = conn.dialect
     where, params = scope.where(dialect)
     text = "records.title || ' ' || records.body_text || ' ' || records.retrieval_hints"
     held = " OR ".join(dialect.contains(text) for _ in needles) or "1 = 0"
@@ -350,7 +282,7 @@ def list_records(
     oldest_first: bool = False,
     limit: int | None = None,
 ) -> list[Record]:
-    where, params = scope.where(dialect_of(conn))
+    where, params = scope.where(conn.dialect)
     order = "ASC" if oldest_first else "DESC"
     sql = f"SELECT {COLUMNS} FROM records WHERE {where} ORDER BY created_at {order}, id {order}"
     if limit is not None:
@@ -360,14 +292,14 @@ def list_records(
 
 
 def count_by_kind(conn: Connection, scope: RecordFilter) -> dict[Kind, int]:
-    where, params = scope.where(dialect_of(conn))
+    where, params = scope.where(conn.dialect)
     rows = conn.execute(f"SELECT kind, count(*) FROM records WHERE {where} GROUP BY kind", params)
     return {Kind(kind): count for kind, count in rows}
 
 
 def successors_of(conn: Connection, record_id: str) -> list[str]:
     """Ids of records that name `record_id` as their successor."""
-    visible, shown = dialect_of(conn).visible("records")
+    visible, shown = conn.dialect.visible("records")
     found = conn.execute(
         f"SELECT id FROM records WHERE superseded_by = ? AND {visible}", (record_id, *shown)
     )
@@ -376,7 +308,7 @@ def successors_of(conn: Connection, record_id: str) -> list[str]:
 
 def same_title(conn: Connection, record: Record) -> Record | None:
     """A stored record of the same kind and scope whose title equals `record`'s, ignoring case."""
-    dialect = dialect_of(conn)
+    dialect = conn.dialect
     visible, shown = dialect.visible("records")
     row = conn.execute(
         f"SELECT {COLUMNS} FROM records WHERE kind = ? "
@@ -394,7 +326,7 @@ def chain_end(
     points nowhere)."""
     current = None
     following = superseded_by
-    visible, shown = dialect_of(conn).visible("records")
+    visible, shown = conn.dialect.visible("records")
     for _ in range(max_steps):
         if following is None:
             return current
@@ -411,7 +343,7 @@ def chain_end(
 def forward_links(conn: Connection, old_id: str, new_id: str) -> int:
     """Point every link to `old_id` at `new_id` instead: related ids (a record never links to
     itself), supersede links and learned answers. Returns how many records changed."""
-    has = dialect_of(conn).json_list_has("records.related_to")
+    has = conn.dialect.json_list_has("records.related_to")
     linked = conn.execute(f"SELECT id, related_to FROM records WHERE {has}", (old_id,)).fetchall()
     for other_id, related in linked:
         moved = [new_id if item == old_id else item for item in json.loads(related)]
@@ -434,7 +366,7 @@ def delete_record(conn: Connection, record: Record, deleted_at: str) -> None:
         (record.id, record.project_id, deleted_at),
     )
     linked = conn.execute(
-        f"SELECT id, related_to FROM records WHERE {dialect_of(conn).json_list_has('related_to')}",
+        f"SELECT id, related_to FROM records WHERE {conn.dialect.json_list_has('related_to')}",
         (record.id,),
     ).fetchall()
     for other_id, related in linked:

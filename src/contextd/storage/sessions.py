@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from msgspec import Struct
 
 from contextd.models import Record
-from contextd.storage.connection import Connection, dialect_of
+from contextd.storage.connection import Connection
 from contextd.storage.records import COLUMNS as RECORD_COLUMNS
 from contextd.storage.records import record_from_row
 
@@ -41,7 +41,7 @@ _COLUMNS = "id, project_id, agent, started_at, ended_at, summary, developer"
 
 def close_open(conn: Connection, project_id: str, developer: str, ended_at: str) -> None:
     """End the developer's open session on the project, if one is."""
-    ended = dialect_of(conn).greatest("CAST(? AS TEXT)", "started_at")
+    ended = conn.dialect.greatest("CAST(? AS TEXT)", "started_at")
     conn.execute(
         f"UPDATE sessions SET ended_at = {ended} "
         "WHERE project_id = ? AND developer = ? AND ended_at IS NULL",
@@ -65,7 +65,7 @@ def insert_session(conn: Connection, session: SessionRow) -> None:
 
 
 def end_session(conn: Connection, session_id: str, ended_at: str, summary: str | None) -> None:
-    dialect = dialect_of(conn)
+    dialect = conn.dialect
     visible, shown = dialect.visible("sessions")
     conn.execute(
         "UPDATE sessions SET ended_at = "
@@ -76,7 +76,7 @@ def end_session(conn: Connection, session_id: str, ended_at: str, summary: str |
 
 
 def latest_session(conn: Connection, project_id: str) -> SessionRow | None:
-    visible, shown = dialect_of(conn).visible("sessions")
+    visible, shown = conn.dialect.visible("sessions")
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM sessions WHERE project_id = ? AND {visible} "
         "ORDER BY started_at DESC, id DESC LIMIT 1",
@@ -100,14 +100,14 @@ def open_sessions(conn: Connection, project_ids: Iterable[str], developer: str) 
     wanted = json.dumps(sorted(project_ids))
     rows = conn.execute(
         "SELECT project_id, id FROM sessions WHERE ended_at IS NULL AND developer = ? "
-        f"AND project_id IN (SELECT value FROM {dialect_of(conn).json_rows('?', 'wanted')})",
+        f"AND project_id IN (SELECT value FROM {conn.dialect.json_rows('?', 'wanted')})",
         (developer, wanted),
     )
     return dict(rows.fetchall())
 
 
 def get_session(conn: Connection, session_id: str) -> SessionRow | None:
-    visible, shown = dialect_of(conn).visible("sessions")
+    visible, shown = conn.dialect.visible("sessions")
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM sessions WHERE id = ? AND {visible}", (session_id, *shown)
     ).fetchone()
@@ -116,7 +116,7 @@ def get_session(conn: Connection, session_id: str) -> SessionRow | None:
 
 def list_sessions(conn: Connection, project_id: str | None, limit: int | None) -> list[SessionRow]:
     """Sessions newest first, of one project or (with None) of every project."""
-    visible, shown = dialect_of(conn).visible("sessions")
+    visible, shown = conn.dialect.visible("sessions")
     where = visible if project_id is None else f"project_id = ? AND {visible}"
     params: list[object] = [*shown] if project_id is None else [project_id, *shown]
     sql = f"SELECT {_COLUMNS} FROM sessions WHERE {where} ORDER BY started_at DESC, id DESC"
@@ -129,7 +129,7 @@ def list_sessions(conn: Connection, project_id: str | None, limit: int | None) -
 def records_of_session(conn: Connection, session: SessionRow, until: str) -> list[Record]:
     """The project's records linked to the session or created in its window (started_at to
     `until`, both included), oldest first; global records belong to no session."""
-    visible, shown = dialect_of(conn).visible("records")
+    visible, shown = conn.dialect.visible("records")
     rows = conn.execute(
         f"SELECT {RECORD_COLUMNS} FROM records WHERE project_id = ? AND "
         f"(session_id = ? OR (created_at >= ? AND created_at <= ?)) AND {visible} "

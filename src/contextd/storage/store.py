@@ -1,5 +1,6 @@
 """The store behind one interface, whichever database holds it: the embedded SQLite file
-(sqlite_db.py, the default) or a PostgreSQL server shared by a team (postgres/database.py).
+(sqlite/database.py, the default) or a PostgreSQL server shared by a team
+(postgres/database.py).
 
 Everything above storage holds a `Database` and hands the connections it gives to the
 functions of the storage modules; none of it knows which backend runs. A connection takes
@@ -25,25 +26,6 @@ class Database(ABC):
 
     backend: ClassVar[str]  # "sqlite" or "postgresql"
     path: Path | str  # where it is, for messages: the file, or the server's URL (no password)
-
-    @classmethod
-    def open(cls, path: Path, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> "Database":
-        """Open (creating if absent) and migrate the embedded store at `path`.
-
-        Raises:
-            StoreError: the file is not a contextd store, or cannot be opened or written.
-            SchemaTooNewError: the file was written by a newer contextd.
-        """
-        from contextd.storage.sqlite_db import SqliteDatabase
-
-        return SqliteDatabase.open(path, busy_timeout_ms=busy_timeout_ms)
-
-    @classmethod
-    def open_read_only(cls, path: Path) -> "Database":
-        """Open an existing embedded store at `path` without writing anything."""
-        from contextd.storage.sqlite_db import SqliteDatabase
-
-        return SqliteDatabase.open_read_only(path)
 
     @property
     @abstractmethod

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from msgspec import Struct
 
 from contextd.models import Record
-from contextd.storage.connection import Connection, dialect_of
+from contextd.storage.connection import Connection
 from contextd.storage.records import COLUMNS, record_from_row
 
 __all__ = [
@@ -72,7 +72,7 @@ def store_id(conn: Connection) -> str:
 def export_records(conn: Connection, project_id: str | None, since: str | None) -> list[Record]:
     """Every record (of one project when `project_id` is given), changed since `since`."""
     clauses, params = _scope(project_id, since, "updated_at")
-    visible, shown = dialect_of(conn).visible("records")
+    visible, shown = conn.dialect.visible("records")
     sql = f"SELECT {COLUMNS} FROM records WHERE {clauses} AND {visible} ORDER BY created_at, id"
     return [record_from_row(row) for row in conn.execute(sql, [*params, *shown])]
 
@@ -101,7 +101,7 @@ def tombstones_of(conn: Connection, ids: Sequence[str]) -> dict[str, str]:
     """deleted_at of those of `ids` that carry a tombstone."""
     rows = conn.execute(
         "SELECT id, deleted_at FROM tombstones "
-        f"WHERE id IN (SELECT value FROM {dialect_of(conn).json_rows('?', 'wanted')})",
+        f"WHERE id IN (SELECT value FROM {conn.dialect.json_rows('?', 'wanted')})",
         (json.dumps(list(ids)),),
     )
     return {str(r[0]): str(r[1]) for r in rows}
@@ -112,7 +112,7 @@ def upsert_tombstone(conn: Connection, tombstone: Tombstone) -> None:
     conn.execute(
         "INSERT INTO tombstones(id, project_id, deleted_at) VALUES (?, ?, ?) "
         "ON CONFLICT(id) DO UPDATE SET deleted_at = "
-        f"{dialect_of(conn).greatest('tombstones.deleted_at', 'excluded.deleted_at')}",
+        f"{conn.dialect.greatest('tombstones.deleted_at', 'excluded.deleted_at')}",
         (tombstone.id, tombstone.project_id, tombstone.deleted_at),
     )
 
@@ -131,7 +131,7 @@ def versions_of(conn: Connection, ids: Sequence[str]) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     rows = conn.execute(
         "SELECT record_id, updated_at FROM sync_versions "
-        f"WHERE record_id IN (SELECT value FROM {dialect_of(conn).json_rows('?', 'wanted')})",
+        f"WHERE record_id IN (SELECT value FROM {conn.dialect.json_rows('?', 'wanted')})",
         (json.dumps(list(ids)),),
     )
     for record_id, stamp in rows:

@@ -1,19 +1,16 @@
 """SQL for record vectors: float32 little-endian BLOBs tagged with provider, width and text hash."""
 
-import struct
 from collections.abc import Iterable
 
 from msgspec import Struct
 
-from contextd.storage.connection import Connection, dialect_of
+from contextd.storage.connection import Connection
 
 __all__ = [
     "EmbeddingRow",
     "StoredVector",
     "VectorBlock",
     "VectorStats",
-    "decode",
-    "encode",
     "generation",
     "delete_embedding",
     "drop_other_models",
@@ -41,18 +38,10 @@ class VectorStats(Struct, frozen=True):
     other: dict[str, int]  # "provider/dims" -> count of vectors made by something else
 
 
-def encode(vector: list[float]) -> bytes:
-    return struct.pack(f"<{len(vector)}f", *vector)
-
-
-def decode(blob: bytes) -> list[float]:
-    return list(struct.unpack(f"<{len(blob) // 4}f", blob))
-
-
 def upsert_embeddings(conn: Connection, rows: Iterable[EmbeddingRow], stamp: str) -> None:
     """Store vectors, replacing a record's old one (with a fresh seq, so readers notice)."""
     batch = list(rows)
-    dialect = dialect_of(conn)
+    dialect = conn.dialect
     conn.executemany("DELETE FROM embeddings WHERE record_id = ?", [(r.record_id,) for r in batch])
     conn.executemany(  # a record deleted meanwhile simply gets no vector
         "INSERT INTO embeddings(record_id, provider, dimensions, text_hash, vector, updated_at) "
@@ -102,7 +91,7 @@ def load_vectors(
 ) -> list[StoredVector]:
     """Vectors stored after `after_seq`, oldest first: those of this provider and width with
     their blob, every other one with None (a reader still needs to know it arrived)."""
-    dialect = dialect_of(conn)
+    dialect = conn.dialect
     visible, shown = dialect.visible("records", "r")
     rows = conn.execute(
         "SELECT e.seq, e.record_id, r.project_id, "
@@ -138,7 +127,7 @@ def load_block(conn: Connection, provider: str, dimensions: int) -> VectorBlock:
     all 10k rows at once (fetchall) left ~15 MiB of freed blobs the allocator could not give
     back, pinned by the record ids kept from the same rows, for as long as the process ran.
     (Row by row through the translating cursor cost 30 ms more at 10k.)"""
-    dialect = dialect_of(conn)
+    dialect = conn.dialect
     visible, shown = dialect.visible("records", "r")
     cursor = conn.execute(
         f"SELECT e.record_id, r.project_id, {dialect.vector_column('e.vector')} "
@@ -167,7 +156,7 @@ def missing_ids(
 ) -> list[str]:
     """Records of the project (and global ones) stored after `after_seq` without a vector of
     this provider and width (of those this connection's developer may see)."""
-    visible, shown = dialect_of(conn).visible("records", "r")
+    visible, shown = conn.dialect.visible("records", "r")
     return [
         str(r[0])
         for r in conn.execute(

@@ -13,6 +13,7 @@ from contextd.storage import projects as project_rows
 from contextd.storage import records as record_rows
 from contextd.storage import sync_state as sync_rows
 from contextd.storage.connection import Connection
+from contextd.storage.filters import RecordFilter
 from contextd.sync.admission import Refusals, record_where
 from contextd.sync.bundle import Bundle, BundleProject, BundleRecord, record_to_json
 from contextd.sync.merge import Outcome, decide_record, decide_tombstone
@@ -76,7 +77,7 @@ def apply_bundle(
     """
     report = ImportReport(bundle.store_id, dry_run)
     ids = [e.record.id for e in bundle.records] + [t.id for t in bundle.tombstones]
-    everything = record_rows.RecordFilter(None, statuses=(), every_project=True)
+    everything = RecordFilter(None, statuses=(), every_project=True)
     local = record_rows.records_in_scope(conn, ids, everything)
     histories = sync_rows.versions_of(conn, ids)
     deleted = sync_rows.tombstones_of(conn, ids)

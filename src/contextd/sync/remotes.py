@@ -13,7 +13,7 @@ from contextd.core.workspace.capped import MB, Cap
 from contextd.core.writing.validation import checked_text
 from contextd.errors import ConflictError, InvalidInputError, NotFoundError, RemoteError
 from contextd.storage import sync_state as rows
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 from contextd.sync.bundle import bundle_cap, dump_bundle, parse_bundle
 from contextd.sync.importer import ImportReport
 from contextd.sync.service import SyncService

@@ -23,7 +23,8 @@ from contextd.storage import projects as project_rows
 from contextd.storage import records as record_rows
 from contextd.storage import sync_state as sync_rows
 from contextd.storage import vectors as vector_rows
-from contextd.storage.db import Database
+from contextd.storage.filters import RecordFilter
+from contextd.storage.store import Database
 from contextd.sync.admission import Refusals, admit_bundle
 from contextd.sync.bundle import (
     Bundle,
@@ -152,7 +153,7 @@ class SyncService:
         needs them, and they are stored with the records."""
         if self._indexer is None:
             return {}
-        everything = record_rows.RecordFilter(None, statuses=(), every_project=True)
+        everything = RecordFilter(None, statuses=(), every_project=True)
         ids = [e.record.id for e in bundle.records]
         held = record_rows.records_in_scope(self._db.connection(), ids, everything)
         new = [

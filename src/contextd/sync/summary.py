@@ -8,7 +8,7 @@ from typing import Any
 from contextd.core.workspace.inventory import Inventory, ScopeCounts
 from contextd.models import Kind, Status
 from contextd.storage import sync_state as sync_rows
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 
 __all__ = ["store_summary"]
 

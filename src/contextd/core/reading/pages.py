@@ -6,8 +6,8 @@ from msgspec import Struct
 from contextd.errors import InvalidInputError
 from contextd.models import Kind, Project, Record, Status
 from contextd.storage import record_pages as rows
-from contextd.storage.db import Database
-from contextd.storage.records import RecordFilter
+from contextd.storage.filters import RecordFilter
+from contextd.storage.store import Database
 
 __all__ = ["RecordPage", "RecordPages"]
 

@@ -13,7 +13,8 @@ from contextd.ids import MIN_PREFIX
 from contextd.models import Kind, Project, Record, Status
 from contextd.storage import id_prefixes
 from contextd.storage import records as rows
-from contextd.storage.db import Database
+from contextd.storage.filters import RecordFilter
+from contextd.storage.store import Database
 
 __all__ = ["RecordDetail", "RecordReader"]
 
@@ -82,7 +83,7 @@ class RecordReader:
     ) -> list[Record]:
         """The project's and global records, newest first (active ones unless asked)."""
         statuses = () if include_inactive else (Status.ACTIVE,)
-        scope = rows.RecordFilter(
+        scope = RecordFilter(
             project.id,
             kinds=kinds,
             statuses=statuses,
@@ -100,11 +101,11 @@ class RecordReader:
         return sorted(records, key=lambda r: r.verified_at)
 
     def counts(self, project: Project) -> dict[Kind, int]:
-        scope = rows.RecordFilter(project.id, checkout=project.checkout)
+        scope = RecordFilter(project.id, checkout=project.checkout)
         return rows.count_by_kind(self._db.connection(), scope)
 
     def latest(self, project: Project, kind: Kind) -> Record | None:
-        scope = rows.RecordFilter(
+        scope = RecordFilter(
             project.id, kinds=(kind,), checkout=project.checkout, developer=self._developer
         )
         found = rows.list_records(self._db.connection(), scope, limit=1)

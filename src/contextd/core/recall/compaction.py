@@ -16,7 +16,8 @@ from contextd.ids import new_id
 from contextd.models import Project, Record, Status
 from contextd.storage import hook_state as rows
 from contextd.storage import records as record_rows
-from contextd.storage.db import Database
+from contextd.storage.filters import RecordFilter
+from contextd.storage.store import Database
 
 __all__ = ["CompactionReport", "HookState", "report_text"]
 
@@ -105,13 +106,13 @@ class HookState:
         given_again = set(rows.shown_ids(conn, snapshot.session_key, since=snapshot.taken_at))
         missing = [rid for rid in snapshot.record_ids if rid not in given_again]
         current = record_rows.records_in_scope(
-            conn, missing, record_rows.RecordFilter(None, every_project=True)
+            conn, missing, RecordFilter(None, every_project=True)
         )
         started = rows.first_shown_at(conn, snapshot.session_key) or snapshot.taken_at
         written = [
             r
             for r in record_rows.list_records(
-                conn, record_rows.RecordFilter(snapshot.project_id, since=started)
+                conn, RecordFilter(snapshot.project_id, since=started)
             )
             if r.project_id == snapshot.project_id and r.created_at <= snapshot.taken_at
         ]
@@ -126,7 +127,7 @@ class HookState:
 
     def _from_saved(self, snapshot: rows.Snapshot, saved: dict[str, Any]) -> CompactionReport:
         conn = self._db.connection()
-        scope = record_rows.RecordFilter(None, statuses=(Status.ACTIVE,), every_project=True)
+        scope = RecordFilter(None, statuses=(Status.ACTIVE,), every_project=True)
 
         def load(items: list[dict[str, str]]) -> tuple[Record, ...]:
             found = record_rows.records_in_scope(conn, [i["id"] for i in items], scope)

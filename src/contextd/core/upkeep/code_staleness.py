@@ -25,7 +25,8 @@ from contextd.core.upkeep.code_anchors import Anchors, anchors_of, path_matches
 from contextd.models import CodeChange, Kind, Project, Record
 from contextd.storage import code_changes as marks
 from contextd.storage import records as rows
-from contextd.storage.db import Database
+from contextd.storage.filters import RecordFilter
+from contextd.storage.store import Database
 
 __all__ = ["CheckReport", "CodeStaleness"]
 
@@ -97,7 +98,7 @@ class CodeStaleness:
 
     def stale(self, project: Project) -> list[tuple[Record, CodeChange]]:
         """The project's active records marked stale, most recent change first."""
-        active = rows.list_records(self._db.connection(), rows.RecordFilter(project.id))
+        active = rows.list_records(self._db.connection(), RecordFilter(project.id))
         mine = [r for r in active if r.project_id == project.id]
         found = self.changes([r.id for r in mine])
         listed = [(r, found[r.id]) for r in mine if r.id in found]
@@ -105,7 +106,7 @@ class CodeStaleness:
 
     def _anchored(self, project: Project) -> list[tuple[Record, Anchors]]:
         """The project's own active records that name code (checkpoints are history)."""
-        scope = rows.RecordFilter(project.id)
+        scope = RecordFilter(project.id)
         found = []
         for record in rows.list_records(self._db.connection(), scope):
             if record.project_id != project.id or record.kind is Kind.CHECKPOINT:

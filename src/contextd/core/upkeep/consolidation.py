@@ -24,7 +24,8 @@ from contextd.models import Origin, Project, Record, Status
 from contextd.retrieval.neighbours import close_pairs
 from contextd.storage import records as rows
 from contextd.storage import vectors as vector_rows
-from contextd.storage.db import Database
+from contextd.storage.filters import RecordFilter
+from contextd.storage.store import Database
 
 __all__ = ["Cluster", "Consolidation", "Merge", "Survey", "Twin"]
 
@@ -73,9 +74,9 @@ class Consolidation:
         """Duplicates to merge and clusters of similar records: in `project` (and the global
         records), or in the whole store."""
         scope = (
-            rows.RecordFilter(project.id, statuses=())
+            RecordFilter(project.id, statuses=())
             if project is not None
-            else rows.RecordFilter(None, statuses=(), every_project=True)
+            else RecordFilter(None, statuses=(), every_project=True)
         )
         conn = self._db.connection()
         records = {r.id: r for r in rows.list_records(conn, scope, oldest_first=True)}

@@ -21,7 +21,7 @@ from contextd.core.upkeep.consolidation import Cluster, Consolidation, Merge
 from contextd.core.upkeep.semantic_index import IndexService
 from contextd.errors import ProviderUnavailableError
 from contextd.storage import sync_state as sync_rows
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 
 __all__ = ["RefreshReport", "Refresher", "Step"]
 

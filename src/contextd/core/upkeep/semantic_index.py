@@ -11,7 +11,8 @@ from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as record_rows
 from contextd.storage import vectors as vector_rows
-from contextd.storage.db import Database
+from contextd.storage.filters import RecordFilter
+from contextd.storage.store import Database
 
 __all__ = ["IndexService", "IndexState", "ProviderCheck"]
 
@@ -121,7 +122,7 @@ class IndexService:
         return 0 if self._index is None else self._index.rebuild()
 
     def _every_record(self) -> list[Record]:
-        everything = record_rows.RecordFilter(None, statuses=(), every_project=True)
+        everything = RecordFilter(None, statuses=(), every_project=True)
         return record_rows.list_records(self._db.connection(), everything, oldest_first=True)
 
     def check(self) -> ProviderCheck:

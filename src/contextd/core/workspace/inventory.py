@@ -11,7 +11,7 @@ from contextd.core.upkeep.semantic_index import IndexService, IndexState
 from contextd.models import Kind, Project, Status
 from contextd.storage import inventory as rows
 from contextd.storage import projects as project_rows
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 
 __all__ = [
     "Inventory",

@@ -12,7 +12,7 @@ from contextd.errors import InvalidInputError, NotFoundError, ProjectNotResolved
 from contextd.ids import new_id
 from contextd.models import Project
 from contextd.storage import projects as rows
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 
 __all__ = ["AttachOutcome", "DetachOutcome", "ProjectService", "slugify"]
 

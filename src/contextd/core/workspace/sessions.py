@@ -11,7 +11,7 @@ from contextd.ids import MIN_PREFIX, new_id
 from contextd.models import Kind, Project, Record
 from contextd.storage import id_prefixes
 from contextd.storage import sessions as rows
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 
 __all__ = ["SessionReport", "SessionRow", "SessionService"]
 

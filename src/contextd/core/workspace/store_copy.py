@@ -8,8 +8,9 @@ from msgspec import Struct
 from contextd.errors import InvalidInputError, StoreError
 from contextd.server_url import redact, url_problem
 from contextd.storage.copy import copy_store
-from contextd.storage.db import Database
 from contextd.storage.server import open_url
+from contextd.storage.sqlite.database import SqliteDatabase
+from contextd.storage.store import Database
 
 __all__ = ["CopyReport", "copy_to"]
 
@@ -48,7 +49,7 @@ def copy_to(
         raise InvalidInputError("--to names the store being copied; name another file.")
     created = None if path.exists() else path
     try:
-        destination = Database.open(path)
+        destination = SqliteDatabase.open(path)
     except StoreError:
         _remove(created)
         raise

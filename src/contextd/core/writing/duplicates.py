@@ -15,7 +15,8 @@ from contextd.errors import DuplicateError
 from contextd.models import Record, Similar, Status
 from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as rows
-from contextd.storage.db import Database
+from contextd.storage.filters import RecordFilter
+from contextd.storage.store import Database
 
 __all__ = ["DuplicateGuard"]
 
@@ -90,7 +91,7 @@ class DuplicateGuard:
         found = rows.records_in_scope(
             self._db.connection(),
             [rid for rid, _ in nearest],
-            rows.RecordFilter(record.project_id, statuses=()),
+            RecordFilter(record.project_id, statuses=()),
         )
         return [Similar(found[rid], cos) for rid, cos in nearest if rid in found]
 

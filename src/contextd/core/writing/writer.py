@@ -39,7 +39,7 @@ from contextd.storage import records as rows
 from contextd.storage import sessions as session_rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.connection import Connection
-from contextd.storage.db import Database
+from contextd.storage.store import Database
 
 __all__ = ["PreparedWrite", "RecordFiles", "RecordWriter"]
 

@@ -9,6 +9,7 @@ from psycopg import errors as pg_errors
 
 from contextd.errors import StoreError
 from contextd.storage.postgres.dialect import PostgresDialect
+from contextd.storage.postgres.fulltext import TSVECTOR
 
 __all__ = ["PgConnection", "explain", "placeholders"]
 
@@ -38,6 +39,7 @@ class PgConnection:
     def __init__(self, raw: psycopg.Connection[Any], where: str, dialect: PostgresDialect) -> None:
         self.raw = raw
         self.dialect = dialect  # the store's: it knows whose personal rows are whose
+        self.full_text = TSVECTOR
         self.where = where  # the server's URL without a password, for messages
         self.broken = False
 

@@ -25,6 +25,7 @@ from contextd.server_url import redact
 from contextd.storage.postgres import schema
 from contextd.storage.postgres.connection import PgConnection, explain
 from contextd.storage.postgres.dialect import PostgresDialect
+from contextd.storage.postgres.fulltext import TSVECTOR, TsVector
 from contextd.storage.store import Database
 
 __all__ = ["WRITER_LOCK", "PostgresDatabase"]
@@ -65,6 +66,10 @@ class _Borrowing:
     @property
     def dialect(self) -> PostgresDialect:
         return self._database.dialect
+
+    @property
+    def full_text(self) -> TsVector:
+        return TSVECTOR
 
     def execute(self, sql: str, parameters: Any = (), /) -> _Rows:
         return self._run(lambda conn: conn.execute(sql, parameters))

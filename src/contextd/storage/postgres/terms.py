@@ -6,7 +6,7 @@ import sqlite3
 import threading
 from collections import defaultdict
 
-from contextd.storage.dialect import IndexedText
+from contextd.storage.fulltext import IndexedText
 
 __all__ = ["MAX_POSITIONS", "indexed_terms", "quoted", "word_terms"]
 

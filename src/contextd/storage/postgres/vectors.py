@@ -9,7 +9,14 @@ vectors are unit length, so the score is the cosine SQLite's numpy scan computes
 from contextd.storage.connection import Connection
 from contextd.storage.dialect import Dialect
 
-__all__ = ["MAX_INDEXED_WIDTH", "ensure_index", "nearest", "similarities", "stored_vectors"]
+__all__ = [
+    "MAX_INDEXED_WIDTH",
+    "count_vectors",
+    "ensure_index",
+    "nearest",
+    "similarities",
+    "stored_vectors",
+]
 
 MAX_INDEXED_WIDTH = 2000  # pgvector's HNSW limit for `vector`; wider ones are scanned exactly
 
@@ -99,6 +106,15 @@ def stored_vectors(
         (dimensions, provider, _json(ids)),
     ).fetchall()
     return {str(rid): [float(x) for x in vector] for rid, vector in rows}
+
+
+def count_vectors(conn: Connection, provider: str, dimensions: int) -> int:
+    """How many vectors the server holds of this model and width."""
+    row = conn.execute(
+        "SELECT count(*) FROM embeddings WHERE provider = ? AND dimensions = ?",
+        (provider, dimensions),
+    ).fetchone()
+    return int(row[0])
 
 
 def _json(ids: list[str]) -> str:

@@ -14,10 +14,17 @@ from typing import Any, ClassVar
 from contextd.errors import SchemaTooNewError, StoreError
 from contextd.home_folder import open_private
 from contextd.storage.migrations import apply_pending, known_migrations
-from contextd.storage.sqlite_dialect import SQLITE, SqliteDialect
+from contextd.storage.sqlite.dialect import SQLITE, SqliteDialect
+from contextd.storage.sqlite.fulltext import FTS5, Fts5
 from contextd.storage.store import BUSY_TIMEOUT_MS, Database
 
-__all__ = ["APPLICATION_ID", "SqliteDatabase", "store_writable", "translate_errors"]
+__all__ = [
+    "APPLICATION_ID",
+    "SqliteConnection",
+    "SqliteDatabase",
+    "store_writable",
+    "translate_errors",
+]
 
 APPLICATION_ID = 0x63747864  # "ctxd": marks a file as a contextd store
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -107,7 +114,7 @@ class SqliteDatabase(Database):
         return SQLITE
 
     @contextmanager
-    def snapshot(self) -> Iterator["_Connection"]:
+    def snapshot(self) -> Iterator["SqliteConnection"]:
         """A read transaction: several reads see one state of the store, and nothing is written
         (works on a read-only store, where `transaction` cannot start)."""
         conn = self.connection()
@@ -122,7 +129,7 @@ class SqliteDatabase(Database):
             if conn.in_transaction:
                 conn.rollback()
 
-    def connection(self) -> "_Connection":
+    def connection(self) -> "SqliteConnection":
         """This thread's connection, opened on first use."""
         owned: _Owned | None = getattr(self._local, "owned", None)
         if owned is None:
@@ -132,7 +139,7 @@ class SqliteDatabase(Database):
         return owned.conn
 
     @contextmanager
-    def transaction(self) -> Iterator["_Connection"]:
+    def transaction(self) -> Iterator["SqliteConnection"]:
         """A write transaction (BEGIN IMMEDIATE), or a savepoint when one is already open."""
         conn = self.connection()
         if conn.in_transaction:
@@ -173,7 +180,7 @@ class SqliteDatabase(Database):
             owned.conn.close()
         self._local = threading.local()
 
-    def _connect(self) -> "_Connection":
+    def _connect(self) -> "SqliteConnection":
         with translate_errors(self.path):
             conn = sqlite3.connect(
                 self._uri or self.path,
@@ -181,7 +188,7 @@ class SqliteDatabase(Database):
                 timeout=self.busy_timeout_ms / 1000,
                 isolation_level=None,
                 check_same_thread=False,
-                factory=_Connection,
+                factory=SqliteConnection,
             )
             conn.store_path = self.path
             conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
@@ -252,7 +259,7 @@ class _Cursor(sqlite3.Cursor):
 
     def _path(self) -> Path:
         connection = self.connection
-        return connection.store_path if isinstance(connection, _Connection) else Path("?")
+        return connection.store_path if isinstance(connection, SqliteConnection) else Path("?")
 
     def execute(self, sql: str, parameters: Any = (), /) -> "_Cursor":
         with translate_errors(self._path()):
@@ -287,11 +294,12 @@ class _Cursor(sqlite3.Cursor):
             raise translated from exc
 
 
-class _Connection(sqlite3.Connection):
+class SqliteConnection(sqlite3.Connection):
     """Every statement runs through a translating cursor, so no raw sqlite3 error escapes."""
 
     store_path: Path = Path("?")
     dialect: SqliteDialect = SQLITE
+    full_text: Fts5 = FTS5
 
     def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
         return self.cursor(_Cursor).execute(sql, parameters)
@@ -305,7 +313,7 @@ class _Owned:
     daemon runs each hosted MCP session's tool calls on threads of their own, and each kept
     a connection (and ~2 MiB) for as long as the daemon ran."""
 
-    def __init__(self, conn: _Connection) -> None:
+    def __init__(self, conn: SqliteConnection) -> None:
         self.conn = conn
 
     def __del__(self) -> None:

@@ -1,54 +1,59 @@
-"""SQLite's spelling of what is not portable: json_each, `IS`, scalar max, and full-text
-candidates from the FTS5 index ranked by bm25."""
+"""Full-text candidates from SQLite's FTS5 index, ranked by bm25: each word's statistics kept
+per connection between searches, the words most records hold dropped in a large store, and
+how much of the query the best hit covers."""
 
 import math
 import sqlite3
 import threading
 import weakref
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import cast
 
 from msgspec import Struct
 
-from contextd.storage.dialect import Dialect, LexicalMatches
+from contextd.storage.cursor import Executor
+from contextd.storage.fulltext import (
+    COLUMN_WEIGHTS,
+    COMMON_SHARE,
+    SMALL_STORE,
+    FullText,
+    LexicalMatches,
+    query_words,
+)
 
-if TYPE_CHECKING:
-    from contextd.storage.connection import Connection
-    from contextd.storage.records import RecordFilter
+__all__ = ["FTS5", "Fts5", "match_expression", "or_expression"]
 
-__all__ = ["SQLITE"]
-
-_SMALL_STORE = 2000  # below this every word is kept: scoring all matches is cheap
-_COMMON_SHARE = 0.25
 _LISTED = 256  # a word in at most this many records has its records listed, not just counted
-# bm25 weights per indexed column: title, body_text, tags, retrieval_hints.
-COLUMN_WEIGHTS = (4.0, 1.0, 2.0, 2.0)
 
 
-class SqliteDialect(Dialect):
-    name: ClassVar[str] = "sqlite"
-    null_safe_eq: ClassVar[str] = "IS"
-    # CROSS JOIN makes SQLite look each listed id up by its index instead of scanning.
-    index_join: ClassVar[str] = "CROSS JOIN"
+class Fts5(FullText):
+    """The FTS5 table records_fts, kept by triggers on the records table."""
 
-    def json_rows(self, source: str, alias: str) -> str:
-        return f"json_each({source}) AS {alias}"
-
-    def json_list_has(self, column: str) -> str:
-        return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value = ?)"
-
-    def greatest(self, first: str, second: str) -> str:
-        return f"max({first}, {second})"
-
-    def contains(self, text: str) -> str:
-        return f"instr({text}, ?) > 0"
-
-    def lexical_matches(
-        self, conn: "Connection", words: list[str], scope: "RecordFilter", limit: int
+    def matches(
+        self,
+        conn: Executor,
+        words: list[str],
+        scope: tuple[str, list[object]],
+        limit: int,
+        *,
+        narrow: bool = False,
     ) -> LexicalMatches:
         total, stats = _statistics(conn, words)
-        ranked = _ranked(conn, _selective(words, stats, total), scope, limit)
+        ranked = _ranked(conn, _selective(words, stats, total), scope, limit, narrow)
         coverage = _coverage(conn, stats, total, ranked[0][1]) if ranked else 0.0
         return LexicalMatches([(rid, score) for rid, _, score in ranked], coverage)
+
+
+FTS5 = Fts5()
+
+
+def match_expression(text: str) -> str:
+    """What a person typed as a safe FTS5 query: its words (fulltext.query_words) quoted and
+    joined by OR, so FTS5 operators and stray quotes in user text cannot break or slow it.
+
+    Raises:
+        InvalidQueryError: the text holds no word to search for.
+    """
+    return or_expression(query_words(text))
 
 
 def or_expression(words: list[str]) -> str:
@@ -72,11 +77,11 @@ class _Statistics:
 
 
 _KEPT_WORDS = 2048  # per connection; past this the statistics start again
-_statistics_of: "weakref.WeakKeyDictionary[Connection, _Statistics]" = weakref.WeakKeyDictionary()
+_statistics_of: "weakref.WeakKeyDictionary[Executor, _Statistics]" = weakref.WeakKeyDictionary()
 _statistics_lock = threading.Lock()
 
 
-def _statistics(conn: "Connection", words: list[str]) -> tuple[int, dict[str, _Word]]:
+def _statistics(conn: Executor, words: list[str]) -> tuple[int, dict[str, _Word]]:
     """The record count and each word's statistics, read again only after a change: a
     resident process sees the same words query after query (~1-2 ms each at 10k records).
     Kept per connection, whose data_version moves when another connection commits and whose
@@ -94,7 +99,7 @@ def _statistics(conn: "Connection", words: list[str]) -> tuple[int, dict[str, _W
     return known.total, {w: known.words[w] for w in words}
 
 
-def _words(conn: "Connection", words: list[str]) -> dict[str, _Word]:
+def _words(conn: Executor, words: list[str]) -> dict[str, _Word]:
     """How common each word is; a rare word's records are listed in the same pass."""
     found = {}
     for word in words:
@@ -116,14 +121,14 @@ def _selective(words: list[str], stats: dict[str, _Word], total: int) -> list[st
     """Drop words found in most records: they barely move bm25 but make FTS5 score nearly
     every row. If every word found is that common, the rarest of them stays (a word no
     record holds would match nothing)."""
-    if len(words) < 2 or total < _SMALL_STORE:
+    if len(words) < 2 or total < SMALL_STORE:
         return words
     found = [w for w in words if stats[w].records > 0]
-    kept = [w for w in found if stats[w].records <= total * _COMMON_SHARE]
+    kept = [w for w in found if stats[w].records <= total * COMMON_SHARE]
     return kept or [min(found or words, key=lambda w: stats[w].records)]
 
 
-def _coverage(conn: "Connection", stats: dict[str, _Word], total: int, rowid: int) -> float:
+def _coverage(conn: Executor, stats: dict[str, _Word], total: int, rowid: int) -> float:
     """The idf-weighted share of the words that the record at `rowid` holds."""
     held = weight = 0.0
     for word, stat in stats.items():
@@ -144,12 +149,12 @@ def _coverage(conn: "Connection", stats: dict[str, _Word], total: int, rowid: in
 
 
 def _ranked(
-    conn: "Connection", words: list[str], scope: "RecordFilter", limit: int
+    conn: Executor, words: list[str], scope: tuple[str, list[object]], limit: int, narrow: bool
 ) -> list[tuple[str, int, float]]:
-    where, params = scope.where(SQLITE, "r")
+    where, params = scope
     weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
     # Named, because without statistics SQLite would rather read each match's whole row.
-    index = " INDEXED BY records_seq_scope" if scope.within_scope_index else ""
+    index = " INDEXED BY records_seq_scope" if narrow else ""
     sql = (
         f"SELECT r.id, r.seq, bm25(records_fts, {weights}) AS rank "
         f"FROM records_fts JOIN records AS r{index} ON r.seq = records_fts.rowid "
@@ -157,6 +162,3 @@ def _ranked(
     )
     rows = conn.execute(sql, (or_expression(words), *params, limit)).fetchall()
     return [(str(row[0]), int(row[1]), -float(row[2])) for row in rows]
-
-
-SQLITE = SqliteDialect()

@@ -1,0 +1,77 @@
+"""The one record filter: which records a listing, a count or a search may return, as SQL in
+either backend's dialect."""
+
+from msgspec import Struct
+
+from contextd.models import Kind, Status
+from contextd.storage.dialect import Dialect
+
+__all__ = ["RecordFilter"]
+
+
+class RecordFilter(Struct, frozen=True):
+    """Which records a listing or search may return. `project_id` None means global only."""
+
+    project_id: str | None
+    kinds: tuple[Kind, ...] = ()
+    statuses: tuple[Status, ...] = (Status.ACTIVE,)
+    tags: tuple[str, ...] = ()
+    category: str | None = None
+    since: str | None = None
+    before: str | None = None
+    dates_by: str = "created"  # or "verified": which time since/before compare with
+    every_project: bool = False  # maintenance only: ignore the project scope
+    # The checkout (attached work tree) whose view applies: a shared record is seen only when
+    # one of that checkout's files holds it. None: every shared record of the project.
+    checkout: str | None = None
+    # Whose checkpoints count: a checkpoint made in another developer's session is left out
+    # (where *this* developer's work stopped). None: everyone's.
+    developer: str | None = None
+
+    @property
+    def within_scope_index(self) -> bool:
+        """Whether where() tests only columns that the index records_seq_scope holds."""
+        return not (self.tags or self.category or self.since or self.before)
+
+    def where(self, dialect: Dialect, alias: str = "records") -> tuple[str, list[object]]:
+        """SQL condition and parameters for this filter, in `dialect`."""
+        clauses = ["1 = 1"]
+        params: list[object] = []
+        if not self.every_project:
+            clauses = [f"({alias}.project_id = ? OR {alias}.project_id IS NULL)"]
+            params = [self.project_id]
+        visible, shown = dialect.visible("records", alias)
+        clauses.append(visible)
+        params.extend(shown)
+        if self.statuses:
+            clauses.append(f"{alias}.status IN ({', '.join('?' for _ in self.statuses)})")
+            params.extend(str(s) for s in self.statuses)
+        if self.kinds:
+            clauses.append(f"{alias}.kind IN ({', '.join('?' for _ in self.kinds)})")
+            params.extend(str(k) for k in self.kinds)
+        if self.category:
+            clauses.append(f"{alias}.category = ?")
+            params.append(self.category)
+        moment = "verified_at" if self.dates_by == "verified" else "created_at"
+        if self.since:
+            clauses.append(f"{alias}.{moment} >= ?")
+            params.append(self.since)
+        if self.before:
+            clauses.append(f"{alias}.{moment} < ?")
+            params.append(self.before)
+        for tag in self.tags:
+            clauses.append(dialect.json_list_has(f"{alias}.tags"))
+            params.append(tag)
+        if self.checkout is not None:
+            clauses.append(
+                f"({alias}.shared != 1 OR EXISTS (SELECT 1 FROM shared_files f "
+                f"WHERE f.record_id = {alias}.id AND f.checkout = ?))"
+            )
+            params.append(self.checkout)
+        if self.developer is not None:
+            clauses.append(
+                f"({alias}.kind != 'checkpoint' OR {alias}.session_id IS NULL OR "
+                f"{alias}.session_id IN (SELECT id FROM sessions WHERE developer = ?))"
+            )
+            params.append(self.developer)
+        return " AND ".join(clauses), params

@@ -1,0 +1,91 @@
+"""Full-text candidates, ranked by bm25, with user text made safe to match. The words are
+picked here; each backend matches them in its own index (FTS5 in SQLite: sqlite/fulltext.py;
+a tsvector of FTS5's own terms in PostgreSQL: postgres/fulltext.py), with the same bm25 and
+the same rule for dropping the words most records hold, so both rank alike."""
+
+import re
+from abc import ABC, abstractmethod
+
+from msgspec import Struct
+
+from contextd.errors import InvalidQueryError
+from contextd.storage.cursor import Executor
+
+__all__ = [
+    "COLUMN_WEIGHTS",
+    "COMMON_SHARE",
+    "MAX_TERMS",
+    "SMALL_STORE",
+    "FullText",
+    "IndexedText",
+    "LexicalMatches",
+    "query_words",
+]
+
+MAX_TERMS = 16
+# bm25 weights per indexed column: title, body_text, tags, retrieval_hints.
+COLUMN_WEIGHTS = (4.0, 1.0, 2.0, 2.0)
+SMALL_STORE = 2000  # below this every word is kept: scoring all matches is cheap
+COMMON_SHARE = 0.25  # in a larger store, a word more records than this share hold is dropped
+# The four texts full-text search indexes, in FTS5's column order: title, body_text, tags
+# (their JSON text), retrieval_hints (their JSON text).
+IndexedText = tuple[str, str, str, str]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP_WORDS = frozenset(
+    """a about above after again all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers him his how i if in into is it its itself just me more
+    most my no nor not of off on once only or other our ours out over own same she should so some
+    such than that the their theirs them then there these they this those through to too under
+    until up very was we were what when where which while who whom why will with would you your
+    yours""".split()
+)
+
+
+class LexicalMatches(Struct, frozen=True):
+    """What the full-text index says about one query."""
+
+    hits: list[tuple[str, float]]  # record id, bm25 relevance (> 0), best first
+    # How much of the query the best hit contains: the share of the query's words it holds,
+    # each word weighted by its rarity (idf). 1: every word, so a rare exact term or name is
+    # there; near 0: the record shares only common words, or nothing, with the query.
+    coverage: float
+
+
+class FullText(ABC):
+    """One backend's full-text index of the records."""
+
+    @abstractmethod
+    def matches(
+        self,
+        conn: Executor,
+        words: list[str],
+        scope: tuple[str, list[object]],
+        limit: int,
+        *,
+        narrow: bool = False,
+    ) -> LexicalMatches:
+        """Records matching any of `words` and the condition `scope` (SQL on the records
+        table as `r`, and its parameters), best first, with their bm25 relevance (> 0), and
+        how much of the query the best one covers. `narrow`: the condition tests only the
+        columns of the index records_seq_scope."""
+
+    def indexed_columns(self, text: IndexedText) -> tuple[tuple[str, str, object], ...]:
+        """Extra columns a records row stores for full-text search, each as (name, placeholder,
+        value); none where the database indexes the text itself (SQLite's FTS5 triggers)."""
+        return ()
+
+
+def query_words(text: str) -> list[str]:
+    """The words of `text` worth matching: stop words dropped (unless nothing else is left),
+    repeats removed, at most MAX_TERMS.
+
+    Raises:
+        InvalidQueryError: the text holds no word to search for.
+    """
+    words = [w.lower() for w in _WORD.findall(text.replace("\x00", " "))]
+    if not words:
+        raise InvalidQueryError("The query has no words to search for; type a few keywords.")
+    kept = [w for w in words if w not in _STOP_WORDS and len(w) > 1] or words
+    return list(dict.fromkeys(kept))[:MAX_TERMS]
