@@ -7,7 +7,7 @@ secrets, the duplicate guard), the embedding stack, agent files, the mirror or s
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,8 +18,6 @@ from contextd.config import Settings
 from contextd.embeddings import select_provider
 from contextd.home_folder import make_private
 from contextd.models import Project
-from contextd.share.layout import shared_checkout
-from contextd.storage import shared as shared_rows
 from contextd.storage.sqlite.database import SqliteDatabase, store_writable
 from contextd.storage.store import Database
 
@@ -58,8 +56,9 @@ class App(Struct, dict=True):
     provider_note: str | None
     indexer: "Indexer | None"  # None: vectors are off, retrieval is full-text only
     vector_index: "VectorIndex | None"
-    # Called when records arrive without vectors (a checkout's new files); the daemon fills
-    # them on a thread of its own. Elsewhere the daemon is started to do it, when allowed.
+    # Called when records arrive without vectors (a checkout's new files), as each surface
+    # wires it: the daemon fills them on a thread of its own; a command or an in-process
+    # server starts the daemon to do it, when config allows.
     vectors_wanted: Callable[[], None] | None = None
 
     @property
@@ -199,37 +198,11 @@ class App(Struct, dict=True):
         """The project named by --project / $CONTEXTD_PROJECT, else the one attached here."""
         return self.project(self.settings.project, self.settings.cwd)
 
-    def refresh_view(self, folder: Path) -> None:
-        """Bring the view of the shared checkout holding `folder` (if any) up to date."""
-        from contextd.errors import ProjectNotResolvedError
-
-        with suppress(ProjectNotResolvedError):
-            self.project(None, folder)
-
     def project(self, name: str | None, folder: Path) -> Project:
         """The project `name` names, else the one attached at `folder`, seen from the checkout
-        holding `folder`; when that checkout shares memory, its view is brought up to date
-        with its files first."""
-        project = self.projects.resolve(name, folder)
-        checkout = project.checkout
-        if (
-            checkout is not None
-            and not self.db.read_only
-            and (shared_checkout(checkout) or shared_rows.has_files(self.db.connection(), checkout))
-        ):
-            taken = self.shares.refresh(project)
-            if taken is not None and taken.added + taken.changed and self.indexer is not None:
-                self._want_vectors()
-        return project
-
-    def _want_vectors(self) -> None:
-        if self.vectors_wanted is not None:
-            self.vectors_wanted()
-        elif self.settings.hooks.autostart_daemon:
-            from contextd.client.launch import start_detached
-
-            with suppress(OSError):
-                start_detached(self.settings.home)
+        holding `folder` (a surface brings that checkout's view of its team files up to date
+        with `shares.take_in`)."""
+        return self.projects.resolve(name, folder)
 
     def status(self, project: Project) -> "StatusReport":
         from contextd.core.workspace.status import project_status

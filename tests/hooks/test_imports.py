@@ -96,4 +96,4 @@ def test_a_prompt_answered_without_a_daemon_loads_only_full_text_recall(seeded: 
         if line.startswith("import time:") and "|" in line
     }
     assert {"contextd.hooks.inprocess", "contextd.retrieval.search"} <= imported
-    assert not imported & NOT_FOR_RECALL, imported & NOT_FOR_RECALL
+    assert not imported & NOT_FOR_RECALL, sorted(imported & NOT_FOR_RECALL)

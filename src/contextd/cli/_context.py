@@ -2,6 +2,7 @@
 
 import functools
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -9,9 +10,11 @@ import click
 from msgspec import Struct
 
 from contextd.app import App, can_write_store, open_app
+from contextd.client.launch import start_quietly
 from contextd.client.options import Option
 from contextd.client.printer import echo
 from contextd.config import Settings, load_settings
+from contextd.errors import ContextdError
 
 __all__ = [
     "CliState",
@@ -145,5 +148,18 @@ def get_app(*, read_only: bool = False) -> App:
         current.app = opened.__enter__()
         ctx.call_on_close(lambda: opened.__exit__(None, None, None))
         if not read_only:
-            current.app.refresh_view(current.app.settings.cwd)
+            _take_in_team_files(current.app)
     return current.app
+
+
+def _take_in_team_files(app: App) -> None:
+    """Bring the view of the shared checkout this command runs in up to date with its team
+    files; records that arrive without vectors have the daemon started to fill them."""
+    settings = app.settings
+    if settings.hooks.autostart_daemon and app.indexer is not None:
+        app.vectors_wanted = partial(start_quietly, settings.home)
+    try:
+        project = app.project(None, settings.cwd)
+    except ContextdError:
+        return  # no project here: the command says so if it needs one
+    app.shares.take_in(project, app.vectors_wanted)

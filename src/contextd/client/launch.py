@@ -1,5 +1,6 @@
 """Starting the daemon as a detached process of its own (for `daemon start` and the hooks)."""
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -8,7 +9,7 @@ from pathlib import Path
 from contextd.home_folder import open_private
 from contextd.threads import daemon_environment
 
-__all__ = ["LOG_FILE", "start_detached"]
+__all__ = ["LOG_FILE", "start_detached", "start_quietly"]
 
 LOG_FILE = "daemon.log"
 _MAX_LOG = 1024 * 1024
@@ -38,3 +39,10 @@ def start_detached(home: Path) -> "subprocess.Popen[bytes]":
         )
     finally:
         os.close(log)
+
+
+def start_quietly(home: Path) -> None:
+    """`start_detached`, for a process that only wants a daemon around (to fill vectors, to
+    answer the next prompt warm): a home that cannot hold its log means no daemon."""
+    with contextlib.suppress(OSError):
+        start_detached(home)

@@ -75,9 +75,11 @@ def session_key(raw: object) -> str:
 def _project(app: App, folders: Sequence[Path], name: str | None) -> Project | None:
     for cwd in folders if name is None else folders[:1]:
         try:
-            return app.project(name, cwd)
+            project = app.project(name, cwd)
         except (ProjectNotResolvedError, NotFoundError):
             continue
+        app.shares.take_in(project, app.vectors_wanted)  # a checkout's new team files
+        return project
     return None
 
 

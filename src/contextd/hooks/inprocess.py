@@ -36,10 +36,7 @@ def answer_in_process(event: str, raw: bytes) -> str:
     with open_app(light, busy_timeout_ms=busy, read_only=not writable) as app:
         text = handle(app, event, payload, settings.project, settings.cwd, settings.agent_dirs)
     if event == "session-start" and text and writable and settings.hooks.autostart_daemon:
-        from contextlib import suppress
+        from contextd.client.launch import start_quietly  # (subprocess) only here
 
-        from contextd.client.launch import start_detached  # (subprocess) only here
-
-        with suppress(OSError):  # a home that cannot hold the daemon's log: no daemon
-            start_detached(settings.home)  # only inside a known project
+        start_quietly(settings.home)  # only inside a known project
     return agent_reply(event, text, payload)

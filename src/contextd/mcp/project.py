@@ -143,7 +143,7 @@ class Chooser:
     def _from_cwd(self) -> Choice:
         cwd = self.where.cwd
         try:
-            return Choice(self.app.project(None, cwd), f"the server's folder {cwd}")
+            return Choice(self._seen(None, cwd), f"the server's folder {cwd}")
         except ProjectNotResolvedError:
             raise ProjectNotResolvedError(
                 f"No contextd project is attached at {cwd}, where this server runs, and the "
@@ -160,10 +160,16 @@ class Chooser:
                     "project name, or run `contextd attach` there."
                 )
             return found
-        return self.app.project(name, self.where.cwd)
+        return self._seen(name, self.where.cwd)
 
     def _at(self, folder: Path) -> Project | None:
         try:
-            return self.app.project(None, folder)
+            return self._seen(None, folder)
         except ContextdError:
             return None
+
+    def _seen(self, name: str | None, folder: Path) -> Project:
+        """The project, its checkout's view of its team files brought up to date."""
+        project = self.app.project(name, folder)
+        self.app.shares.take_in(project, self.app.vectors_wanted)
+        return project

@@ -72,7 +72,10 @@ def answer_here(app: App, request: dict[str, object]) -> dict[str, Any]:
 
 
 def _project(app: App, name: str | None, folder: str) -> Project:
-    return app.project(name, Path(folder))
+    """The project asked for, its checkout's view of its team files brought up to date."""
+    project = app.project(name, Path(folder))
+    app.shares.take_in(project, app.vectors_wanted)
+    return project
 
 
 def _hook(app: App, request: HookAsk, body: bytes) -> bytes:

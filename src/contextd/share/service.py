@@ -2,6 +2,7 @@
 which files were kept out."""
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,15 +11,15 @@ from msgspec import Struct
 from contextd.core.workspace.textfiles import write_text_atomic
 from contextd.errors import InvalidInputError
 from contextd.models import Project
-from contextd.share.ingest import Taken, changed_files, take_in
 from contextd.share.layout import FOLDER, folder_problem, records_folder, shared_checkout
 from contextd.share.policy import SharePolicy
 from contextd.storage import records as record_rows
 from contextd.storage import shared as rows
 from contextd.storage.store import Database
 
-if TYPE_CHECKING:  # the writer and git history load only for the commands that need them
+if TYPE_CHECKING:  # the ingest, the writer and git history load only when they are needed
     from contextd.share.history import Change, Refusal
+    from contextd.share.ingest import Taken
 
 __all__ = ["Problem", "ShareService", "Shared", "SharedView"]
 
@@ -116,16 +117,26 @@ class ShareService:
             )
         return project.checkout
 
-    def refresh(self, project: Project) -> Taken | None:
-        """Bring the view of the checkout the project is seen from up to date with its files;
-        None when nothing changed (a checkout that stopped sharing loses its view)."""
+    def take_in(
+        self, project: Project, vectors_wanted: Callable[[], None] | None = None
+    ) -> "Taken | None":
+        """Bring the view of the checkout the project is seen from up to date with its team
+        files; None when nothing changed (a checkout that stopped sharing loses its view).
+        `vectors_wanted` is called when records arrived that have no vector yet."""
         checkout = project.checkout
-        if checkout is None:
+        if checkout is None or self._db.read_only:
             return None
+        if not shared_checkout(checkout) and not rows.has_files(self._db.connection(), checkout):
+            return None  # most projects are not shared: nothing more is loaded for them
+        from contextd.share.ingest import changed_files, take_in
+
         scan = changed_files(self._db.connection(), checkout)
         if not scan.changed and not scan.gone:
             return None
-        return take_in(self._db, project, checkout, scan, self._policy)
+        taken = take_in(self._db, project, checkout, scan, self._policy)
+        if taken.added + taken.changed and vectors_wanted is not None:
+            vectors_wanted()
+        return taken
 
     def view(self, project: Project) -> SharedView | None:
         """The shared checkout the project is seen from; None when it is not one."""
