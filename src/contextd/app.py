@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from contextd.core.upkeep.consolidation import Consolidation
     from contextd.core.upkeep.refresh import Refresher
     from contextd.core.upkeep.semantic_index import IndexService
+    from contextd.core.workspace.capture import Capture
     from contextd.core.workspace.inventory import Inventory
     from contextd.core.workspace.projects import ProjectService
     from contextd.core.workspace.sessions import SessionService
@@ -167,6 +168,12 @@ class App(Struct, dict=True):
         from contextd.core.recall.compaction import HookState
 
         return HookState(self.db)
+
+    @cached_property
+    def capture(self) -> "Capture":
+        from contextd.core.workspace.capture import Capture
+
+        return Capture(self.db, self.developer)
 
     @cached_property
     def agent_files(self) -> "AgentFileService":

@@ -115,6 +115,16 @@ class HookSettings(Struct, frozen=True):
     autostart_daemon: bool = True
 
 
+class CaptureSettings(Struct, frozen=True):
+    """Capture without being asked: at the end of a turn, a session that changed code and
+    recorded nothing is asked once to record what it settled (`stop_prompt`); a session that
+    ends without a checkpoint gets one drafted from its commits and records
+    (`draft_checkpoints`)."""
+
+    stop_prompt: bool = True
+    draft_checkpoints: bool = True
+
+
 class RefreshSettings(Struct, frozen=True):
     """How alike two records must be (cosine) to be refused as a duplicate or reported."""
 
@@ -188,6 +198,7 @@ class Settings(Struct, frozen=True):
     embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     refresh: RefreshSettings = field(default_factory=RefreshSettings)
     hooks: HookSettings = field(default_factory=HookSettings)
+    capture: CaptureSettings = field(default_factory=CaptureSettings)
     sync: SyncSettings = field(default_factory=SyncSettings)
     vectors: VectorSettings = field(default_factory=VectorSettings)
     share: ShareSettings = field(default_factory=ShareSettings)
@@ -230,6 +241,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "lifecycle": LifecycleSettings,
     "refresh": RefreshSettings,
     "hooks": HookSettings,
+    "capture": CaptureSettings,
     "sync": SyncSettings,
     "vectors": VectorSettings,
     "share": ShareSettings,

@@ -33,6 +33,7 @@ CLAUDE_EVENTS = {
     ("PostToolUse", "Bash", "post-bash"),
     ("PreCompact", None, "pre-compact"),
     ("Stop", None, "stop"),
+    ("SessionEnd", None, "session-end"),
 }
 
 
@@ -111,6 +112,7 @@ def test_setup_wires_every_agent_and_keeps_the_users_settings(
         ("AfterTool", "run_shell_command", "post-bash"),
         ("PreCompress", None, "pre-compact"),
         ("AfterAgent", None, "stop"),
+        ("SessionEnd", None, "session-end"),
     }
 
     windsurf = load(configured_home / ".codeium/windsurf/mcp_config.json")

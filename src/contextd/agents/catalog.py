@@ -80,6 +80,7 @@ _CLAUDE_HOOKS = (
     HookSpec("PostToolUse", "post-bash", "Bash"),
     HookSpec("PreCompact", "pre-compact"),
     HookSpec("Stop", "stop"),
+    HookSpec("SessionEnd", "session-end"),
 )
 # Gemini CLI copies Claude Code's layout and payload (geminicli.com/docs/hooks/reference) under
 # its own names: BeforeAgent follows a submitted prompt, PreCompress precedes compaction,
@@ -91,9 +92,11 @@ _GEMINI_HOOKS = (
     HookSpec("AfterTool", "post-bash", "run_shell_command"),
     HookSpec("PreCompress", "pre-compact"),
     HookSpec("AfterAgent", "stop"),
+    HookSpec("SessionEnd", "session-end"),
 )
 # Codex CLI runs Claude Code's layout from ~/.codex/hooks.json (developers.openai.com/codex/
-# hooks): its shell tool is Bash, its file edits go through apply_patch.
+# hooks): its shell tool is Bash, its file edits go through apply_patch. It has no SessionEnd:
+# a session that ended unseen gets its checkpoint at a later session start.
 _CODEX_HOOKS = (
     HookSpec("SessionStart", "session-start"),
     HookSpec("UserPromptSubmit", "prompt"),

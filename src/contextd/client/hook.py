@@ -23,7 +23,9 @@ from contextd.limits import MAX_HOOK_PAYLOAD
 
 __all__ = ["EVENTS", "run_hook"]
 
-EVENTS = ("session-start", "prompt", "post-edit", "post-bash", "pre-compact", "stop")
+EVENTS = (
+    "session-start", "prompt", "post-edit", "post-bash", "pre-compact", "stop", "session-end",
+)  # fmt: skip
 
 _BUDGET_S = {"prompt": 4.0, "post-edit": 4.0, "post-bash": 4.0}  # others: _DEFAULT_BUDGET_S
 _DEFAULT_BUDGET_S = 10.0

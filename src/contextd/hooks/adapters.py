@@ -42,6 +42,7 @@ class HookEvent(Struct, frozen=True):
     command: str = ""  # the shell command a tool ran
     output: str = ""  # what that command printed
     failed: bool = False  # the tool reported an error, an interruption or a non-zero exit
+    continuing: bool = False  # an end-of-turn hook already made the agent go on (no loops)
 
 
 def agent_of(payload: dict[str, Any]) -> str:
@@ -102,6 +103,7 @@ def _common(
         "prompt": _text(payload.get("prompt")),
         "trigger": _text(payload.get("trigger")),
         "tool": _text(payload.get("tool_name")),
+        "continuing": payload.get("stop_hook_active") is True,
     }
 
 

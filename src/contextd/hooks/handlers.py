@@ -87,6 +87,7 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
     from contextd.core.recall.briefing import briefing_candidates, build_briefing
     from contextd.core.upkeep.quality import scan_quality
 
+    _capture_begins(app, project, hook)
     candidates = briefing_candidates(app.reader, project)
     budget = app.settings.context.session_budget
     changed = _code_changes(app, project, candidates)
@@ -97,6 +98,8 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
         report = app.hook_state.report(project, hook.session_key)
         if report is not None:
             parts.append(report_text(report))
+        if not app.db.read_only:
+            parts.append(_AFTER_COMPACTION)
     if app.db.read_only:
         parts.append(WRITES_OFF)
     # The nudge looks at the records the briefing chose from: the newest of each kind.
@@ -117,6 +120,38 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
         )
     app.hook_state.forget_old()
     return "\n\n".join(parts)
+
+
+_AFTER_COMPACTION = (
+    "contextd: the conversation was just compacted. If the work is mid-way, record where it "
+    "stands with checkpoint (goal, what is done, what is next) so the next compaction or "
+    "session does not lose it."
+)
+
+
+def _capture_begins(app: App, project: Project, hook: HookEvent) -> None:
+    """Note where git stands for this session, and draft the checkpoints of this developer's
+    sessions that ended unseen (agents without a session-end hook)."""
+    if app.db.read_only:
+        return
+    capture = app.capture
+    if app.settings.capture.draft_checkpoints:
+        for key in capture.unended(project, hook.session_key):
+            _draft_checkpoint(app, project, key, None)
+    capture.begin(project, hook.session_key, hook.cwd)
+
+
+def _draft_checkpoint(app: App, project: Project, key: str, folder: Path | None) -> str:
+    """Write the checkpoint a session left out, if it did work; what to tell the user."""
+    draft = app.capture.draft_at_end(project, key, folder)
+    record = None
+    if draft is not None:
+        with suppress(ContextdError):  # a refused draft must not take the hook with it
+            record = app.writer.create(draft, project, force=True)
+    app.capture.ended(key, record)
+    if record is None:
+        return ""
+    return f"contextd drafted a checkpoint of this session: {one_line(record.title)}"
 
 
 def _code_changes(app: App, project: Project, candidates: list[Record]) -> dict[str, CodeChange]:
@@ -251,7 +286,15 @@ def _stop(app: App, project: Project, hook: HookEvent) -> str:
     # The safety net for agents that do not re-run session-start after compacting: compare
     # now, so get_compaction_report has the answer.
     app.hook_state.report(project, hook.session_key)
-    return ""
+    if hook.continuing or not app.settings.capture.stop_prompt:
+        return ""  # the agent goes on because a stop hook asked: never ask again, never loop
+    return app.capture.request_at_stop(project, hook.session_key, hook.cwd)
+
+
+def _session_end(app: App, project: Project, hook: HookEvent) -> str:
+    if app.db.read_only or not app.settings.capture.draft_checkpoints:
+        return ""
+    return _draft_checkpoint(app, project, hook.session_key, hook.cwd)
 
 
 _HANDLERS: dict[str, Callable[[App, Project, HookEvent], str]] = {
@@ -261,4 +304,5 @@ _HANDLERS: dict[str, Callable[[App, Project, HookEvent], str]] = {
     "post-bash": _post_bash,
     "pre-compact": _pre_compact,
     "stop": _stop,
+    "session-end": _session_end,
 }

@@ -13,6 +13,7 @@ _AGENT_EVENT = {
     "prompt": "UserPromptSubmit",
     "post-edit": "PostToolUse",
     "post-bash": "PostToolUse",
+    "stop": "Stop",
 }
 
 
@@ -41,13 +42,21 @@ def agent_reply(event: str, text: str, payload: dict[str, object]) -> str:
     hold; "" when there is nothing to say.
 
     Claude Code and Gemini CLI read `hookSpecificOutput.additionalContext` under the event
-    name they sent; Cursor (camelCase events) reads `additional_context`.
+    name they sent; Cursor (camelCase events) reads `additional_context`. At the end of a
+    turn, Claude Code and Codex go on with a blocking decision's `reason` as their next
+    instruction, Gemini CLI's AfterAgent with a denial's; at a session's end only the user
+    reads what is said (`systemMessage`).
     """
     if not text:
         return ""
     sent = payload.get("hook_event_name")
-    if sent == "sessionStart":
-        reply: dict[str, object] = {"additional_context": text}
+    if event == "stop":
+        decision = "deny" if sent == "AfterAgent" else "block"
+        reply: dict[str, object] = {"decision": decision, "reason": text}
+    elif event == "session-end":
+        reply = {"systemMessage": text}
+    elif sent == "sessionStart":
+        reply = {"additional_context": text}
     else:
         agent_event = sent if isinstance(sent, str) and sent else _AGENT_EVENT.get(event)
         if agent_event is None:

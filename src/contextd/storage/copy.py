@@ -56,6 +56,10 @@ TABLES: dict[str, tuple[str, ...]] = {
         "record_id", "commit_sha", "committed_at", "subject", "path", "change",
     ),
     "code_checks": ("project_id", "head", "renames", "checked_at"),
+    "capture_sessions": (
+        "session_key", "project_id", "developer", "started_at", "seen_at", "start_head",
+        "start_dirty", "asked_at", "ended_at", "checkpoint_id",
+    ),
 }  # fmt: skip
 # Tables whose rows a database numbers itself: read in that order, numbered anew.
 _NUMBERED = {"records", "embeddings", "feedback"}
@@ -133,7 +137,7 @@ def _copy_table(
 def _seen(reading: Connection, table: str) -> tuple[str, tuple[object, ...]]:
     """Which rows of `table` the copying developer may take."""
     dialect = reading.dialect
-    if table in ("records", "sessions"):
+    if table in ("records", "sessions", "capture_sessions"):
         return dialect.visible(table)
     if table in _OF_A_RECORD:
         visible, shown = dialect.visible("records", "r")
@@ -156,7 +160,7 @@ def _converted(
 ) -> tuple[object, ...]:
     values = list(row)
     target = writing.dialect
-    if table == "sessions":
+    if table in ("sessions", "capture_sessions"):
         values[columns.index("developer")] = target.developer
     if table == "embeddings":
         from contextd.storage.vector_bytes import decode

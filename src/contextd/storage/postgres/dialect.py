@@ -21,7 +21,7 @@ class PostgresDialect(Dialect):
     def visible(self, table: str, alias: str | None = None) -> tuple[str, tuple[object, ...]]:
         """A record is the team's (no owner) or this developer's; a session is theirs."""
         row = alias or table
-        if table == "sessions":
+        if table in ("sessions", "capture_sessions"):
             return f"{row}.developer = ?", (self.developer,)
         return f"({row}.owner = '' OR {row}.owner = ?)", (self.developer,)
 

@@ -1,0 +1,100 @@
+"""SQL for what capture remembers of each agent session: where git stood when it started,
+when it was last seen, whether it was asked to record, and the checkpoint drafted for it."""
+
+import json
+
+from msgspec import Struct
+
+from contextd.storage.connection import Connection
+
+__all__ = ["CaptureSession", "begin", "end", "get", "mark_asked", "open_others", "seen"]
+
+_COLUMNS = (
+    "session_key, project_id, developer, started_at, seen_at, start_head, start_dirty, "
+    "asked_at, ended_at, checkpoint_id"
+)
+
+
+class CaptureSession(Struct, frozen=True):
+    session_key: str
+    project_id: str
+    developer: str
+    started_at: str
+    seen_at: str
+    start_head: str  # '' outside git or before the first commit
+    start_dirty: tuple[str, ...]  # files already changed when it started
+    asked_at: str | None
+    ended_at: str | None
+    checkpoint_id: str | None
+
+
+def _row(row: tuple[object, ...]) -> CaptureSession:
+    dirty = json.loads(str(row[6]))
+    return CaptureSession(
+        str(row[0]),
+        str(row[1]),
+        str(row[2]),
+        str(row[3]),
+        str(row[4]),
+        str(row[5]),
+        tuple(str(p) for p in dirty) if isinstance(dirty, list) else (),
+        None if row[7] is None else str(row[7]),
+        None if row[8] is None else str(row[8]),
+        None if row[9] is None else str(row[9]),
+    )
+
+
+def begin(conn: Connection, session: CaptureSession) -> None:
+    """Remember a session's start; a session seen before keeps its first start."""
+    conn.execute(
+        f"INSERT INTO capture_sessions({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL) "
+        "ON CONFLICT(session_key) DO NOTHING",
+        (
+            session.session_key,
+            session.project_id,
+            session.developer,
+            session.started_at,
+            session.seen_at,
+            session.start_head,
+            json.dumps(list(session.start_dirty)),
+        ),
+    )
+
+
+def get(conn: Connection, session_key: str, developer: str) -> CaptureSession | None:
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM capture_sessions WHERE session_key = ? AND developer = ?",
+        (session_key, developer),
+    ).fetchone()
+    return None if row is None else _row(row)
+
+
+def seen(conn: Connection, session_key: str, at: str) -> None:
+    conn.execute("UPDATE capture_sessions SET seen_at = ? WHERE session_key = ?", (at, session_key))
+
+
+def mark_asked(conn: Connection, session_key: str, at: str) -> None:
+    conn.execute(
+        "UPDATE capture_sessions SET asked_at = ?, seen_at = ? WHERE session_key = ?",
+        (at, at, session_key),
+    )
+
+
+def end(conn: Connection, session_key: str, at: str, checkpoint_id: str | None) -> None:
+    conn.execute(
+        "UPDATE capture_sessions SET ended_at = ?, checkpoint_id = ? "
+        "WHERE session_key = ? AND ended_at IS NULL",
+        (at, checkpoint_id, session_key),
+    )
+
+
+def open_others(
+    conn: Connection, project_id: str, developer: str, session_key: str
+) -> list[CaptureSession]:
+    """The developer's sessions on the project that never said they ended, newest first."""
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM capture_sessions WHERE project_id = ? AND developer = ? "
+        "AND ended_at IS NULL AND session_key <> ? ORDER BY started_at DESC",
+        (project_id, developer, session_key),
+    ).fetchall()
+    return [_row(r) for r in rows]
