@@ -21,6 +21,7 @@ AGENT_EVENT = {
     "post-bash": "PostToolUse",
     "pre-compact": "PreCompact",
     "stop": "Stop",
+    "session-end": "SessionEnd",
 }
 EVENTS = tuple(AGENT_EVENT)
 HOOK_TIMEOUT_S = 60.0
@@ -160,6 +161,10 @@ def stop(cwd: Path, session: str = "sess-1") -> dict[str, Any]:
     return _common(cwd, session, "Stop") | {"stop_hook_active": False}
 
 
+def session_end(cwd: Path, session: str = "sess-1") -> dict[str, Any]:
+    return _common(cwd, session, "SessionEnd") | {"reason": "prompt_input_exit"}
+
+
 def payload_for(event: str, cwd: Path, session: str = "sess-1") -> dict[str, Any]:
     """A plausible payload for any event (the fault tests feed each of them)."""
     builders = {
@@ -171,6 +176,7 @@ def payload_for(event: str, cwd: Path, session: str = "sess-1") -> dict[str, Any
         "post-bash": lambda: bash(cwd, 'git commit -m "Add the index"', session=session),
         "pre-compact": lambda: pre_compact(cwd, session),
         "stop": lambda: stop(cwd, session),
+        "session-end": lambda: session_end(cwd, session),
     }
     return builders[event]()
 

@@ -16,6 +16,7 @@ from tests.conftest import DECISION, Cli
 from tests.hooks._support import (
     configure,
     run_hook,
+    session_end,
     session_start,
     stop,
 )
@@ -36,16 +37,6 @@ def commit(repo: Path, subject: str, path: str = "queue.py", minutes_ago: int = 
 
 def minutes_ago(minutes: int) -> str:
     return to_iso(datetime.now(UTC) - timedelta(minutes=minutes))
-
-
-def session_end(cwd: Path, session: str = "sess-1") -> dict[str, Any]:
-    return {
-        "session_id": session,
-        "transcript_path": f"/home/dev/.claude/projects/-work/{session}.jsonl",
-        "cwd": str(cwd),
-        "hook_event_name": "SessionEnd",
-        "reason": "prompt_input_exit",
-    }
 
 
 def gemini(cwd: Path, event: str, **fields: object) -> dict[str, Any]:
