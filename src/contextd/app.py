@@ -25,18 +25,19 @@ if TYPE_CHECKING:
     from contextd.agents.agent_files import AgentFileService
     from contextd.core.reading.pages import RecordPages
     from contextd.core.reading.reader import RecordReader
+    from contextd.core.recall.capture import Capture
     from contextd.core.recall.compaction import HookState
     from contextd.core.recall.queries import SearchService
     from contextd.core.upkeep.code_staleness import CodeStaleness
     from contextd.core.upkeep.consolidation import Consolidation
     from contextd.core.upkeep.refresh import Refresher
     from contextd.core.upkeep.semantic_index import IndexService
-    from contextd.core.workspace.capture import Capture
     from contextd.core.workspace.inventory import Inventory
     from contextd.core.workspace.projects import ProjectService
     from contextd.core.workspace.sessions import SessionService
     from contextd.core.workspace.status import StatusReport
     from contextd.core.writing.duplicates import DuplicateGuard
+    from contextd.core.writing.review import ReviewQueue
     from contextd.core.writing.writer import RecordWriter
     from contextd.embeddings.base import EmbeddingProvider
     from contextd.mirror.service import MirrorService
@@ -101,6 +102,7 @@ class App(Struct, dict=True):
             self.duplicates,
             files,
             developer=self.developer,
+            review=self.settings.capture.review,
         )
 
     @cached_property
@@ -170,8 +172,14 @@ class App(Struct, dict=True):
         return HookState(self.db)
 
     @cached_property
+    def review(self) -> "ReviewQueue":
+        from contextd.core.writing.review import ReviewQueue
+
+        return ReviewQueue(self.db, lambda: self.writer, self.developer)
+
+    @cached_property
     def capture(self) -> "Capture":
-        from contextd.core.workspace.capture import Capture
+        from contextd.core.recall.capture import Capture
 
         return Capture(self.db, self.developer)
 
@@ -214,7 +222,8 @@ class App(Struct, dict=True):
     def status(self, project: Project) -> "StatusReport":
         from contextd.core.workspace.status import project_status
 
-        return project_status(self.reader, self.index, project, self.settings.home)
+        waiting = self.review.count(project)
+        return project_status(self.reader, self.index, project, self.settings.home, waiting)
 
     def inventory(self) -> "Inventory":
         """Every project's counts and activity, the global records, embeddings in use."""

@@ -119,10 +119,11 @@ class CaptureSettings(Struct, frozen=True):
     """Capture without being asked: at the end of a turn, a session that changed code and
     recorded nothing is asked once to record what it settled (`stop_prompt`); a session that
     ends without a checkpoint gets one drafted from its commits and records
-    (`draft_checkpoints`)."""
+    (`draft_checkpoints`). With `review`, new records wait for a person's approval."""
 
     stop_prompt: bool = True
     draft_checkpoints: bool = True
+    review: str = "off"  # off | agent (what agents write waits for a person) | all (and drafts)
 
 
 class RefreshSettings(Struct, frozen=True):
@@ -250,6 +251,7 @@ _SECTIONS: dict[str, type[Any]] = {
 
 
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("capture", "review"): ("off", "agent", "all"),
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
     ("embeddings", "precision"): ("fp32", "int8"),
     ("search", "ranking"): ("hybrid", "fts", "semantic"),

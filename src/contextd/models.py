@@ -215,6 +215,9 @@ class RecordDraft(Struct, frozen=True):
     is_global: bool = False
     created_at: str | None = None  # kept from the source when importing; else now
     private: bool = False  # never written to a shared project's repository files
+    # Who asked for it: a person (CLI, web view), an agent (MCP), or contextd's capture (a
+    # checkpoint drafted from a session's facts). The review policy holds what agents ask for.
+    asked_by: str = "person"  # person | agent | capture
 
 
 class RecordEdit(Struct, frozen=True):
@@ -327,6 +330,7 @@ class Stored(Struct, frozen=True):
     record: Record
     similar: list[Similar]
     shorts: dict[str, str]
+    held: bool = False  # waiting in the review queue (its id is the draft's), not stored yet
 
 
 class SearchResult(Struct, frozen=True):

@@ -68,8 +68,7 @@ def stop_reply(repo: Path, payload: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def checkpoints(run: Cli) -> list[dict[str, Any]]:
-    found = run.json("memories", "--kind", "checkpoint")
-    return list(found["records"] if isinstance(found, dict) else found)
+    return list(run.json("memories", "--kind", "checkpoint")["records"])
 
 
 def test_a_session_that_committed_and_recorded_nothing_is_asked_once(repo: Path, run: Cli) -> None:

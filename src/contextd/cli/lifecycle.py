@@ -1,5 +1,6 @@
 """update, supersede, archive, unarchive, delete, verify, stale: changing what is stored."""
 
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -14,7 +15,7 @@ from contextd.core.upkeep.quality import command_for, scan_quality
 from contextd.fields import BODY_FIELDS, BodyField
 from contextd.models import Record, RecordEdit
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "edit_from", "edit_options"]
 
 
 def _body_options() -> tuple[Option, ...]:
@@ -51,43 +52,55 @@ def _written(record: Record, verb: str, *, with_similar: bool = False) -> None:
     report_write(verb, record, similar, shorts)
 
 
-@click.command()
-@click.argument("record_id", metavar="ID")
-@click.option("--title", help="New title / text / summary / rule / name.")
-@click.option("--category")
-@click.option("--tag", "tags", multiple=True, help="Replace the tags (repeatable).")
-@click.option("--hint", "hints", multiple=True, help="Replace the retrieval hints (repeatable).")
-@click.option("--priority", type=click.IntRange(1, 5))
-@click.option("--related", multiple=True, metavar="ID", help="Replace the related ids.")
-@declared_options(*_BODY_OPTIONS)
-@click.option("--force", is_flag=True, help="Keep the change even if it restates another record.")
-@common_options
-def update(
-    record_id: str,
-    title: str | None,
-    category: str | None,
-    tags: tuple[str, ...],
-    hints: tuple[str, ...],
-    priority: int | None,
-    related: tuple[str, ...],
-    force: bool,
-    **body_options: Any,
-) -> None:
-    """Change fields of a record; the same rules as when it was created apply."""
+def edit_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The flags that change a record's fields (`update`, `review edit`), one per field."""
+    for option in reversed(
+        [
+            click.option("--title", help="New title / text / summary / rule / name."),
+            click.option("--category"),
+            click.option("--tag", "tags", multiple=True, help="Replace the tags (repeatable)."),
+            click.option(
+                "--hint", "hints", multiple=True, help="Replace the retrieval hints (repeatable)."
+            ),
+            click.option("--priority", type=click.IntRange(1, 5)),
+            click.option("--related", multiple=True, metavar="ID", help="Replace the related ids."),
+            declared_options(*_BODY_OPTIONS),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def edit_from(values: dict[str, Any]) -> RecordEdit:
+    """The change `edit_options` asked for (the values click passed, taken out of `values`)."""
+    fields = {name: values.pop(name) for name in ("title", "category", "tags", "hints")}
+    priority, related = values.pop("priority"), values.pop("related")
     body = {
-        name: value
-        for name, value in body_options.items()
-        if (value if name in _LISTS else value is not None)
+        name: values.pop(name)
+        for name in [o.dest for o in _BODY_OPTIONS]
+        if (values[name] if name in _LISTS else values[name] is not None)
     }
-    edit = RecordEdit(
-        title=title,
-        category=category,
-        tags=tags or None,
-        retrieval_hints=hints or None,
+    for option in _BODY_OPTIONS:
+        values.pop(option.dest, None)
+    return RecordEdit(
+        title=fields["title"],
+        category=fields["category"],
+        tags=fields["tags"] or None,
+        retrieval_hints=fields["hints"] or None,
         priority=priority,
         related_to=related or None,
         body=body,
     )
+
+
+@click.command()
+@click.argument("record_id", metavar="ID")
+@edit_options
+@click.option("--force", is_flag=True, help="Keep the change even if it restates another record.")
+@common_options
+def update(record_id: str, force: bool, **values: Any) -> None:
+    """Change fields of a record; the same rules as when it was created apply."""
+    edit = edit_from(values)
     _written(get_app().writer.update(record_id, edit, force=force), "Updated", with_similar=True)
 
 

@@ -44,6 +44,7 @@ COMMAND_MODULES = {
     "stale": "lifecycle",
     "quality": "lifecycle",
     "session": "sessions",
+    "review": "review",
     "inventory": "inventory",
     "export": "export",
     "sync": "sync",

@@ -47,6 +47,7 @@ def _payload(report: StatusReport, shared: SharedView | None) -> dict[str, Any]:
         "next": list(getattr(body, "next", ())),
         "home": str(report.home),
         "index": asdict(report.index) | {"fix": report.index.fix},
+        "waiting_review": report.waiting_review,
     }
     if shared is not None:
         payload["shared"] = {
@@ -93,6 +94,8 @@ def _rows(report: StatusReport, shared: SharedView | None) -> list[tuple[str, st
         rows.append(("Vectors", index.backend))
     if shared is not None:
         rows.append(("Shared", f"{shared.records} records in {shared.folder}"))
+    if report.waiting_review:
+        rows.append(("Review", f"{report.waiting_review} waiting (contextd review)"))
     return rows
 
 

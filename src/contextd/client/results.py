@@ -117,6 +117,9 @@ def _json(payload: dict[str, Any], answer: dict[str, Any]) -> str:
     return json_text(payload, indent=2) + "\n"
 
 
+HELD_NOTE = "It is not in memory until a person approves it: contextd review approve ID."
+
+
 def write_printout(
     verb: str, view: dict[str, Any], shorts: dict[str, str], as_json: bool
 ) -> Printout:
@@ -126,9 +129,16 @@ def write_printout(
         return [(1, json_text(view, indent=2) + "\n")]
     new = shorts.get(view["id"], view["id"])
     where = " (global)" if view["project_id"] is None else ""
+    held = view.get("held_for_review") is True
     out: Printout = [
-        (1, f"{verb} {view['kind']} {style(new, bold=True)}{where}: {view['title']}\n")
+        (
+            1,
+            f"{'Held for review' if held else verb} {view['kind']} {style(new, bold=True)}"
+            f"{where}: {view['title']}\n",
+        )
     ]
+    if held:
+        out.append((1, f"{HELD_NOTE}\n"))
     similar = view["similar"]
     if similar:
         heading = style("Similar records (a restatement or a contradiction?):", fg="yellow")

@@ -102,6 +102,12 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
             parts.append(_AFTER_COMPACTION)
     if app.db.read_only:
         parts.append(WRITES_OFF)
+    waiting = app.review.count(project)
+    if waiting:
+        parts.append(
+            f"contextd: {waiting} records agents wrote wait for the user's review (`contextd "
+            "review`); they are not memory yet, so do not write them again."
+        )
     # The nudge looks at the records the briefing chose from: the newest of each kind.
     issues = scan_quality(app.reader, project, app.settings.lifecycle.stale_days, candidates)
     if issues:
@@ -144,14 +150,17 @@ def _capture_begins(app: App, project: Project, hook: HookEvent) -> None:
 def _draft_checkpoint(app: App, project: Project, key: str, folder: Path | None) -> str:
     """Write the checkpoint a session left out, if it did work; what to tell the user."""
     draft = app.capture.draft_at_end(project, key, folder)
-    record = None
+    stored = None
     if draft is not None:
         with suppress(ContextdError):  # a refused draft must not take the hook with it
-            record = app.writer.create(draft, project, force=True)
-    app.capture.ended(key, record)
-    if record is None:
+            stored = app.writer.record(draft, project, force=True)
+    app.capture.ended(key, None if stored is None else stored.record)
+    if stored is None:
         return ""
-    return f"contextd drafted a checkpoint of this session: {one_line(record.title)}"
+    title = one_line(stored.record.title)
+    if stored.held:
+        return f"contextd drafted a checkpoint of this session for your review: {title}"
+    return f"contextd drafted a checkpoint of this session: {title}"
 
 
 def _code_changes(app: App, project: Project, candidates: list[Record]) -> dict[str, CodeChange]:

@@ -115,6 +115,9 @@ class Written(RecordOut):
     similar: list[SimilarRecord] = Field(
         description="Records that may say the same or the opposite; check them."
     )
+    held_for_review: Literal[True] = absent(
+        "Present when the record waits for a person's approval and is not in memory yet."
+    )
 
 
 class RecordRef(Shape):

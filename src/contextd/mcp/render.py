@@ -55,6 +55,11 @@ def fenced_lines(head: str, lines: list[str]) -> str:
 def written_text(view: dict[str, Any], verb: str = "Stored") -> str:
     """After a write: what was stored, and the similar records the agent should look at."""
     lines = [f"{verb} {_label(view)} {one_line(view['title'])}"]
+    if view.get("held_for_review"):
+        lines = [
+            f"Held for review {_label(view)} {one_line(view['title'])}",
+            "It is not in memory until a person approves it; do not write it again.",
+        ]
     similar = view.get("similar", [])
     if similar:
         lines.append("Similar records (check they do not say the same or the opposite):")

@@ -12,7 +12,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from contextd.app import App
-from contextd.core.reading.views import record_view, similar_view
+from contextd.core.reading.views import record_view, similar_view, written_view
 from contextd.core.recall.presentation import one_line
 from contextd.errors import ContextdError
 from contextd.fields import KINDS, RECORD_FIELDS, body_field
@@ -161,10 +161,11 @@ class Toolkit:
             origin=Origin(origin),
             related_to=tuple(related or ()),
             is_global=is_global,
+            asked_by="agent",
         )
         project = None if is_global else here.project()
         stored = self.app.writer.record(draft, project, force=force, supersedes=supersedes or ())
-        view = record_view(stored.record) | {"similar": [similar_view(s) for s in stored.similar]}
+        view = written_view(stored.record, stored.similar, held=stored.held)
         return reply(view, written_text(view, "Stored"))
 
     def written(self, record: Record, verb: str) -> CallToolResult:

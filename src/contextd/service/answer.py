@@ -44,7 +44,7 @@ def answer(app: App, request: Asked, body: bytes = b"") -> tuple[dict[str, Any],
         )
         return {
             "written": {
-                "view": written_view(stored.record, stored.similar),
+                "view": written_view(stored.record, stored.similar, held=stored.held),
                 "shorts": stored.shorts,
             }
         }, b""

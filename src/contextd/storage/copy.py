@@ -60,6 +60,10 @@ TABLES: dict[str, tuple[str, ...]] = {
         "session_key", "project_id", "developer", "started_at", "seen_at", "start_head",
         "start_dirty", "asked_at", "ended_at", "checkpoint_id",
     ),
+    "review_queue": (
+        "id", "project_id", "developer", "draft", "supersedes", "queued_at", "state", "reason",
+        "decided_at",
+    ),
 }  # fmt: skip
 # Tables whose rows a database numbers itself: read in that order, numbered anew.
 _NUMBERED = {"records", "embeddings", "feedback"}
@@ -68,6 +72,9 @@ _OF_A_RECORD = {
     "embeddings", "feedback", "sync_versions", "sync_conflicts", "hook_shown", "shared_files",
     "code_changes",
 }  # fmt: skip
+# Tables whose rows are one developer's (a `developer` column): what the copier may take, and
+# theirs in the target.
+_PERSONAL = ("sessions", "capture_sessions", "review_queue")
 _BATCH = 500
 
 
@@ -137,7 +144,7 @@ def _copy_table(
 def _seen(reading: Connection, table: str) -> tuple[str, tuple[object, ...]]:
     """Which rows of `table` the copying developer may take."""
     dialect = reading.dialect
-    if table in ("records", "sessions", "capture_sessions"):
+    if table in ("records", *_PERSONAL):
         return dialect.visible(table)
     if table in _OF_A_RECORD:
         visible, shown = dialect.visible("records", "r")
@@ -160,7 +167,7 @@ def _converted(
 ) -> tuple[object, ...]:
     values = list(row)
     target = writing.dialect
-    if table in ("sessions", "capture_sessions"):
+    if table in _PERSONAL:
         values[columns.index("developer")] = target.developer
     if table == "embeddings":
         from contextd.storage.vector_bytes import decode

@@ -116,9 +116,15 @@ def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
     return view
 
 
-def written_view(record: Record, similar: Sequence[Similar]) -> dict[str, Any]:
-    """A record just stored or changed, with the stored ones it resembles (advisory)."""
-    return record_view(record) | {"similar": [similar_view(s) for s in similar]}
+def written_view(
+    record: Record, similar: Sequence[Similar], *, held: bool = False
+) -> dict[str, Any]:
+    """A record just stored or changed, with the stored ones it resembles (advisory); `held`:
+    waiting in the review queue instead."""
+    view = record_view(record) | {"similar": [similar_view(s) for s in similar]}
+    if held:
+        view["held_for_review"] = True
+    return view
 
 
 def similar_view(similar: Similar) -> dict[str, Any]:

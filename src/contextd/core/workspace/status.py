@@ -19,10 +19,15 @@ class StatusReport(Struct, frozen=True):
     last_checkpoint: Record | None
     home: Path
     index: IndexState
+    waiting_review: int = 0  # drafts agents wrote, held for a person ([capture] review)
 
 
 def project_status(
-    records: RecordReader, index: IndexService, project: Project, home: Path
+    records: RecordReader,
+    index: IndexService,
+    project: Project,
+    home: Path,
+    waiting_review: int = 0,
 ) -> StatusReport:
     """Gather the overview `contextd status` shows."""
     return StatusReport(
@@ -32,6 +37,7 @@ def project_status(
         last_checkpoint=records.latest(project, Kind.CHECKPOINT),
         home=home,
         index=index.state(),
+        waiting_review=waiting_review,
     )
 
 

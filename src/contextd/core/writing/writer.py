@@ -12,6 +12,7 @@ from msgspec.structs import replace
 from contextd.clock import now
 from contextd.core.reading.reader import RecordReader
 from contextd.core.writing.duplicates import DuplicateGuard
+from contextd.core.writing.review import held_by
 from contextd.core.writing.validation import checked_text, validate_draft
 from contextd.errors import (
     ConflictError,
@@ -36,12 +37,13 @@ from contextd.models import (
 from contextd.retrieval.indexer import Indexer, embedding_text
 from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as rows
+from contextd.storage import review_queue as review_rows
 from contextd.storage import sessions as session_rows
 from contextd.storage import vectors as vector_rows
 from contextd.storage.connection import Connection
 from contextd.storage.store import Database
 
-__all__ = ["PreparedWrite", "RecordFiles", "RecordWriter"]
+__all__ = ["PreparedWrite", "RecordFiles", "RecordWriter", "edited_body"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -87,8 +89,10 @@ class RecordWriter:
         guard: DuplicateGuard | None = None,
         files: RecordFiles | None = None,
         developer: str = "",
+        review: str = "off",
     ) -> None:
         self._db = db
+        self._review = review  # [capture] review: which new records wait for a person
         self._reader = reader
         self._developer = developer  # whose open session new records join
         self._indexer = indexer
@@ -105,17 +109,19 @@ class RecordWriter:
         *,
         force: bool = False,
         supersedes: Sequence[str] = (),
+        queue: bool = True,
     ) -> Record:
         """Validate and store a new record in `project` (or globally when the draft says so);
         with `supersedes`, the named records are marked replaced by it in the same transaction.
+        A draft the review policy holds (`queue`) is checked the same way and waits for a
+        person instead: the record returned is not stored yet.
 
         Raises:
             ValidationError: a field breaks its kind's rules or holds a secret.
             DuplicateError: it restates a stored record other than those it supersedes
                 (unless `force`).
         """
-        replaced = [self._reader.get(reference).id for reference in supersedes]
-        return self._store([draft], project, force=force, replaced=replaced)[0][0]
+        return self.record(draft, project, force=force, supersedes=supersedes, queue=queue).record
 
     def record(
         self,
@@ -124,16 +130,36 @@ class RecordWriter:
         *,
         force: bool = False,
         supersedes: Sequence[str] = (),
+        queue: bool = True,
     ) -> Stored:
         """`create`, with what a writer reports back: the records it resembles (from the one
         neighbour search the duplicate check made) and short ids."""
         replaced = [self._reader.get(reference).id for reference in supersedes]
+        if queue and held_by(self._review, draft):
+            return self._hold(draft, project, force=force, replaced=replaced)
         records, prepared = self._store(
             [draft], project, force=force, replaced=replaced, want_similar=True
         )
         similar = list(prepared[0].similar)
         shorts = self._reader.short_ids([records[0].id, *(s.record.id for s in similar)])
         return Stored(records[0], similar, shorts)
+
+    def _hold(
+        self, draft: RecordDraft, project: Project | None, *, force: bool, replaced: list[str]
+    ) -> Stored:
+        """Check a draft as a write is checked, then keep it in the review queue."""
+        (prepared,) = self._prepare(
+            [draft], project, force=force, exempt=frozenset(replaced), want_similar=True
+        )
+        record = prepared.record
+        held = review_rows.Held(
+            record.id, record.project_id, self._developer, draft, tuple(replaced), now(), "pending"
+        )
+        with self._db.transaction() as conn:
+            review_rows.hold(conn, held)
+        similar = list(prepared.similar)
+        shorts = self._reader.short_ids([s.record.id for s in similar]) | {record.id: record.id}
+        return Stored(record, similar, shorts, held=True)
 
     def create_many(
         self,
@@ -321,7 +347,7 @@ class RecordWriter:
             RecordDraft(
                 kind=record.kind,
                 title=_pick(edit.title, record.title),
-                body=_edited_body(record, edit.body),
+                body=edited_body(record, edit.body),
                 category=_pick(edit.category, record.category),
                 tags=_pick(edit.tags, record.tags),
                 retrieval_hints=_pick(edit.retrieval_hints, record.retrieval_hints),
@@ -510,7 +536,8 @@ def _pick(new: T | None, old: T) -> T:
     return old if new is None else new
 
 
-def _edited_body(record: Record, changes: dict[str, Any]) -> Any:
+def edited_body(record: Record | RecordDraft, changes: dict[str, Any]) -> Any:
+    """`record`'s body with `changes` made, refusing a field its kind does not have."""
     if not changes:
         return record.body
     current = body_to_dict(record.body)

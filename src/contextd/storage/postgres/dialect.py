@@ -19,9 +19,10 @@ class PostgresDialect(Dialect):
         self.developer = developer  # '' (no store opened yet): the team's rows only
 
     def visible(self, table: str, alias: str | None = None) -> tuple[str, tuple[object, ...]]:
-        """A record is the team's (no owner) or this developer's; a session is theirs."""
+        """A record is the team's (no owner) or this developer's; a session (an agent's
+        session, a held draft) is theirs."""
         row = alias or table
-        if table in ("sessions", "capture_sessions"):
+        if table in ("sessions", "capture_sessions", "review_queue"):
             return f"{row}.developer = ?", (self.developer,)
         return f"({row}.owner = '' OR {row}.owner = ?)", (self.developer,)
 

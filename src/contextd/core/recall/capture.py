@@ -245,4 +245,5 @@ def draft_checkpoint(activity: Activity, goal: str) -> RecordDraft:
         CheckpointBody(goal, tuple(done), ()),
         tags=(DRAFTED_TAG,),
         origin=Origin.AGENT,
+        asked_by="capture",
     )

@@ -14,3 +14,18 @@ CREATE TABLE capture_sessions (
     checkpoint_id TEXT
 );
 CREATE INDEX capture_sessions_open ON capture_sessions(project_id, developer, ended_at);
+
+-- What agents wrote, held for a person's approval ([capture] review): a draft here is never
+-- recalled, briefed, exported or shared; approving it writes it as any record is written.
+CREATE TABLE review_queue (
+    id          TEXT PRIMARY KEY,
+    project_id  TEXT REFERENCES projects(id) ON DELETE CASCADE,  -- NULL: a global record
+    developer   TEXT NOT NULL DEFAULT '',
+    draft       TEXT NOT NULL,            -- JSON: the record as the agent asked for it
+    supersedes  TEXT NOT NULL DEFAULT '[]',
+    queued_at   TEXT NOT NULL,
+    state       TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'rejected')),
+    reason      TEXT,
+    decided_at  TEXT
+);
+CREATE INDEX review_queue_waiting ON review_queue(project_id, developer, state);

@@ -1,0 +1,141 @@
+"""The review queue: what agents write can wait for a person before it becomes the project's
+truth (`[capture] review`). A held draft passed every rule a write must pass (validation, the
+secret scan, the duplicate guard) but is kept apart from the records: nothing recalls,
+briefs, exports or shares it. Approving writes it through the same writer, checked again;
+rejecting keeps it, marked, so the same proposal is known as turned down. Only a person
+decides: no MCP tool approves, and the CLI asks for a terminal."""
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeVar
+
+from msgspec.structs import replace
+
+from contextd.clock import now
+from contextd.core.writing.validation import checked_text, validate_draft
+from contextd.errors import InvalidInputError, NotFoundError
+from contextd.models import Origin, Project, Record, RecordDraft, RecordEdit
+from contextd.storage import review_queue as rows
+from contextd.storage.store import Database
+
+if TYPE_CHECKING:
+    from contextd.core.writing.writer import RecordWriter
+
+__all__ = ["POLICIES", "Held", "ReviewQueue", "held_by"]
+
+POLICIES = ("off", "agent", "all")
+Held = rows.Held
+T = TypeVar("T")
+
+
+def held_by(policy: str, draft: RecordDraft) -> bool:
+    """Whether a new record waits for a person: under "agent" what agents write (through MCP,
+    whatever origin they claim, or as origin agent), under "all" also what contextd captured
+    for them (drafted checkpoints)."""
+    if draft.asked_by == "capture":
+        return policy == "all"
+    by_agent = draft.asked_by == "agent" or draft.origin is Origin.AGENT
+    return by_agent and policy in ("agent", "all")
+
+
+class ReviewQueue:
+    """One developer's held drafts."""
+
+    def __init__(
+        self, db: Database, writer: Callable[[], "RecordWriter"], developer: str = ""
+    ) -> None:
+        self._db = db
+        self._writer = writer  # built when a draft is approved: counting needs no write path
+        self._developer = developer
+
+    def waiting(self, project: Project | None) -> list[Held]:
+        """Drafts waiting for this project (and global ones), oldest first."""
+        conn = self._db.connection()
+        return rows.waiting(conn, project.id if project else None, self._developer)
+
+    def count(self, project: Project | None) -> int:
+        conn = self._db.connection()
+        return rows.count_waiting(conn, project.id if project else None, self._developer)
+
+    def approve(self, references: Sequence[str], project: Project | None) -> list[Record]:
+        """Write each draft as a record (checked again: the store may have changed since it
+        was held) and take it out of the queue.
+
+        Raises:
+            NotFoundError: a reference names no waiting draft of this project.
+            ValidationError, DuplicateError: a draft no longer passes (it stays waiting).
+        """
+        written = []
+        for held in self._find_all(references, project):
+            place = project if held.project_id is not None else None
+            record = self._writer().create(
+                held.draft, place, supersedes=held.supersedes, queue=False
+            )
+            with self._db.transaction() as conn:
+                rows.remove(conn, held.id)
+            written.append(record)
+        return written
+
+    def reject(
+        self, references: Sequence[str], project: Project | None, reason: str = ""
+    ) -> list[Held]:
+        """Turn drafts down, keeping why.
+
+        Raises:
+            NotFoundError: a reference names no waiting draft of this project.
+            ValidationError: the reason is too long or holds a secret.
+        """
+        why = checked_text("reason", reason, label="reason", limit=500, one_line=True) or ""
+        found = self._find_all(references, project)
+        with self._db.transaction() as conn:
+            for held in found:
+                rows.decide(conn, held.id, why, now())
+        return found
+
+    def edit(self, reference: str, project: Project | None, edit: RecordEdit) -> Held:
+        """Change a waiting draft under the rules of `update` (validated as a new record is).
+
+        Raises:
+            NotFoundError: no waiting draft of this project has that id.
+            ValidationError: the edited draft breaks a rule.
+        """
+        from contextd.core.writing.writer import edited_body
+
+        (held,) = self._find_all([reference], project)
+        draft = held.draft
+        changed = validate_draft(
+            replace(
+                draft,
+                title=_pick(edit.title, draft.title),
+                body=edited_body(draft, edit.body),
+                category=_pick(edit.category, draft.category),
+                tags=_pick(edit.tags, draft.tags),
+                retrieval_hints=_pick(edit.retrieval_hints, draft.retrieval_hints),
+                priority=_pick(edit.priority, draft.priority),
+                related_to=_pick(edit.related_to, draft.related_to),
+            )
+        )
+        with self._db.transaction() as conn:
+            rows.replace_draft(conn, held.id, changed)
+        return replace(held, draft=changed)
+
+    def _find_all(self, references: Sequence[str], project: Project | None) -> list[Held]:
+        if not references:
+            raise InvalidInputError("Name at least one waiting draft by its id.")
+        mine = {h.id: h for h in self.waiting(project)}
+        found: dict[str, Held] = {}
+        for reference in references:
+            matches = [i for i in mine if i.startswith(reference.strip().lower())]
+            if len(matches) != 1 or len(reference.strip()) < 4:
+                shown = reference if reference.isprintable() else repr(reference)
+                raise NotFoundError(
+                    f"No single waiting draft has the id {shown[:40]}; `contextd review` "
+                    "lists them."
+                    if not matches or len(reference.strip()) < 4
+                    else f"{shown[:40]} matches {len(matches)} waiting drafts; give more of it."
+                )
+            found[matches[0]] = mine[matches[0]]
+        return list(found.values())
+
+
+def _pick(new: T | None, old: T) -> T:
+    return old if new is None else new

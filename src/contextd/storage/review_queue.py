@@ -1,0 +1,109 @@
+"""SQL for the review queue: what agents wrote, held until a person approves or rejects it."""
+
+import json
+
+import msgspec
+from msgspec import Struct
+
+from contextd.models import RecordDraft
+from contextd.storage.connection import Connection
+
+__all__ = [
+    "Held", "count_waiting", "decide", "get", "hold", "remove", "replace_draft", "waiting",
+]  # fmt: skip
+
+_COLUMNS = "id, project_id, developer, draft, supersedes, queued_at, state, reason, decided_at"
+
+
+class Held(Struct, frozen=True):
+    """One draft in the queue."""
+
+    id: str
+    project_id: str | None  # None: a global record
+    developer: str
+    draft: RecordDraft
+    supersedes: tuple[str, ...]
+    queued_at: str
+    state: str  # pending | rejected
+    reason: str | None = None
+    decided_at: str | None = None
+
+
+def _held(row: tuple[object, ...]) -> Held:
+    supersedes = json.loads(str(row[4]))
+    return Held(
+        str(row[0]),
+        None if row[1] is None else str(row[1]),
+        str(row[2]),
+        msgspec.json.decode(str(row[3]), type=RecordDraft),
+        tuple(str(s) for s in supersedes),
+        str(row[5]),
+        str(row[6]),
+        None if row[7] is None else str(row[7]),
+        None if row[8] is None else str(row[8]),
+    )
+
+
+def hold(conn: Connection, held: Held) -> None:
+    conn.execute(
+        f"INSERT INTO review_queue({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, 'pending', NULL, NULL)",
+        (
+            held.id,
+            held.project_id,
+            held.developer,
+            msgspec.json.encode(held.draft).decode("utf-8"),
+            json.dumps(list(held.supersedes)),
+            held.queued_at,
+        ),
+    )
+
+
+def _scope(project_id: str | None) -> tuple[str, list[object]]:
+    return "(project_id = ? OR project_id IS NULL)", [project_id]
+
+
+def waiting(conn: Connection, project_id: str | None, developer: str) -> list[Held]:
+    """The developer's pending drafts for the project (and global ones), oldest first."""
+    where, params = _scope(project_id)
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM review_queue WHERE {where} AND developer = ? "
+        "AND state = 'pending' ORDER BY queued_at, id",
+        [*params, developer],
+    ).fetchall()
+    return [_held(r) for r in rows]
+
+
+def count_waiting(conn: Connection, project_id: str | None, developer: str) -> int:
+    where, params = _scope(project_id)
+    row = conn.execute(
+        f"SELECT count(*) FROM review_queue WHERE {where} AND developer = ? AND state = 'pending'",
+        [*params, developer],
+    ).fetchone()
+    return int(row[0])
+
+
+def get(conn: Connection, held_id: str, developer: str) -> Held | None:
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM review_queue WHERE id = ? AND developer = ?",
+        (held_id, developer),
+    ).fetchone()
+    return None if row is None else _held(row)
+
+
+def replace_draft(conn: Connection, held_id: str, draft: RecordDraft) -> None:
+    conn.execute(
+        "UPDATE review_queue SET draft = ? WHERE id = ? AND state = 'pending'",
+        (msgspec.json.encode(draft).decode("utf-8"), held_id),
+    )
+
+
+def decide(conn: Connection, held_id: str, reason: str, at: str) -> None:
+    """Reject a draft: it stays, so the same proposal is known as rejected."""
+    conn.execute(
+        "UPDATE review_queue SET state = 'rejected', reason = ?, decided_at = ? WHERE id = ?",
+        (reason, at, held_id),
+    )
+
+
+def remove(conn: Connection, held_id: str) -> None:
+    conn.execute("DELETE FROM review_queue WHERE id = ?", (held_id,))
