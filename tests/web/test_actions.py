@@ -7,7 +7,7 @@ from httpx import Response
 from starlette.testclient import TestClient
 
 from contextd.app import App
-from contextd.models import Status
+from contextd.models import Kind, Status
 from tests.web.conftest import BASE, Store
 
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -135,3 +135,51 @@ def test_changes_to_a_missing_record_are_not_found(writer: TestClient) -> None:
         response = _post(writer, f"/r/ffffffffffff/{action}")
         assert response.status_code == 404, action
         assert "No record with id" in html.unescape(response.text)
+
+
+def _held(app: App, title: str) -> str:
+    """A draft an agent wrote under `[capture] review = "agent"`, waiting."""
+    from contextd.core.writing.writer import RecordWriter
+    from contextd.models import MemoryBody, RecordDraft
+
+    held = RecordWriter(app.db, app.reader, review="agent")
+    draft = RecordDraft(Kind.MEMORY, title, MemoryBody(), category="gotcha", asked_by="agent")
+    stored = held.record(draft, app.current_project())
+    assert stored.held
+    return stored.record.id
+
+
+def test_the_review_page_approves_and_rejects_what_agents_wrote(
+    writer: TestClient, client: TestClient, app: App
+) -> None:
+    keep = _held(app, "The GPU workers need the CUDA 12 driver, not 11")
+    drop = _held(app, "<script>alert(1)</script> Workers restart every hour")
+    slug = app.current_project().slug
+
+    page = client.get(f"/p/{slug}/review")
+    assert page.status_code == 200
+    assert "CUDA 12 driver" in page.text and f"contextd review approve {keep}" in page.text
+    assert "<script>alert(1)</script>" not in page.text  # a draft is escaped like a record
+    assert client.post(
+        f"/p/{slug}/review/{keep}/approve", headers={"origin": BASE}
+    ).status_code in (
+        403,
+        404,
+        405,
+    )  # read-only: no such route
+
+    approved = _post(writer, f"/p/{slug}/review/{keep}/approve")
+    assert approved.status_code == 303
+    assert "Approved: the draft is memory now." in writer.get(approved.headers["location"]).text
+    assert [r.title for r in app.reader.list_records(app.current_project())].count(
+        "The GPU workers need the CUDA 12 driver, not 11"
+    ) == 1
+    rejected = _post(writer, f"/p/{slug}/review/{drop}/reject", reason="not true")
+    assert rejected.status_code == 303
+    assert app.review.waiting(app.current_project()) == []
+    again = _post(writer, f"/p/{slug}/review/{drop}/approve")
+    assert again.status_code == 404 and "No single waiting draft" in html.unescape(again.text)
+    forged = writer.post(
+        f"/p/{slug}/review/{keep}/approve", data={"csrf": "x"}, headers={"origin": BASE}
+    )
+    assert forged.status_code == 403

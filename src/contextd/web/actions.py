@@ -13,10 +13,12 @@ from starlette.responses import RedirectResponse, Response
 from contextd.errors import ContextdError
 from contextd.models import Record, RecordEdit
 from contextd.web.forms import edit_from_form, form_values, without_secrets
-from contextd.web.pages import core, record_page
+from contextd.web.pages import core, project_by_slug, record_page, review_page
 from contextd.web.rendering import error_page, failure_status, page, safe_view
 
-__all__ = ["archive", "edit", "edit_form", "supersede", "unarchive", "verify"]
+__all__ = [
+    "approve", "archive", "edit", "edit_form", "reject", "supersede", "unarchive", "verify",
+]  # fmt: skip
 
 Handler = Callable[[Request, FormData], Response]
 
@@ -123,3 +125,28 @@ def edit(request: Request, form: FormData) -> Response:
         context = {"record": record, "values": values, "error": str(exc), "emptied": emptied}
         return page(request, "edit.html", context, status_code=failure_status(exc))
     return _done(request, updated, "edited")
+
+
+def _reviewed(request: Request, form: FormData, what: str) -> Response:
+    """Approve or reject one waiting draft; back to the Review page either way."""
+    app = core(request)
+    slug, held = request.path_params["slug"], request.path_params["held_id"]
+    try:
+        project = project_by_slug(app, slug)
+        if what == "approved":
+            app.review.approve([held], project)
+        else:
+            app.review.reject([held], project, _text(form, "reason") or "")
+    except ContextdError as exc:
+        return review_page(request, slug, error=str(exc), status=failure_status(exc))
+    return RedirectResponse(f"/p/{slug}/review?done={what}", status_code=303)
+
+
+@write_action
+def approve(request: Request, form: FormData) -> Response:
+    return _reviewed(request, form, "approved")
+
+
+@write_action
+def reject(request: Request, form: FormData) -> Response:
+    return _reviewed(request, form, "rejected")

@@ -26,6 +26,7 @@ def _routes(write: bool) -> list[BaseRoute]:
         Route("/p/{slug}/records", pages.records),
         Route("/p/{slug}/sessions", pages.sessions),
         Route("/p/{slug}/quality", pages.quality),
+        Route("/p/{slug}/review", pages.review),
         Route("/r/{record_id}", pages.record),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
@@ -37,6 +38,8 @@ def _routes(write: bool) -> list[BaseRoute]:
             Route("/r/{record_id}/archive", actions.archive, methods=["POST"]),
             Route("/r/{record_id}/unarchive", actions.unarchive, methods=["POST"]),
             Route("/r/{record_id}/supersede", actions.supersede, methods=["POST"]),
+            Route("/p/{slug}/review/{held_id}/approve", actions.approve, methods=["POST"]),
+            Route("/p/{slug}/review/{held_id}/reject", actions.reject, methods=["POST"]),
         ]
     return routes
 

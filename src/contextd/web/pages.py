@@ -24,6 +24,8 @@ __all__ = [
     "quality",
     "record",
     "records",
+    "review",
+    "review_page",
     "sessions",
 ]
 
@@ -36,6 +38,8 @@ DONE = {
     "unarchived": "Restored: the record is back.",
     "superseded": "Superseded: this record is NOT CURRENT now; its successor is current truth.",
     "edited": "Saved.",
+    "approved": "Approved: the draft is memory now.",
+    "rejected": "Rejected: the draft will not become memory.",
 }
 
 
@@ -155,3 +159,24 @@ def quality(request: Request) -> Response:
         "shorts": app.reader.short_ids(ids),
     }
     return page(request, "quality.html", context)
+
+
+@safe_view
+def review(request: Request) -> Response:
+    return review_page(request, request.path_params["slug"])
+
+
+def review_page(request: Request, slug: str, **extra: Any) -> Response:
+    """What agents wrote, waiting for a person ([capture] review); `extra` adds an error (and
+    its status) after a refused decision."""
+    app = core(request)
+    project = project_by_slug(app, slug)
+    waiting = app.review.waiting(project)
+    context = {
+        "project": project,
+        "waiting": [(h, body_to_dict(h.draft.body)) for h in waiting],
+        "policy": app.settings.capture.review,
+        "done": DONE.get(request.query_params.get("done", "")),
+        "error": None,
+    } | extra
+    return page(request, "review.html", context, status_code=extra.get("status", 200))
