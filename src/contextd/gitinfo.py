@@ -11,6 +11,7 @@ __all__ = [
     "Commit",
     "commits",
     "diffs",
+    "dirty_paths",
     "file_at",
     "FileChange",
     "files_naming",
@@ -280,6 +281,26 @@ def remote_url(root: Path) -> str | None:
         return None
     name = "origin" if "origin" in remotes else remotes[0]
     return _git(root, "remote", "get-url", name)
+
+
+def dirty_paths(root: Path) -> list[str] | None:
+    """Files of the work tree that differ from HEAD or the index, untracked ones included (a
+    new folder as `folder/`), from one `git status`; None when git fails."""
+    out = _git_bytes_or_none(
+        root, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames",
+        "--ignore-submodules",
+    )  # fmt: skip
+    if out is None:
+        return None
+    entries = out.decode("utf-8", "surrogateescape").split("\0")
+    return [entry[3:] for entry in entries if len(entry) > 3]
+
+
+def _git_bytes_or_none(folder: Path, *args: str) -> bytes | None:
+    try:
+        return _git_bytes(folder, *args)
+    except GitError:
+        return None
 
 
 def git_state(root: Path) -> GitState | None:

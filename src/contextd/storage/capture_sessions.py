@@ -10,7 +10,7 @@ from contextd.storage.connection import Connection
 __all__ = ["CaptureSession", "begin", "end", "get", "mark_asked", "open_others", "seen"]
 
 _COLUMNS = (
-    "session_key, project_id, developer, started_at, seen_at, start_head, start_dirty, "
+    "session_key, project_id, developer, started_at, seen_at, root, start_head, start_dirty, "
     "asked_at, ended_at, checkpoint_id"
 )
 
@@ -21,6 +21,7 @@ class CaptureSession(Struct, frozen=True):
     developer: str
     started_at: str
     seen_at: str
+    root: str  # the git work tree ('' outside git)
     start_head: str  # '' outside git or before the first commit
     start_dirty: tuple[str, ...]  # files already changed when it started
     asked_at: str | None
@@ -29,32 +30,28 @@ class CaptureSession(Struct, frozen=True):
 
 
 def _row(row: tuple[object, ...]) -> CaptureSession:
-    dirty = json.loads(str(row[6]))
+    key, project_id, developer, started, seen, root, head = (str(v) for v in row[:7])
+    dirty = json.loads(str(row[7]))
+    asked, ended, checkpoint = (None if v is None else str(v) for v in row[8:])
     return CaptureSession(
-        str(row[0]),
-        str(row[1]),
-        str(row[2]),
-        str(row[3]),
-        str(row[4]),
-        str(row[5]),
+        key, project_id, developer, started, seen, root, head,
         tuple(str(p) for p in dirty) if isinstance(dirty, list) else (),
-        None if row[7] is None else str(row[7]),
-        None if row[8] is None else str(row[8]),
-        None if row[9] is None else str(row[9]),
-    )
+        asked, ended, checkpoint,
+    )  # fmt: skip
 
 
 def begin(conn: Connection, session: CaptureSession) -> None:
     """Remember a session's start; a session seen before keeps its first start."""
     conn.execute(
-        f"INSERT INTO capture_sessions({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL) "
-        "ON CONFLICT(session_key) DO NOTHING",
+        f"INSERT INTO capture_sessions({_COLUMNS}) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL) ON CONFLICT(session_key) DO NOTHING",
         (
             session.session_key,
             session.project_id,
             session.developer,
             session.started_at,
             session.seen_at,
+            session.root,
             session.start_head,
             json.dumps(list(session.start_dirty)),
         ),

@@ -57,7 +57,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     ),
     "code_checks": ("project_id", "head", "renames", "checked_at"),
     "capture_sessions": (
-        "session_key", "project_id", "developer", "started_at", "seen_at", "start_head",
+        "session_key", "project_id", "developer", "started_at", "seen_at", "root", "start_head",
         "start_dirty", "asked_at", "ended_at", "checkpoint_id",
     ),
     "review_queue": (

@@ -59,11 +59,11 @@ class Capture:
             return
         root = _root(folder)
         head = (gitinfo.head(root) or "") if root is not None else ""
-        dirty = _dirty(root, head)[:_MAX_PATHS] if root is not None else []
+        dirty = (gitinfo.dirty_paths(root) or [])[:_MAX_PATHS] if root is not None else []
         stamp = now()
         session = rows.CaptureSession(
-            session_key, project.id, self._developer, stamp, stamp, head, tuple(dirty),
-            None, None, None,
+            session_key, project.id, self._developer, stamp, stamp, str(root or ""), head,
+            tuple(dirty), None, None, None,
         )  # fmt: skip
         with self._db.transaction() as conn:
             rows.begin(conn, session)
@@ -124,22 +124,21 @@ class Capture:
     def activity(
         self, project: Project, session: rows.CaptureSession, folder: Path | None
     ) -> Activity:
-        """What the session did: in `folder`'s work tree now, or (None) in the project's
-        checkout up to when the session was last seen."""
-        root = _root(folder) if folder is not None else _root(Path(project.checkout or "."))
-        latest = None if folder is not None else _seconds(session.seen_at) + _SLACK_S
+        """What the session did: in its work tree now (`folder` given: the session is live),
+        or up to when it was last seen. Costs one `git status` when HEAD has not moved."""
+        root = Path(session.root) if session.root else None
         commits: list[gitinfo.Commit] = []
-        if root is not None:
+        if root is not None and (gitinfo.head(root) or "") != session.start_head:
             found = gitinfo.commits(root, after=session.start_head or None, limit=200) or []
             if not session.start_head:  # no commit yet when it started: those made since
                 found = [c for c in found if c.committed_at >= _seconds(session.started_at) - 1]
+            latest = None if folder is not None else _seconds(session.seen_at) + _SLACK_S
             commits = [c for c in found if latest is None or c.committed_at <= latest]
         files = dict.fromkeys(f.path for c in commits for f in c.files)
         if folder is not None and root is not None:
             already = set(session.start_dirty)
-            files.update(
-                dict.fromkeys(p for p in _dirty(root, session.start_head) if p not in already)
-            )
+            now_dirty = gitinfo.dirty_paths(root) or []
+            files.update(dict.fromkeys(p for p in now_dirty if p not in already))
         return Activity(
             tuple(c.subject for c in commits),
             tuple(p for p in files if not p.startswith(_OWN_FOLDER)),
@@ -173,21 +172,15 @@ class Capture:
 
 
 def _root(folder: Path) -> Path | None:
-    return gitinfo.work_tree_root(folder)
+    """The git work tree holding `folder`, found by its `.git` (no process to start)."""
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
 
 
 def _seconds(instant: str) -> float:
     return parse_instant(instant).timestamp()
-
-
-def _dirty(folder: Path, head: str) -> list[str]:
-    """Files that differ from `head` in the work tree (untracked ones included)."""
-    if not head:
-        return []
-    try:
-        return [path for _, path in gitinfo.changed_paths(folder, ".", head, None)]
-    except gitinfo.GitError:
-        return []
 
 
 def _listed(items: tuple[str, ...], limit: int) -> list[str]:

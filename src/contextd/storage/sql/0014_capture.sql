@@ -7,6 +7,7 @@ CREATE TABLE capture_sessions (
     developer     TEXT NOT NULL DEFAULT '',
     started_at    TEXT NOT NULL,
     seen_at       TEXT NOT NULL,
+    root          TEXT NOT NULL DEFAULT '',  -- the git work tree ('' outside git)
     start_head    TEXT NOT NULL DEFAULT '',
     start_dirty   TEXT NOT NULL DEFAULT '[]',  -- JSON list of paths dirty at the start
     asked_at      TEXT,

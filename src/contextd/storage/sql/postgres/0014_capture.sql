@@ -5,6 +5,7 @@ CREATE TABLE capture_sessions (
     developer     TEXT COLLATE "C" NOT NULL DEFAULT '',
     started_at    TEXT COLLATE "C" NOT NULL,
     seen_at       TEXT COLLATE "C" NOT NULL,
+    root          TEXT COLLATE "C" NOT NULL DEFAULT '',
     start_head    TEXT COLLATE "C" NOT NULL DEFAULT '',
     start_dirty   TEXT COLLATE "C" NOT NULL DEFAULT '[]',
     asked_at      TEXT COLLATE "C",
