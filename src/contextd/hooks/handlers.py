@@ -17,6 +17,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from contextd.app import App
+from contextd.config import Settings
 from contextd.core.recall.compaction import report_text
 from contextd.core.recall.presentation import (
     WRITES_OFF,
@@ -33,7 +34,7 @@ from contextd.hooks.reply import is_command
 from contextd.models import CodeChange, ConstraintBody, Project, Record, SearchQuery
 from contextd.share.layout import shared_checkout
 
-__all__ = ["handle"]
+__all__ = ["handle", "turned_off"]
 
 _GIT_COMMIT = re.compile(r"\bgit\b(?:\s+-[Cc]\s+\S+|\s+--?[\w-]+(?:=\S+)?)*\s+commit\b")
 
@@ -50,11 +51,22 @@ def handle(
     `project_name` ($CONTEXTD_PROJECT of the hook), else the first attached one among the
     folders the payload names, the agent's project-folder variables `project_dirs`, and
     `folder`, the one the hook runs in (contextd.hooks.adapters reads each agent's payload)."""
+    if turned_off(app.settings, event):
+        return ""
     hook = adapt(payload, folder, project_dirs)
     project = _project(app, hook.folders, project_name)
     if project is None:
         return ""  # outside a known project the hooks are silent
     return _HANDLERS[event](app, project, replace(hook, session_key=session_key(hook.session_key)))
+
+
+def turned_off(settings: Settings, event: str) -> bool:
+    """Whether config turned the hook off: a budget of 0 tokens for what it prints."""
+    budgets = {
+        "session-start": settings.context.session_budget,
+        "prompt": settings.hooks.prompt_budget,
+    }
+    return budgets.get(event) == 0
 
 
 _PLAIN_KEY = re.compile(r"[0-9a-z][0-9a-z-]{0,39}")  # a UUID, "sess-1": no token looks so
