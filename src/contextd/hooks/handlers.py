@@ -250,13 +250,35 @@ def _last_commit_subject(folder: Path) -> str | None:
 
 
 def _pre_compact(app: App, project: Project, hook: HookEvent) -> str:
+    """Snapshot what the session was given; tell the person what was kept and what the
+    quality scan flagged (the agent's reply shows it to the user, not to the model)."""
     from contextd.core.upkeep.quality import scan_quality
 
     issues = scan_quality(app.reader, project, app.settings.lifecycle.stale_days)
     # Only the two triggers agents send are kept; anything else a payload says is not stored.
     trigger = "manual" if hook.trigger == "manual" else "auto"
-    app.hook_state.snapshot(hook.session_key, project, trigger, len(issues))
-    return ""
+    given = app.hook_state.snapshot(hook.session_key, project, trigger, len(issues))
+    lines = [
+        f"contextd: before this {trigger} compaction, snapshotted the {given} records this "
+        f"session was given in {shown_name(project.name)}; the next briefing says which it lost."
+    ]
+    if issues:
+        lines.append(
+            f"The quality scan flagged {len(issues)} records (`contextd quality` to fix them):"
+        )
+        shown = issues[:_FLAGGED_SHOWN]
+        lines += [
+            f"- {i.record.id} {i.kind.replace('_', ' ')}: {one_line(i.record.title)[:80]}"
+            for i in shown
+        ]
+        if len(issues) > len(shown):
+            lines.append(f"- and {len(issues) - len(shown)} more")
+    else:
+        lines.append("The quality scan flagged nothing.")
+    return "\n".join(lines)
+
+
+_FLAGGED_SHOWN = 5
 
 
 def _stop(app: App, project: Project, hook: HookEvent) -> str:

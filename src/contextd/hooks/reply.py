@@ -41,13 +41,17 @@ def agent_reply(event: str, text: str, payload: dict[str, object]) -> str:
     hold; "" when there is nothing to say.
 
     Claude Code and Gemini CLI read `hookSpecificOutput.additionalContext` under the event
-    name they sent; Cursor (camelCase events) reads `additional_context`.
+    name they sent; Cursor (camelCase events) reads `additional_context`. What pre-compact
+    says is for the person, not the model: Claude Code's PreCompact (and Codex's) and Gemini's
+    PreCompress take no context, and show a `systemMessage` to the user.
     """
     if not text:
         return ""
     sent = payload.get("hook_event_name")
-    if sent == "sessionStart":
-        reply: dict[str, object] = {"additional_context": text}
+    if event == "pre-compact":
+        reply: dict[str, object] = {"systemMessage": text}
+    elif sent == "sessionStart":
+        reply = {"additional_context": text}
     else:
         agent_event = sent if isinstance(sent, str) and sent else _AGENT_EVENT.get(event)
         if agent_event is None:
