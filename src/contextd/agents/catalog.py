@@ -183,7 +183,13 @@ AGENTS: tuple[Agent, ...] = (
         "Windsurf",
         (".codeium/windsurf",),
         ("windsurf",),
-        (Target(".codeium/windsurf/mcp_config.json", Format.JSON, (McpJsonWriter(),)),),
+        (
+            Target(
+                ".codeium/windsurf/mcp_config.json",
+                Format.JSON,
+                (McpJsonWriter(style="windsurf"),),
+            ),
+        ),
     ),
     Agent(
         "opencode",

@@ -110,7 +110,8 @@ class McpJsonWriter(Struct, frozen=True):
 
     container: str = "mcpServers"
     # "stdio": command + args; "claude": also type/env; "opencode": argv; "desktop": also env
-    # with the home and project (Claude Desktop starts servers from / with a bare environment)
+    # with the home and project (Claude Desktop starts servers from / with a bare environment);
+    # "windsurf": also env with a chosen home (an app started outside the shell that set it)
     style: str = "stdio"
     what: str = "MCP server contextd"
 
@@ -127,10 +128,11 @@ class McpJsonWriter(Struct, frozen=True):
         entry = {"command": launcher.executable, "args": [*_SERVE, *_tail(old.get("args"), 0)]}
         if self.style == "claude":  # what `claude mcp add --scope user` writes
             return {"type": "stdio"} | entry | {"env": old.get("env", {})}
-        if self.style == "desktop":
+        if self.style in ("desktop", "windsurf"):
+            pinned = launcher.pinned(always=self.style == "desktop")
             env = old.get("env")
             mine = dict(env) if isinstance(env, dict) else {}
-            return entry | {"env": mine | launcher.pinned(always=True)}
+            return entry | ({"env": mine | pinned} if pinned or self.style == "desktop" else {})
         return entry
 
     def wired(self, data: Mapping[str, Any]) -> Wired | None:
