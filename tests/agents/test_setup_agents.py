@@ -219,3 +219,14 @@ def test_windsurf_with_the_default_home_gets_no_env(
     assert run("setup", "--agent", "windsurf").exit_code == 0
 
     assert "env" not in windsurf_entry(user_home)
+
+
+def test_setting_up_gemini_says_its_trusted_folder_rule(user_home: Path, run: Cli) -> None:
+    result = run("setup", "--agent", "gemini")
+    assert result.exit_code == 0, result.output
+    assert "Gemini CLI connects no MCP server in a folder it does not trust" in result.output
+    assert "/permissions" in result.output
+    report = run.json("setup", "--agent", "gemini")
+    assert "security.folderTrust" in report["agents"][0]["note"]
+    assert "does not trust" not in run("setup", "--agent", "gemini", "--remove").output
+    assert "does not trust" not in run("setup", "--agent", "cursor").output

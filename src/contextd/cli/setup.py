@@ -102,6 +102,7 @@ def _payload(report: SetupReport, places: Places) -> dict[str, Any]:
         "agents": [
             {
                 "agent": agent.name,
+                "note": agent.note or None,
                 "error": next((f.message for f in report.failures if f.agent == agent.name), None),
                 "files": [
                     {
@@ -146,6 +147,11 @@ def _human(report: SetupReport, places: Places) -> None:
                 echo(f"Backup of {_short(change.path, places)}: {change.backup.name}")
         if not report.remove:
             echo(f"Agents will run {report.executable}; restart them to pick it up.")
+    if not report.remove:
+        failed = {failure.agent for failure in report.failures}
+        for agent in report.agents:
+            if agent.note and agent.name not in failed:
+                echo(style(f"{agent.label}: {agent.note}", fg="yellow"))
 
 
 def _verb(change: FileChange, dry_run: bool) -> str:
