@@ -46,6 +46,22 @@ def test_json_on_a_cp1252_console_keeps_every_character(run: Cli, repo: Path, ho
     assert json.loads(done.stdout.decode("cp1252"))["records"][0]["title"] == TITLE
 
 
+@pytest.mark.parametrize(("name", "value"), [("PYTHONIOENCODING", "ascii"), ("LC_ALL", "C")])
+def test_an_ascii_or_c_locale_console_prints_too(
+    run: Cli, repo: Path, home: Path, name: str, value: str
+) -> None:
+    run.json("add", TITLE, "--category", "gotcha")
+    env = {**os.environ, "CONTEXTD_HOME": str(home), name: value}
+    env.pop("PYTHONIOENCODING" if name == "LC_ALL" else "LC_ALL", None)
+    for args in (["status"], ["memories"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "contextd", *args], cwd=repo, env=env, capture_output=True
+        )
+        assert done.returncode == 0, (args, done.stderr)
+        assert b"Traceback" not in done.stderr
+        assert "Deploy checks pass" in done.stdout.decode("utf-8") or args == ["status"]
+
+
 def test_an_error_naming_what_the_console_cannot_show_is_still_one_sentence(
     repo: Path, home: Path
 ) -> None:
