@@ -101,7 +101,7 @@ class ContextSettings(Struct, frozen=True):
     max_context_tokens: int = 6000
     max_entry_tokens: int = 1000  # a longer passage is cut, with a pointer to the whole record
     max_memories: int = 40
-    session_budget: int = 2000  # the session-start briefing
+    session_budget: int = 2000  # the session-start briefing; 0 turns that hook off
     export_budget: int = 2000  # the briefing `contextd export` writes into agent files
 
 
@@ -111,7 +111,7 @@ class HookSettings(Struct, frozen=True):
     prompt_min_chars: int = 30
     prompt_similarity_floor: float = 0.25  # cosine (local model); tuned on the eval sets
     prompt_max_results: int = 3
-    prompt_budget: int = 700
+    prompt_budget: int = 700  # 0 turns the prompt hook off
     autostart_daemon: bool = True
 
 
@@ -280,9 +280,7 @@ _POSITIVE = {
     ("context", "max_context_tokens"),
     ("context", "max_entry_tokens"),
     ("context", "max_memories"),
-    ("context", "session_budget"),
     ("hooks", "prompt_max_results"),
-    ("hooks", "prompt_budget"),
     ("context", "export_budget"),
 }
 

@@ -24,6 +24,7 @@ __all__ = [
     "MemoryBody",
     "Origin",
     "PipelineBody",
+    "Probe",
     "Project",
     "Record",
     "RecordDraft",
@@ -60,6 +61,18 @@ class Origin(StrEnum):
     USER = "user"
     AGENT = "agent"
     IMPORT = "import"
+
+
+class Probe(Struct, frozen=True):
+    """What a short check of something contextd relies on found: `ok` (it answered),
+    `failed` (it did not, and why) or `unchecked` (there was nothing to ask, and why)."""
+
+    state: str  # "ok", "failed" or "unchecked"
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
 
 
 class Hardness(StrEnum):

@@ -117,7 +117,11 @@ def test_setup_wires_every_agent_and_keeps_the_users_settings(
 
     windsurf = load(configured_home / ".codeium/windsurf/mcp_config.json")
     assert windsurf["mcpServers"] == WINDSURF_MCP["mcpServers"] | {
-        "contextd": {"command": exe, "args": ["mcp", "serve"]}
+        "contextd": {
+            "command": exe,
+            "args": ["mcp", "serve"],
+            "env": {"CONTEXTD_HOME": str(home)},  # a chosen home: Windsurf is started elsewhere
+        }
     }
     opencode = load(configured_home / ".config/opencode/opencode.json")
     assert opencode["mcp"] == OPENCODE_JSON["mcp"] | {  # type: ignore[operator]
@@ -328,7 +332,8 @@ def test_without_contextd_on_path_the_bare_name_is_written(
 
     assert report["executable"] == "contextd"
     config = load(user_home / ".codeium/windsurf/mcp_config.json")
-    assert config == {"mcpServers": {"contextd": {"command": "contextd", "args": ["mcp", "serve"]}}}
+    entry = config["mcpServers"]["contextd"]  # type: ignore[index]
+    assert (entry["command"], entry["args"]) == ("contextd", ["mcp", "serve"])
 
 
 def test_a_path_with_spaces_is_quoted_in_hook_commands(

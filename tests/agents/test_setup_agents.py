@@ -3,6 +3,7 @@
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tomlkit
@@ -184,3 +185,48 @@ def test_claude_desktop_without_a_project_leaves_it_to_each_call(
     assert run("setup", "--agent", "claude-desktop", "--remove").exit_code == 0
     assert load(desktop_config(user_home / ".config")) == {}
     assert before == {}
+
+
+def windsurf_entry(user_home: Path) -> Any:
+    config = json.loads(
+        (user_home / ".codeium/windsurf/mcp_config.json").read_text(encoding="utf-8")
+    )
+    return config["mcpServers"]["contextd"]
+
+
+def test_windsurf_gets_the_chosen_home_in_env_keeping_the_users_own(
+    user_home: Path, run: Cli, home: Path
+) -> None:
+    config = user_home / ".codeium/windsurf/mcp_config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        json.dumps({"mcpServers": {"contextd": {"command": "contextd", "env": {"LOG": "1"}}}}),
+        encoding="utf-8",
+    )
+
+    assert run("setup", "--agent", "windsurf").exit_code == 0
+
+    assert windsurf_entry(user_home)["env"] == {"LOG": "1", "CONTEXTD_HOME": str(home)}
+    assert run.json("setup", "--agent", "windsurf")["changed"] is False
+
+
+def test_windsurf_with_the_default_home_gets_no_env(
+    user_home: Path, run: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CONTEXTD_HOME")
+    (user_home / ".codeium/windsurf").mkdir(parents=True)
+
+    assert run("setup", "--agent", "windsurf").exit_code == 0
+
+    assert "env" not in windsurf_entry(user_home)
+
+
+def test_setting_up_gemini_says_its_trusted_folder_rule(user_home: Path, run: Cli) -> None:
+    result = run("setup", "--agent", "gemini")
+    assert result.exit_code == 0, result.output
+    assert "Gemini CLI connects no MCP server in a folder it does not trust" in result.output
+    assert "/permissions" in result.output
+    report = run.json("setup", "--agent", "gemini")
+    assert "security.folderTrust" in report["agents"][0]["note"]
+    assert "does not trust" not in run("setup", "--agent", "gemini", "--remove").output
+    assert "does not trust" not in run("setup", "--agent", "cursor").output

@@ -77,6 +77,10 @@ def gemini_before_agent(cwd: Path, prompt: str) -> dict[str, Any]:
     return _gemini_common(cwd, "BeforeAgent") | {"prompt": prompt}
 
 
+def gemini_pre_compress(cwd: Path) -> dict[str, Any]:
+    return _gemini_common(cwd, "PreCompress") | {"trigger": "auto"}
+
+
 def _codex_common(cwd: Path, event: str) -> dict[str, Any]:
     return {
         "session_id": "019a3c2e-7d41-7b90-a5e2-3f6c8d1e0b24",

@@ -4,6 +4,7 @@ source compact, or stop as a safety net) the records it lost are reported, by th
 
 import json
 import os
+import re
 import sqlite3
 import sys
 from contextlib import closing
@@ -55,7 +56,8 @@ def test_what_a_compaction_dropped_is_reported_everywhere(
     before = run_hook("session-start", session_start(repo, "sess-c"), cwd=repo).context
     assert seeded.decision in before and seeded.migration_rule in before
     snap = run_hook("pre-compact", pre_compact(repo, "sess-c", "manual"), cwd=repo)
-    assert snap.returncode == 0 and snap.stdout == b""  # PreCompact has nothing to say
+    assert snap.returncode == 0, snap.stderr
+    assert snap.reply is not None and set(snap.reply) == {"systemMessage"}  # for the user only
     # After the compaction only the absolute rule fits the briefing: the decision is lost.
     configure(home, "[context]\nsession_budget = 40\n")
     after = run_hook("session-start", session_start(repo, "sess-c", "compact"), cwd=repo)
@@ -128,3 +130,32 @@ def test_no_report_without_a_compaction_of_this_session(seeded: Seeded, run: Cli
     other = run_hook("session-start", session_start(repo, "sess-y", "compact"), cwd=repo)
     assert seeded.decision in other.context
     assert "compaction report" not in other.context
+
+
+def test_pre_compact_tells_the_user_what_it_snapshotted_and_what_the_scan_flagged(
+    seeded: Seeded, run: Cli
+) -> None:
+    repo = seeded.repo
+    thin = run.json("add", "Staging deploys need the VPN", "--category", "gotcha")  # no tags
+    run_hook("session-start", session_start(repo, "sess-u"), cwd=repo)
+    snap = run_hook("pre-compact", pre_compact(repo, "sess-u", "auto"), cwd=repo)
+    assert snap.returncode == 0, snap.stderr
+    snap.stdout.decode("ascii")
+    assert snap.reply is not None and set(snap.reply) == {"systemMessage"}
+    message = snap.reply["systemMessage"]
+    assert re.match(
+        r"contextd: before this auto compaction, snapshotted the [1-9]\d* records this "
+        r"session was given in orbit;",
+        message,
+    ), message
+    assert "The quality scan flagged " in message
+    assert f"- {thin['id']} missing tags: Staging deploys need the VPN" in message
+
+
+def test_gemini_pre_compress_gets_the_same_message_as_a_system_message(seeded: Seeded) -> None:
+    from tests.hooks.agent_payloads import gemini_pre_compress
+
+    done = run_hook("pre-compact", gemini_pre_compress(seeded.repo), cwd=seeded.repo)
+    assert done.returncode == 0, done.stderr
+    assert done.reply is not None and set(done.reply) == {"systemMessage"}
+    assert "snapshotted the 0 records this session was given" in done.reply["systemMessage"]

@@ -30,6 +30,9 @@ def test_the_cli_records_searches_supersedes_and_reports_alike(
     assert shown.exit_code == 0 and "NOT CURRENT" in shown.stdout
     status = run.json("status")
     assert status["counts"]["decision"] == 1
+    assert status["vectors"]["state"] == "ok"  # asked: pgvector on a server, SQLite at home
+    where = "pgvector on the team server" if backend == "postgresql" else "store's file"
+    assert where in status["vectors"]["detail"]
     checkpoint = run.json(
         "checkpoint", "Stopped before the queue migration", "--next", "write the migration"
     )

@@ -60,6 +60,7 @@ class Agent(Struct, frozen=True):
     targets: tuple[Target, ...]
     config_markers: tuple[str, ...] = ()  # the same, under $XDG_CONFIG_HOME
     app_markers: tuple[str, ...] = ()  # the same, under the applications' settings folder
+    note: str = ""  # what a person must still do for the wiring to work, said after setup
 
     def installed(self, places: Places) -> bool:
         if any((places.home / marker).exists() for marker in self.markers):
@@ -109,6 +110,15 @@ _CODEX_HOOKS = (
 _CURSOR_HOOKS = (HookSpec("sessionStart", "session-start"),)
 
 HOOK_TIMEOUT_S = 10
+
+# geminicli.com/docs/cli/trusted-folders: with security.folderTrust.enabled, an untrusted
+# folder runs in safe mode, where no MCP server connects (a user-scope one neither).
+_GEMINI_TRUST = (
+    "Gemini CLI connects no MCP server in a folder it does not trust (when "
+    "security.folderTrust is enabled): trust each project folder in its dialog or with "
+    "/permissions (kept in ~/.gemini/trustedFolders.json); headless runs need --skip-trust "
+    "or GEMINI_TRUST_WORKSPACE=true."
+)
 
 
 def _claude_handler(_spec: HookSpec, command: str) -> dict[str, Any]:
@@ -180,13 +190,20 @@ AGENTS: tuple[Agent, ...] = (
                 (McpJsonWriter(), HookWriter(_GEMINI_HOOKS, _gemini_handler)),
             ),
         ),
+        note=_GEMINI_TRUST,
     ),
     Agent(
         "windsurf",
         "Windsurf",
         (".codeium/windsurf",),
         ("windsurf",),
-        (Target(".codeium/windsurf/mcp_config.json", Format.JSON, (McpJsonWriter(),)),),
+        (
+            Target(
+                ".codeium/windsurf/mcp_config.json",
+                Format.JSON,
+                (McpJsonWriter(style="windsurf"),),
+            ),
+        ),
     ),
     Agent(
         "opencode",

@@ -23,7 +23,15 @@ from contextd.agents.writers import Launcher, ShapeError, Writer
 from contextd.core.workspace.capped import MB, Cap, read_capped
 from contextd.errors import ConfigError, ContextdError, NotFoundError
 
-__all__ = ["Action", "AgentFailure", "FileChange", "SetupReport", "find_executable", "run_setup"]
+__all__ = [
+    "Action",
+    "AgentFailure",
+    "FileChange",
+    "SetupReport",
+    "find_executable",
+    "read_config",
+    "run_setup",
+]
 
 _SETTINGS_FILE = Cap(16 * MB, "an agent's settings file", "check that it is the file you meant")
 
@@ -112,7 +120,7 @@ def _plan(
     agent: str, target: Target, places: Places, launcher: Launcher, remove: bool
 ) -> FileChange:
     path = target.path(places)
-    text = _read(path)
+    text = read_config(path)
     if text is None:
         if remove:
             return FileChange(agent, path, Action.UNCHANGED, (), "", "")
@@ -134,7 +142,7 @@ def _plan(
     return FileChange(agent, path, action, tuple(what), text, render(parsed, target.fmt))
 
 
-def _read(path: Path) -> str | None:
+def read_config(path: Path) -> str | None:
     if not path.is_file():
         return None
     try:

@@ -7,7 +7,7 @@ everything else), `strip` takes exactly ours out. Entries are ours by the MCP se
 
 import json
 import shlex
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from pathlib import PurePath
 from typing import Any, Protocol
 
@@ -23,6 +23,7 @@ __all__ = [
     "McpJsonWriter",
     "McpTomlWriter",
     "ShapeError",
+    "Wired",
     "Writer",
 ]
 
@@ -62,6 +63,15 @@ class Launcher(Struct, frozen=True):
         return shlex.join(self.argv(*args))
 
 
+class Wired(Struct, frozen=True):
+    """What of ours a config file holds: our MCP entry, or our hooks on these agent events,
+    and the program the entry starts ('' when the entry names none)."""
+
+    kind: str  # "mcp" or "hooks"
+    program: str
+    events: tuple[str, ...] = ()
+
+
 class Writer(Protocol):
     @property
     def what(self) -> str:
@@ -71,6 +81,10 @@ class Writer(Protocol):
     def install(self, data: MutableMapping[str, Any], launcher: Launcher) -> None: ...
 
     def strip(self, data: MutableMapping[str, Any]) -> None: ...
+
+    def wired(self, data: Mapping[str, Any]) -> Wired | None:
+        """Our entries in `data`, if it holds any."""
+        ...
 
 
 def _object(data: MutableMapping[str, Any], key: str, *, create: bool) -> Any:
@@ -96,7 +110,8 @@ class McpJsonWriter(Struct, frozen=True):
 
     container: str = "mcpServers"
     # "stdio": command + args; "claude": also type/env; "opencode": argv; "desktop": also env
-    # with the home and project (Claude Desktop starts servers from / with a bare environment)
+    # with the home and project (Claude Desktop starts servers from / with a bare environment);
+    # "windsurf": also env with a chosen home (an app started outside the shell that set it)
     style: str = "stdio"
     what: str = "MCP server contextd"
 
@@ -113,11 +128,22 @@ class McpJsonWriter(Struct, frozen=True):
         entry = {"command": launcher.executable, "args": [*_SERVE, *_tail(old.get("args"), 0)]}
         if self.style == "claude":  # what `claude mcp add --scope user` writes
             return {"type": "stdio"} | entry | {"env": old.get("env", {})}
-        if self.style == "desktop":
+        if self.style in ("desktop", "windsurf"):
+            pinned = launcher.pinned(always=self.style == "desktop")
             env = old.get("env")
             mine = dict(env) if isinstance(env, dict) else {}
-            return entry | {"env": mine | launcher.pinned(always=True)}
+            return entry | ({"env": mine | pinned} if pinned or self.style == "desktop" else {})
         return entry
+
+    def wired(self, data: Mapping[str, Any]) -> Wired | None:
+        servers = data.get(self.container)
+        entry = servers.get(SERVER_NAME) if isinstance(servers, Mapping) else None
+        if not isinstance(entry, Mapping):
+            return None
+        command = entry.get("command")
+        if isinstance(command, list):  # opencode: the whole argv
+            command = command[0] if command else ""
+        return Wired("mcp", command if isinstance(command, str) else "")
 
     def strip(self, data: MutableMapping[str, Any]) -> None:
         servers = _object(data, self.container, create=False)
@@ -180,6 +206,14 @@ class McpTomlWriter(Struct, frozen=True):
             table.add(tomlkit.nl())
         return table
 
+    def wired(self, data: Mapping[str, Any]) -> Wired | None:
+        servers = data.get("mcp_servers")
+        entry = servers.get(SERVER_NAME) if isinstance(servers, Mapping) else None
+        if not isinstance(entry, Mapping):
+            return None
+        command = _plain(entry.get("command"))
+        return Wired("mcp", command if isinstance(command, str) else "")
+
     def strip(self, data: MutableMapping[str, Any]) -> None:
         servers = data.get("mcp_servers")
         if not isinstance(servers, MutableMapping) or SERVER_NAME not in servers:
@@ -207,6 +241,11 @@ class HookSpec(Struct, frozen=True):
     agent_event: str
     contextd_event: str
     matcher: str | None = None
+
+
+def _program(handler: Mapping[str, Any]) -> str:
+    """The program a hook handler of ours runs (the first word of its command)."""
+    return shlex.split(handler["command"])[0]
 
 
 def is_ours(handler: object) -> bool:
@@ -265,7 +304,7 @@ class HookWriter(Struct, frozen=True):
         group: dict[str, Any] = {} if spec.matcher is None else {"matcher": spec.matcher}
         return spec.agent_event, group | {"hooks": [handler]}
 
-    def _ours(self, data: MutableMapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    def _ours(self, data: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         found = []
         for event, entry in self._entries(data):
             if self.grouped:
@@ -275,9 +314,20 @@ class HookWriter(Struct, frozen=True):
                 found.append((event, dict(entry)))
         return found
 
-    def _entries(self, data: MutableMapping[str, Any]) -> Iterator[tuple[str, Any]]:
-        hooks = _object(data, "hooks", create=False)
-        for event, entries in (hooks or {}).items():
+    def wired(self, data: Mapping[str, Any]) -> Wired | None:
+        ours = self._ours(data)
+        if not ours:
+            return None
+        events = tuple(dict.fromkeys(event for event, _ in ours))
+        first = ours[0][1]
+        handler = first["hooks"][0] if self.grouped else first
+        return Wired("hooks", _program(handler), events)
+
+    def _entries(self, data: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+        hooks = data.get("hooks")
+        if not isinstance(hooks, Mapping):
+            return  # strip and install say what is wrong with it
+        for event, entries in hooks.items():
             if isinstance(entries, list):  # Gemini keeps e.g. "disabled": [names] here
                 yield from ((event, e) for e in entries if isinstance(e, MutableMapping))
 

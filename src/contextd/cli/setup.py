@@ -17,7 +17,7 @@ from contextd.client.printer import echo, style
 from contextd.config import resolve_home
 from contextd.errors import ConfigError
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "places_here"]
 
 _AGENT_CHOICES = [agent.name for agent in AGENTS] + ["all"]
 _COLOUR = {
@@ -28,7 +28,7 @@ _COLOUR = {
 }
 
 
-def _places() -> Places:
+def places_here() -> Places:
     home = Path.home()
     config_home = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
     if sys.platform == "darwin":
@@ -71,7 +71,7 @@ def setup(agents: tuple[str, ...], dry_run: bool, remove: bool, git_hooks: bool)
     each changed file is backed up beside itself first. An agent whose file cannot be read is
     left alone and reported; the others are still set up (exit code 5 then).
     """
-    places = _places()
+    places = places_here()
     executable = find_executable(sys.argv[0], places.search_path)
     if git_hooks:
         from contextd.share.git_hooks import install_pre_commit
@@ -102,6 +102,7 @@ def _payload(report: SetupReport, places: Places) -> dict[str, Any]:
         "agents": [
             {
                 "agent": agent.name,
+                "note": agent.note or None,
                 "error": next((f.message for f in report.failures if f.agent == agent.name), None),
                 "files": [
                     {
@@ -146,6 +147,11 @@ def _human(report: SetupReport, places: Places) -> None:
                 echo(f"Backup of {_short(change.path, places)}: {change.backup.name}")
         if not report.remove:
             echo(f"Agents will run {report.executable}; restart them to pick it up.")
+    if not report.remove:
+        failed = {failure.agent for failure in report.failures}
+        for agent in report.agents:
+            if agent.note and agent.name not in failed:
+                echo(style(f"{agent.label}: {agent.note}", fg="yellow"))
 
 
 def _verb(change: FileChange, dry_run: bool) -> str:

@@ -5,14 +5,16 @@ from typing import Any
 import click
 from msgspec.structs import asdict
 
+from contextd.agents.wiring import AgentWiring, wiring
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit
+from contextd.cli.setup import places_here
 from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import project_view, record_view
 from contextd.core.recall.presentation import shown_name
 from contextd.core.workspace.status import StatusReport
-from contextd.models import Kind
+from contextd.models import Kind, Probe
 from contextd.share.service import SharedView
 
 __all__ = ["COMMANDS"]
@@ -21,15 +23,19 @@ __all__ = ["COMMANDS"]
 @click.command()
 @common_options
 def status() -> None:
-    """Overview of the current project: git, what is stored, where work stopped."""
+    """Overview of the current project: git, what is stored, where work stopped, which agents
+    are wired, and whether the embedding endpoint and the vector store answer."""
     app = get_app()
     project = app.current_project()
     report = app.status(project)
     shared = app.shares.view(project) if project.checkout else None
-    emit(_payload(report, shared), lambda: _print(report, shared))
+    agents = wiring(places_here())
+    emit(_payload(report, shared, agents), lambda: _print(report, shared, agents))
 
 
-def _payload(report: StatusReport, shared: SharedView | None) -> dict[str, Any]:
+def _payload(
+    report: StatusReport, shared: SharedView | None, agents: list[AgentWiring]
+) -> dict[str, Any]:
     checkpoint = report.last_checkpoint
     body = checkpoint.body if checkpoint else None
     payload: dict[str, Any] = {
@@ -48,6 +54,9 @@ def _payload(report: StatusReport, shared: SharedView | None) -> dict[str, Any]:
         "home": str(report.home),
         "index": asdict(report.index) | {"fix": report.index.fix},
         "waiting_review": report.waiting_review,
+        "embeddings": asdict(report.reach.embeddings),
+        "vectors": asdict(report.reach.vectors),
+        "agents": [_agent_view(agent) for agent in agents],
     }
     if shared is not None:
         payload["shared"] = {
@@ -58,10 +67,28 @@ def _payload(report: StatusReport, shared: SharedView | None) -> dict[str, Any]:
     return payload
 
 
-def _print(report: StatusReport, shared: SharedView | None) -> None:
+def _agent_view(agent: AgentWiring) -> dict[str, Any]:
+    def entry(kind: str) -> dict[str, Any] | None:
+        found = agent.entry(kind)
+        if found is None:
+            return None
+        view = {"path": str(found.path), "command": found.program, "resolves": found.resolves}
+        return view | ({"events": list(found.events)} if kind == "hooks" else {})
+
+    return {
+        "agent": agent.agent,
+        "label": agent.label,
+        "installed": agent.installed,
+        "mcp": entry("mcp"),
+        "hooks": entry("hooks"),
+        "problem": agent.problem,
+    }
+
+
+def _print(report: StatusReport, shared: SharedView | None, agents: list[AgentWiring]) -> None:
     echo(style("contextd", bold=True))
     echo("─" * 33)
-    for label, value in _rows(report, shared):
+    for label, value in _rows(report, shared) + _agent_rows(agents):
         echo(f"{label:<13}{value}")
     warnings = [
         f"not taken in: {shown_name(p.path)}: {shown_name(p.reason, 400)}"
@@ -70,6 +97,9 @@ def _print(report: StatusReport, shared: SharedView | None) -> None:
     index = report.index
     if index.note:
         warnings.append(f"note: {index.note}")
+    warnings += [
+        f"{agent.label}: {shown_name(agent.problem, 400)}" for agent in agents if agent.problem
+    ]
     if index.fix:
         warnings.append(f"run `{index.fix}` to bring the index up to date")
     for warning in warnings:
@@ -88,14 +118,45 @@ def _rows(report: StatusReport, shared: SharedView | None) -> list[tuple[str, st
     if index.provider == "none":
         rows.append(("Semantic", "off (full-text only)"))
     else:
-        good = index.fix is None
-        mark = style("✓", fg="green") if good else style("!", fg="yellow")
+        mark = _mark(index.fix is None and report.reach.embeddings.ok)
         rows.append(("Semantic", f"{mark} {index.embedded}/{index.records} {index.provider}"))
-        rows.append(("Vectors", index.backend))
+        rows.append(("Embeddings", _probe_cell(report.reach.embeddings)))
+        rows.append(("Vectors", f"{index.backend}: {_probe_cell(report.reach.vectors)}"))
     if shared is not None:
         rows.append(("Shared", f"{shared.records} records in {shared.folder}"))
     if report.waiting_review:
         rows.append(("Review", f"{report.waiting_review} waiting (contextd review)"))
+    return rows
+
+
+def _mark(good: bool) -> str:
+    return style("✓", fg="green") if good else style("!", fg="yellow")
+
+
+def _probe_cell(probe: Probe) -> str:
+    if probe.state == "unchecked":
+        return f"{style('?', fg='yellow')} not checked: {probe.detail}"
+    return f"{_mark(probe.ok)} {shown_name(probe.detail, 300)}"
+
+
+def _agent_rows(agents: list[AgentWiring]) -> list[tuple[str, str]]:
+    """One line per agent: its MCP entry and hooks, each marked by whether its program
+    resolves; an installed agent without our entries names the command that wires it."""
+    rows: list[tuple[str, str]] = []
+    for agent in agents:
+        parts = []
+        for kind, name in (("mcp", "MCP"), ("hooks", "hooks")):
+            entry = agent.entry(kind)
+            if entry is None:
+                continue
+            what = name if kind == "mcp" else f"hooks ({', '.join(entry.events)})"
+            found = "" if entry.resolves else f": {shown_name(entry.program)} not found"
+            parts.append(f"{_mark(entry.resolves)} {what}{found}")
+        if not parts:
+            parts.append(f"not wired: run `contextd setup --agent {agent.agent}`")
+        rows.append(("Agents" if not rows else "", f"{agent.label}: {'; '.join(parts)}"))
+    if not rows:
+        rows.append(("Agents", "none found: `contextd setup --agent NAME` wires one"))
     return rows
 
 

@@ -1,8 +1,10 @@
 """The one printer: every line the CLI prints goes through `write` (or `echo`), in the
 in-process commands and in the daemon's fast client alike. It styles as click styles, shows
-colours only on a terminal, writes UTF-8 where a stream claims ASCII, and makes whatever it
-prints safe for a terminal (`terminal_text`). The standard library only: the fast client must
-not pay for importing click.
+colours only on a terminal, writes UTF-8 where a stream claims ASCII, degrades what another
+encoding cannot carry (a Windows console's cp1252: ✓ becomes "ok", an unknown character "?",
+and in JSON a \\u escape, so the data stays whole) and makes whatever it prints safe for a
+terminal (`terminal_text`). The standard library only: the fast client must not pay for
+importing click.
 """
 
 import codecs
@@ -38,6 +40,26 @@ _KIND_COLOUR = {
     "memory": "green",
 }
 _RESET = "\x1b[0m"
+
+# Our own decorations, in the plain ASCII a console without them shows instead.
+_PLAIN = {
+    "✓": "ok",
+    "✗": "x",
+    "─": "-",
+    "…": "...",
+    "·": "-",
+    "→": "->",
+    "←": "<-",
+    "•": "*",
+    "—": "-",
+    "–": "-",
+    "‹": "<",
+    "›": ">",
+    "“": '"',
+    "”": '"',
+    "‘": "'",
+    "’": "'",
+}
 
 # What may reach a terminal of a text contextd prints: the styles it writes itself (colours,
 # bold, dim, reset) and line breaks and tabs. Any other escape sequence (a title, a cursor move,
@@ -165,11 +187,8 @@ def table_lines(rows: list[list[str]], clip_column: int | None = 3) -> list[str]
 
 
 def write(printout: Printout) -> None:
-    """Print each piece on its stream.
-
-    Raises:
-        UnicodeEncodeError: a piece cannot be encoded for its stream; nothing was printed.
-    """
+    """Print each piece on its stream; what a stream's encoding cannot carry is degraded
+    (`_encoded`), never refused."""
     pieces = [(sys.stdout if fd == 1 else sys.stderr, text) for fd, text in printout]
     prepared = [(stream, _encoded(stream, text)) for stream, text in pieces if stream is not None]
     for stream, data in prepared:
@@ -183,16 +202,64 @@ def write(printout: Printout) -> None:
 
 
 def _encoded(stream: object, text: str) -> str | bytes:
-    """`text` as it goes to `stream`: safe for a terminal, without colour codes off one, and
-    as UTF-8 bytes on a stream that claims ASCII (click's choice); checked to encode."""
+    """`text` as it goes to `stream`: safe for a terminal, without colour codes off one, as
+    UTF-8 bytes on a stream that claims ASCII (click's choice), and in any other encoding
+    with what it cannot carry degraded (`_degraded`)."""
     text = terminal_text(text)
     if not _isatty(stream):
         text = strip(text)
     encoding = getattr(stream, "encoding", None) or "ascii"
-    if codecs.lookup(encoding).name == "ascii":
-        return text.encode("utf-8", "replace")
-    text.encode(encoding, getattr(stream, "errors", None) or "strict")
-    return text
+    try:
+        if codecs.lookup(encoding).name == "ascii":
+            return text.encode("utf-8", "replace")
+        text.encode(encoding, getattr(stream, "errors", None) or "strict")
+    except LookupError:  # an encoding Python does not know: plain ASCII is safe anywhere
+        encoding = "ascii"
+    except UnicodeEncodeError:
+        pass
+    else:
+        return text
+    return _degraded(text, encoding)
+
+
+def _degraded(text: str, encoding: str) -> str:
+    """`text` in what `encoding` can carry: a JSON document's characters as \\u escapes (the
+    same data), anything else in plain words (`_PLAIN`) or "?"."""
+    handler = "contextd-json" if _is_json(text) else "contextd-plain"
+    return text.encode(encoding, handler).decode(encoding)
+
+
+def _is_json(text: str) -> bool:
+    shape = text.lstrip()[:1]
+    if shape not in ("{", "["):
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _plain_words(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    bad = error.object[error.start : error.end]
+    return "".join(_PLAIN.get(c, "?") for c in bad), error.end
+
+
+def _json_escapes(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    bad = error.object[error.start : error.end]
+    units = bad.encode("utf-16-be", "surrogatepass")  # a pair of escapes beyond the BMP
+    escaped = "".join(
+        f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2)
+    )
+    return escaped, error.end
+
+
+codecs.register_error("contextd-plain", _plain_words)
+codecs.register_error("contextd-json", _json_escapes)
 
 
 def _isatty(stream: object) -> bool:

@@ -61,7 +61,7 @@ def answer(argv: list[str]) -> int | None:
     except to_daemon.Unanswered:
         sys.stderr.write(UNCERTAIN_WRITE.format(what="did not answer in time"))
         return 5  # as DaemonError
-    except (KeyError, TypeError, UnicodeEncodeError):  # another shape, or not for this stream
+    except (KeyError, TypeError):  # an answer of another shape
         if writes and reply is not None and "written" in reply:  # stored: never twice
             sys.stderr.write(UNCERTAIN_WRITE.format(what="its answer could not be printed"))
             return 5
@@ -97,11 +97,7 @@ def _ask(request: dict[str, object], *, repeatable: bool) -> dict[str, Any] | No
 
 
 def _printed(printout: Printout, code: int) -> int:
-    """Print it; `code` once printed.
-
-    Raises:
-        UnicodeEncodeError: a piece cannot be encoded for its stream (nothing was printed).
-    """
+    """Print it; `code` once printed."""
     try:
         write(printout)
     except BrokenPipeError:  # the reader went away (`| head`): end quietly, as the CLI does

@@ -3,6 +3,8 @@
 import hashlib
 from typing import Protocol, runtime_checkable
 
+from contextd.models import Probe
+
 __all__ = ["EmbeddingProvider", "text_hash"]
 
 
@@ -25,6 +27,10 @@ class EmbeddingProvider(Protocol):
     def warm(self) -> None:
         """Get ready for many calls (a resident process): load now, favouring each call's
         speed over the load's."""
+        ...
+
+    def probe(self, timeout_s: float) -> Probe:
+        """Whether it can make a vector now, asked within about `timeout_s`."""
         ...
 
 

@@ -8,6 +8,8 @@ import hashlib
 import math
 import re
 
+from contextd.models import Probe
+
 __all__ = ["HashingEmbedder"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -28,6 +30,9 @@ class HashingEmbedder:
 
     def warm(self) -> None:
         """Nothing to load."""
+
+    def probe(self, timeout_s: float) -> Probe:
+        return Probe("ok", "computed here, no model or endpoint to ask")
 
     def _embed(self, text: str) -> list[float]:
         counts: dict[int, float] = {}

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from contextd.errors import ProviderUnavailableError
+from contextd.models import Probe
 
 __all__ = ["INSTALL_HINT", "MAX_TOKENS", "MODEL_PACKAGE", "LocalMiniLM", "find_model_dir"]
 
@@ -106,6 +107,13 @@ class LocalMiniLM:
     def runtime(self) -> str:
         """Which runtime computes the vectors ("onnxruntime" or "numpy"), loading it if needed."""
         return self._load("one")[1].name
+
+    def probe(self, timeout_s: float) -> Probe:
+        """The model's files are installed (loading them is what a search pays, not this)."""
+        folder = self._model_dir or find_model_dir()
+        if folder is None or not folder.is_dir():
+            return Probe("failed", f"the model files are missing; `{INSTALL_HINT}` installs them")
+        return Probe("ok", "the local model is installed")
 
     def warm(self) -> None:
         """Load now, for many calls to come: onnxruntime, weights repacked (see OnnxBert).

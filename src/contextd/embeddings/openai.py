@@ -2,9 +2,11 @@
 
 import math
 import os
+import time
 from typing import Any
 
 from contextd.errors import ProviderUnavailableError
+from contextd.models import Probe
 
 __all__ = ["OpenAICompatible"]
 
@@ -42,7 +44,16 @@ class OpenAICompatible:
     def warm(self) -> None:
         """Nothing to load: the endpoint holds the model."""
 
-    def _request(self, texts: list[str]) -> list[list[float]]:
+    def probe(self, timeout_s: float) -> Probe:
+        """One real embedding request, given `timeout_s` at most."""
+        started = time.perf_counter()
+        try:
+            self._request(["contextd status check"], timeout_s=min(timeout_s, self.timeout_s))
+        except ProviderUnavailableError as exc:
+            return Probe("failed", str(exc))
+        return Probe("ok", f"{self.api_base} answered in {time.perf_counter() - started:.2f} s")
+
+    def _request(self, texts: list[str], timeout_s: float | None = None) -> list[list[float]]:
         import httpx  # Deferred: only this provider needs an HTTP client.
 
         headers = {}
@@ -60,7 +71,7 @@ class OpenAICompatible:
                 url,
                 json={"model": self.model, "input": texts},
                 headers=headers,
-                timeout=self.timeout_s,
+                timeout=self.timeout_s if timeout_s is None else timeout_s,
             )
         except httpx.HTTPError as exc:
             raise ProviderUnavailableError(

@@ -17,6 +17,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from contextd.app import App
+from contextd.config import Settings
 from contextd.core.recall.compaction import report_text
 from contextd.core.recall.presentation import (
     WRITES_OFF,
@@ -33,7 +34,7 @@ from contextd.hooks.reply import is_command
 from contextd.models import CodeChange, ConstraintBody, Project, Record, SearchQuery
 from contextd.share.layout import shared_checkout
 
-__all__ = ["handle"]
+__all__ = ["handle", "turned_off"]
 
 _GIT_COMMIT = re.compile(r"\bgit\b(?:\s+-[Cc]\s+\S+|\s+--?[\w-]+(?:=\S+)?)*\s+commit\b")
 
@@ -50,11 +51,22 @@ def handle(
     `project_name` ($CONTEXTD_PROJECT of the hook), else the first attached one among the
     folders the payload names, the agent's project-folder variables `project_dirs`, and
     `folder`, the one the hook runs in (contextd.hooks.adapters reads each agent's payload)."""
+    if turned_off(app.settings, event):
+        return ""
     hook = adapt(payload, folder, project_dirs)
     project = _project(app, hook.folders, project_name)
     if project is None:
         return ""  # outside a known project the hooks are silent
     return _HANDLERS[event](app, project, replace(hook, session_key=session_key(hook.session_key)))
+
+
+def turned_off(settings: Settings, event: str) -> bool:
+    """Whether config turned the hook off: a budget of 0 tokens for what it prints."""
+    budgets = {
+        "session-start": settings.context.session_budget,
+        "prompt": settings.hooks.prompt_budget,
+    }
+    return budgets.get(event) == 0
 
 
 _PLAIN_KEY = re.compile(r"[0-9a-z][0-9a-z-]{0,39}")  # a UUID, "sess-1": no token looks so
@@ -282,13 +294,35 @@ def _last_commit_subject(folder: Path) -> str | None:
 
 
 def _pre_compact(app: App, project: Project, hook: HookEvent) -> str:
+    """Snapshot what the session was given; tell the person what was kept and what the
+    quality scan flagged (the agent's reply shows it to the user, not to the model)."""
     from contextd.core.upkeep.quality import scan_quality
 
     issues = scan_quality(app.reader, project, app.settings.lifecycle.stale_days)
     # Only the two triggers agents send are kept; anything else a payload says is not stored.
     trigger = "manual" if hook.trigger == "manual" else "auto"
-    app.hook_state.snapshot(hook.session_key, project, trigger, len(issues))
-    return ""
+    given = app.hook_state.snapshot(hook.session_key, project, trigger, len(issues))
+    lines = [
+        f"contextd: before this {trigger} compaction, snapshotted the {given} records this "
+        f"session was given in {shown_name(project.name)}; the next briefing says which it lost."
+    ]
+    if issues:
+        lines.append(
+            f"The quality scan flagged {len(issues)} records (`contextd quality` to fix them):"
+        )
+        shown = issues[:_FLAGGED_SHOWN]
+        lines += [
+            f"- {i.record.id} {i.kind.replace('_', ' ')}: {one_line(i.record.title)[:80]}"
+            for i in shown
+        ]
+        if len(issues) > len(shown):
+            lines.append(f"- and {len(issues) - len(shown)} more")
+    else:
+        lines.append("The quality scan flagged nothing.")
+    return "\n".join(lines)
+
+
+_FLAGGED_SHOWN = 5
 
 
 def _stop(app: App, project: Project, hook: HookEvent) -> str:

@@ -26,9 +26,11 @@ def answer_in_process(event: str, raw: bytes) -> str:
 
     from contextd.app import can_write_store, open_app
     from contextd.config import load_settings
-    from contextd.hooks.handlers import handle
+    from contextd.hooks.handlers import handle, turned_off
 
     settings = load_settings()
+    if turned_off(settings, event):
+        return ""  # no store opened, no daemon started
     light = replace(settings, embeddings=replace(settings.embeddings, provider="none"))
     # A home that cannot be written (a read-only mount) is still read: the hooks answer.
     writable = not settings.db_path.is_file() or can_write_store(settings)

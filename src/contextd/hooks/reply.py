@@ -44,8 +44,10 @@ def agent_reply(event: str, text: str, payload: dict[str, object]) -> str:
     Claude Code and Gemini CLI read `hookSpecificOutput.additionalContext` under the event
     name they sent; Cursor (camelCase events) reads `additional_context`. At the end of a
     turn, Claude Code and Codex go on with a blocking decision's `reason` as their next
-    instruction, Gemini CLI's AfterAgent with a denial's; at a session's end only the user
-    reads what is said (`systemMessage`).
+    instruction, Gemini CLI's AfterAgent with a denial's. What pre-compact and session-end
+    say is for the person, not the model: Claude Code's PreCompact (and Codex's) and Gemini's
+    PreCompress take no context, and a session's end has no model left; both show a
+    `systemMessage` to the user.
     """
     if not text:
         return ""
@@ -53,7 +55,7 @@ def agent_reply(event: str, text: str, payload: dict[str, object]) -> str:
     if event == "stop":
         decision = "deny" if sent == "AfterAgent" else "block"
         reply: dict[str, object] = {"decision": decision, "reason": text}
-    elif event == "session-end":
+    elif event in ("pre-compact", "session-end"):
         reply = {"systemMessage": text}
     elif sent == "sessionStart":
         reply = {"additional_context": text}

@@ -4,6 +4,7 @@ nothing is loaded into memory and every machine's writes are seen at once."""
 import logging
 
 from contextd.errors import StoreError
+from contextd.models import Probe
 from contextd.storage.postgres import vectors as server
 from contextd.storage.store import Database
 
@@ -47,6 +48,15 @@ class PgvectorIndex:
         self._indexed = None
         self._ensure_index()
         return server.count_vectors(self._db.connection(), self._provider_id, self._dimensions)
+
+    def probe(self, timeout_s: float) -> Probe:
+        """The team server answers a count of this provider's vectors (its store's timeouts
+        bound the wait)."""
+        try:
+            held = server.count_vectors(self._db.connection(), self._provider_id, self._dimensions)
+        except StoreError as exc:
+            return Probe("failed", f"the team server's pgvector table did not answer ({exc})")
+        return Probe("ok", f"{held} vectors in pgvector on the team server")
 
     def load(self, *, resident: bool = False) -> None:
         pass  # the server answers each query: nothing is held here

@@ -6,6 +6,7 @@ or any other. A missing collection, one of another width or model, or a lost mar
 rebuild. When Qdrant cannot be reached the SQLite index answers and `note` says why.
 """
 
+import importlib.util
 import logging
 import os
 import threading
@@ -18,6 +19,7 @@ from typing import Any, TypeVar
 from msgspec import Struct
 
 from contextd.config import VectorSettings
+from contextd.models import Probe
 from contextd.retrieval.vector_index import SqliteVectorIndex
 from contextd.storage import vectors as rows
 from contextd.storage.store import Database
@@ -128,6 +130,26 @@ class QdrantVectorIndex:
                     "are stored in SQLite and searched there: start Qdrant and run "
                     "`contextd refresh` again, or set vectors.backend to sqlite."
                 ) from exc
+
+    def probe(self, timeout_s: float) -> Probe:
+        """A server is asked for its version within `timeout_s`; a local folder (which only
+        one process may open) is checked for the client package and the folder, not opened."""
+        if not self._settings.url:
+            return _local_probe(Path(self._location))
+        import httpx
+
+        key = os.environ.get(self._settings.api_key_env) if self._settings.api_key_env else None
+        url = self._settings.url.rstrip("/") + "/"
+        try:
+            answer = httpx.get(url, headers={"api-key": key} if key else {}, timeout=timeout_s)
+        except httpx.HTTPError as exc:
+            return Probe(
+                "failed",
+                f"Qdrant at {url} did not answer within {timeout_s:g} s ({type(exc).__name__})",
+            )
+        if answer.status_code != 200:
+            return Probe("failed", f"Qdrant at {url} answered HTTP {answer.status_code}")
+        return Probe("ok", f"Qdrant at {url} answered")
 
     def load(self, *, resident: bool = False) -> None:
         pass  # Qdrant answers each query; the fallback is read only if it must answer
@@ -310,6 +332,15 @@ class QdrantVectorIndex:
             self._settings.collection, record_ids, with_payload=["record"], with_vectors=True
         )
         return [(str(p.payload["record"]), list(p.vector)) for p in found]
+
+
+def _local_probe(folder: Path) -> Probe:
+    if importlib.util.find_spec("qdrant_client") is None:
+        return Probe("failed", f"qdrant-client is not installed; {INSTALL_HINT}")
+    place = folder if folder.exists() else folder.parent
+    if not os.access(place, os.W_OK):
+        return Probe("failed", f"Qdrant's local folder {folder} cannot be written")
+    return Probe("ok", f"Qdrant's local folder {folder} (not opened: one process holds it)")
 
 
 def _is_client_error(exc: Exception) -> bool:

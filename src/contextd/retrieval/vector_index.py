@@ -3,6 +3,7 @@
 import threading
 from typing import Any, Protocol
 
+from contextd.models import Probe
 from contextd.storage import vectors as rows
 from contextd.storage.store import Database
 
@@ -35,6 +36,10 @@ class VectorIndex(Protocol):
         """Read now what the first search would read (only an index kept in memory has
         anything to read); `resident`: this process keeps it and adds to it (a daemon, an
         MCP server)."""
+        ...
+
+    def probe(self, timeout_s: float) -> Probe:
+        """Whether the place the vectors are searched answers now, asked within `timeout_s`."""
         ...
 
     def close(self) -> None: ...
@@ -148,6 +153,11 @@ class SqliteVectorIndex:
     note: str | None = None
 
     backend = "sqlite (exact numpy scan)"
+
+    def probe(self, timeout_s: float) -> Probe:
+        """The vectors are in the store's own file, which answered to open."""
+        stats = rows.vector_stats(self._db.connection(), self._provider_id, self._dimensions)
+        return Probe("ok", f"{stats.current} vectors in the store's file")
 
     def __init__(self, db: Database, provider_id: str, dimensions: int) -> None:
         self._db = db

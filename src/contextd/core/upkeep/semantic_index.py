@@ -6,7 +6,7 @@ from collections.abc import Callable
 from msgspec import Struct
 
 from contextd.errors import ProviderUnavailableError
-from contextd.models import Record
+from contextd.models import Probe, Record
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as record_rows
@@ -14,7 +14,7 @@ from contextd.storage import vectors as vector_rows
 from contextd.storage.filters import RecordFilter
 from contextd.storage.store import Database
 
-__all__ = ["IndexService", "IndexState", "ProviderCheck"]
+__all__ = ["IndexService", "IndexState", "ProviderCheck", "Reachability"]
 
 
 class IndexState(Struct, frozen=True):
@@ -41,6 +41,16 @@ class ProviderCheck(Struct, frozen=True):
     dimensions: int
     seconds: float
     state: IndexState
+
+
+class Reachability(Struct, frozen=True):
+    """Whether the embedding provider and the place vectors are searched answer now."""
+
+    embeddings: Probe
+    vectors: Probe
+
+
+_OFF = Probe("unchecked", "vectors are off (embeddings.provider = none)")
 
 
 class IndexService:
@@ -84,6 +94,12 @@ class IndexService:
             self._note,
             self.backend(),
         )
+
+    def probe(self, timeout_s: float) -> Reachability:
+        """Ask the provider and the vector index, each within about `timeout_s`."""
+        if self._indexer is None or self._index is None:
+            return Reachability(_OFF, _OFF)
+        return Reachability(self._indexer.provider.probe(timeout_s), self._index.probe(timeout_s))
 
     def pending(self, *, force: bool = False) -> int:
         """How many records `refresh` would embed."""

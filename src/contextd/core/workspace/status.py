@@ -6,10 +6,12 @@ from msgspec import Struct
 
 from contextd import gitinfo
 from contextd.core.reading.reader import RecordReader
-from contextd.core.upkeep.semantic_index import IndexService, IndexState
+from contextd.core.upkeep.semantic_index import IndexService, IndexState, Reachability
 from contextd.models import Kind, Project, Record
 
-__all__ = ["StatusReport", "project_status"]
+__all__ = ["PROBE_TIMEOUT_S", "StatusReport", "project_status"]
+
+PROBE_TIMEOUT_S = 1.5  # how long status waits on the embedding endpoint, and on Qdrant
 
 
 class StatusReport(Struct, frozen=True):
@@ -19,6 +21,7 @@ class StatusReport(Struct, frozen=True):
     last_checkpoint: Record | None
     home: Path
     index: IndexState
+    reach: Reachability  # whether the embedding provider and the vector store answered
     waiting_review: int = 0  # drafts agents wrote, held for a person ([capture] review)
 
 
@@ -37,6 +40,7 @@ def project_status(
         last_checkpoint=records.latest(project, Kind.CHECKPOINT),
         home=home,
         index=index.state(),
+        reach=index.probe(PROBE_TIMEOUT_S),
         waiting_review=waiting_review,
     )
 
