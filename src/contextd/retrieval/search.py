@@ -275,7 +275,18 @@ class Retriever:
             for rid in hit.record.related_to:
                 if rid not in shown and rid not in wanted:
                     wanted[rid] = hit
-        found = rows.records_in_scope(self._db.connection(), list(wanted), scope)
+        conn = self._db.connection()
+        found = rows.records_in_scope(conn, list(wanted), scope)
+        # A link to a record superseded since (or before links followed supersession) reaches
+        # its chain's current record.
+        successors: dict[str, SearchHit] = {}
+        for rid in [rid for rid in wanted if rid not in found]:
+            end = rows.chain_end(conn, rid)
+            if end is not None and end.id not in shown | wanted.keys() | successors.keys():
+                successors[end.id] = wanted[rid]
+        if successors:
+            wanted |= successors
+            found |= rows.records_in_scope(conn, list(successors), scope)
         linked = []
         for rid, parent in wanted.items():
             if rid in found:

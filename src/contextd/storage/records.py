@@ -22,6 +22,7 @@ __all__ = [
     "forward_links",
     "get_record",
     "insert_record",
+    "linking",
     "list_records",
     "naming",
     "record_from_row",
@@ -307,14 +308,27 @@ def successors_of(conn: Connection, record_id: str) -> list[str]:
 
 
 def same_title(conn: Connection, record: Record) -> Record | None:
-    """A stored record of the same kind and scope whose title equals `record`'s, ignoring case."""
+    """A stored record of the same scope whose title equals `record`'s, ignoring case: of the
+    same kind, or a superseded one of any kind (a fact the team moved away from must not come
+    back as a memory or a constraint either); one of the same kind first."""
     dialect = conn.dialect
     visible, shown = dialect.visible("records")
+    kinds = [str(kind) for kind in Kind]
     row = conn.execute(
-        f"SELECT {COLUMNS} FROM records WHERE kind = ? "
-        f"AND project_id {dialect.null_safe_eq} ? AND id != ? "
-        f"AND lower(title) = lower(?) AND {visible} LIMIT 1",
-        (str(record.kind), record.project_id, record.id, record.title, *shown),
+        f"SELECT {COLUMNS} FROM records WHERE kind IN ({', '.join('?' for _ in kinds)}) "
+        f"AND project_id {dialect.null_safe_eq} ? AND lower(title) = lower(?) AND id != ? "
+        f"AND (kind = ? OR status = ?) AND {visible} "
+        "ORDER BY CASE WHEN kind = ? THEN 0 ELSE 1 END LIMIT 1",
+        (
+            *kinds,
+            record.project_id,
+            record.title,
+            record.id,
+            str(record.kind),
+            str(Status.SUPERSEDED),
+            *shown,
+            str(record.kind),
+        ),
     ).fetchone()
     return record_from_row(row) if row else None
 
@@ -338,6 +352,16 @@ def chain_end(
         current = _head(row)
         following = current.superseded_by
     return None
+
+
+def linking(conn: Connection, record_id: str) -> list[Record]:
+    """The records whose `related_to` names `record_id` (that its developer may see)."""
+    has = conn.dialect.json_list_has("records.related_to")
+    visible, shown = conn.dialect.visible("records")
+    found = conn.execute(
+        f"SELECT {COLUMNS} FROM records WHERE {has} AND {visible}", (record_id, *shown)
+    )
+    return [record_from_row(row) for row in found]
 
 
 def forward_links(conn: Connection, old_id: str, new_id: str) -> int:

@@ -99,13 +99,13 @@ class DuplicateGuard:
         self, record: Record, existing: Record, similarity: float | None
     ) -> DuplicateError:
         how = "repeats" if similarity is None else f"is {similarity:.0%} the same as"
-        head = f"This {record.kind} {how} {existing.id} ({_clip(existing.title)})"
+        other = "" if existing.kind is record.kind else f"{existing.kind} "
+        head = f"This {record.kind} {how} {other}{existing.id} ({_clip(existing.title)})"
         if existing.status is Status.SUPERSEDED:
-            successor = existing.superseded_by or "a newer record"
             return DuplicateError(
                 existing.id,
-                f"{head}, which was superseded on {existing.updated_at[:10]} by {successor}: "
-                "the team moved away from it.",
+                f"{head}, which was superseded on {existing.updated_at[:10]} by "
+                f"{self._successor(existing)}: the team moved away from it.",
                 ("show", "record_why", "force"),
             )
         if existing.status is Status.ARCHIVED:
@@ -113,6 +113,15 @@ class DuplicateGuard:
                 existing.id, f"{head}, which is archived.", ("unarchive", "force")
             )
         return DuplicateError(existing.id, f"{head}.", ("update", "verify", "supersede", "force"))
+
+    def _successor(self, superseded: Record) -> str:
+        """The current record that replaced `superseded` (the end of its chain), as
+        `id (title)`; the record named in its link when the chain leads nowhere current."""
+        end = rows.chain_end(self._db.connection(), superseded.superseded_by)
+        if end is None or end.status is not Status.ACTIVE:
+            return superseded.superseded_by or "a newer record"
+        current = rows.get_record(self._db.connection(), end.id)
+        return f"{end.id} ({_clip(current.title)})" if current else end.id
 
 
 def _clip(text: str, width: int = 60) -> str:

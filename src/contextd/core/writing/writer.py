@@ -410,7 +410,12 @@ class RecordWriter:
         return written
 
     def supersede(self, old_reference: str, new_reference: str) -> tuple[Record, Record]:
-        """Mark `old` as replaced by `new`; `old` keeps its content but leaves default retrieval."""
+        """Mark `old` as replaced by `new`; `old` keeps its content but leaves default retrieval.
+
+        Links follow: every other record whose `related_to` named `old` names `new` instead,
+        changed (and re-stamped, so the change travels by sync and repository files) in the
+        same transaction.
+        """
         with self._db.transaction() as conn:
             old = self._reader.get(old_reference)
             new = self._reader.get(new_reference)
@@ -429,9 +434,17 @@ class RecordWriter:
                 raise InvalidInputError(
                     "A record can only be superseded by one of its own project or a global one."
                 )
-            retired = replace(old, status=Status.SUPERSEDED, superseded_by=new.id, updated_at=now())
+            stamp = now()
+            retired = replace(old, status=Status.SUPERSEDED, superseded_by=new.id, updated_at=stamp)
             rows.replace_record(conn, retired)
-            self._changed(conn, [retired])
+            relinked = [
+                replace(other, related_to=_relinked(other, old.id, new.id), updated_at=stamp)
+                for other in rows.linking(conn, old.id)
+                if other.id not in (old.id, new.id)  # the successor may name what it replaces
+            ]
+            for other in relinked:
+                rows.replace_record(conn, other)
+            self._changed(conn, [retired, *relinked])
         return retired, new
 
     def archive(self, reference: str, reason: str | None = None) -> Record:
@@ -504,6 +517,12 @@ def _linked(records: list[Record], open_sessions: dict[str, str]) -> list[Record
         else r
         for r in records
     ]
+
+
+def _relinked(record: Record, old_id: str, new_id: str) -> tuple[str, ...]:
+    """`record`'s links with `old_id` replaced by `new_id`, each once, never itself."""
+    moved = (new_id if rid == old_id else rid for rid in record.related_to)
+    return tuple(rid for rid in dict.fromkeys(moved) if rid != record.id)
 
 
 def _pick(new: T | None, old: T) -> T:
