@@ -144,3 +144,15 @@ def test_session_info_names_a_project_it_cannot_find_once_a_session_is_open(app:
     opened, unknown = call(app, ("session_info", {}), ("session_info", {"project": "nope"}))
     assert data(opened)["this_connection"] is True
     assert unknown.is_error and "No project named 'nope'" in unknown.content[0].text
+
+
+def test_checkpoint_after_checkpoint_is_stored(app: App) -> None:
+    where = {
+        "summary": "Moving the task queue to NATS JetStream",
+        "goal": "Workers consume from JetStream with durable consumers",
+        "done": ["Publisher switched to JetStream"],
+        "next": ["Switch the workers"],
+    }
+    later = {**where, "done": [*where["done"], "Workers switched"], "next": ["Drop Redis"]}
+    first, second = call(app, ("checkpoint", where), ("checkpoint", later))
+    assert data(first)["id"] != data(second)["id"]

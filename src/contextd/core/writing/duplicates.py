@@ -1,7 +1,8 @@
 """Catching restatements at capture: near-identical records are refused, similar ones reported.
 
 Superseded and archived records count too, so a fact the team moved away from cannot come
-back as new.
+back as new, whatever kind it comes back as. Checkpoints are never refused for resembling
+earlier checkpoints: a stretch of work leaves a series of them.
 """
 
 import math
@@ -12,7 +13,7 @@ from msgspec.structs import replace
 from contextd.config import RefreshSettings
 from contextd.core.writing.replacement import replacement_reason
 from contextd.errors import DuplicateError
-from contextd.models import Record, Similar, Status
+from contextd.models import Kind, Record, Similar, Status
 from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as rows
 from contextd.storage.filters import RecordFilter
@@ -43,11 +44,11 @@ class DuplicateGuard:
         """
         conn = self._db.connection()
         same = rows.same_title(conn, record)
-        if same is not None and same.id not in exempt:
+        if same is not None and _guarded(record, same, exempt):
             raise self._refusal(record, same, None)
         near = self.near(record, vector)
         for found in near:
-            if found.similarity >= self._duplicate and found.record.id not in exempt:
+            if found.similarity >= self._duplicate and _guarded(record, found.record, exempt):
                 raise self._refusal(record, found.record, found.similarity)
         return near
 
@@ -122,6 +123,15 @@ class DuplicateGuard:
             return superseded.superseded_by or "a newer record"
         current = rows.get_record(self._db.connection(), end.id)
         return f"{end.id} ({_clip(current.title)})" if current else end.id
+
+
+def _guarded(record: Record, stored: Record, exempt: AbstractSet[str]) -> bool:
+    """Whether `record` may be refused for restating `stored`: not one it replaces, and not
+    one checkpoint after another (each says where work stood at its time, and the next one
+    of a stretch of work reads much like the last)."""
+    if stored.id in exempt:
+        return False
+    return not (record.kind is Kind.CHECKPOINT and stored.kind is Kind.CHECKPOINT)
 
 
 def _clip(text: str, width: int = 60) -> str:
