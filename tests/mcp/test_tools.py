@@ -48,7 +48,9 @@ def test_append_adds_to_the_main_text_and_verifies_it(app: App) -> None:
         ("append", {"id": rid, "text": "x", "field": "purpose"}),
     )
     body = data(appended)["body"]
-    assert body["why_chosen"].endswith("\n\nConsumers must set ack_wait above the longest task.")
+    assert body["why_chosen"] == (
+        f"{DECISION_ARGS['why_chosen']}. Consumers must set ack_wait above the longest task."
+    )
     assert data(appended)["verified_at"] == data(appended)["updated_at"]
     assert data(to_field)["body"]["alternatives"] == "Kafka was slower to run here."
     assert refused.is_error and "no text field 'purpose'" in refused.content[0].text
@@ -156,3 +158,18 @@ def test_checkpoint_after_checkpoint_is_stored(app: App) -> None:
     later = {**where, "done": [*where["done"], "Workers switched"], "next": ["Drop Redis"]}
     first, second = call(app, ("checkpoint", where), ("checkpoint", later))
     assert data(first)["id"] != data(second)["id"]
+
+
+def test_append_joins_a_memory_as_sentences_and_a_list_as_lines(app: App) -> None:
+    (stored,) = call(
+        app, ("remember", {"text": "Timing tests on CI are noisy", "category": "gotcha"})
+    )
+    rid = data(stored)["id"]
+    (sentence,) = call(app, ("append", {"id": rid, "text": "Run benchmarks locally"}))
+    assert data(sentence)["title"] == "Timing tests on CI are noisy. Run benchmarks locally"
+    (listed,) = call(
+        app,
+        ("remember", {"text": "Release steps:\n- tag the commit", "category": "convention"}),
+    )
+    (line,) = call(app, ("append", {"id": data(listed)["id"], "text": "- push the tag"}))
+    assert data(line)["title"] == "Release steps:\n- tag the commit\n- push the tag"

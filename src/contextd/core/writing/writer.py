@@ -11,6 +11,7 @@ from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.core.reading.reader import RecordReader
+from contextd.core.writing.appending import joined
 from contextd.core.writing.duplicates import DuplicateGuard
 from contextd.core.writing.validation import checked_text, validate_draft
 from contextd.errors import (
@@ -271,8 +272,9 @@ class RecordWriter:
         return self.write_all([self.prepare_update(reference, edit, force=force)])[0]
 
     def append(self, reference: str, text: str, field: str | None = None) -> Record:
-        """Add `text` to a record's main text (or to `field`, a text field of its kind) and
-        re-stamp it verified: what a later session learned about it, kept with it."""
+        """Add `text` to a record's main text (or to `field`, a text field of its kind), as the
+        next sentence or list line (`appending.joined`), and re-stamp it verified: what a later
+        session learned about it, kept with it."""
         record = self._reader.get(reference)
         fields = text_fields(record.kind)
         field = field or fields[0]
@@ -284,10 +286,10 @@ class RecordWriter:
                 f"A {record.kind} has no text field {field!r} to add to ({', '.join(fields)})."
             )
         if field == "title":
-            edit = RecordEdit(title=f"{record.title} {addition}")
+            edit = RecordEdit(title=joined(record.title, addition))
         else:
             current = str(body_to_dict(record.body).get(field) or "")
-            edit = RecordEdit(body={field: f"{current}\n\n{addition}" if current else addition})
+            edit = RecordEdit(body={field: joined(current, addition)})
         prepared = self.prepare_update(record.id, edit, force=True)
         stamped = replace(prepared.record, verified_at=prepared.record.updated_at)
         return self.write_all([replace(prepared, record=stamped)])[0]
