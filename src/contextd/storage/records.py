@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from msgspec import Struct
 
 from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
-from contextd.storage import owners
+from contextd.ids import MIN_PREFIX
+from contextd.storage import id_prefixes, owners
 from contextd.storage.connection import Connection
 from contextd.storage.filters import RecordFilter
 
@@ -144,7 +145,8 @@ def _json_list(text: object) -> tuple[Any, ...]:
 
 def insert_record(conn: Connection, record: Record, *, private: bool = False) -> None:
     """Store a new record; `private` ones never reach repository files (shared = 2), and on a
-    team server a personal one (owners.personal) belongs to the connection's developer."""
+    team server a personal one (owners.personal) belongs to the connection's developer. It
+    gets its short id for good (id_prefixes.new_short_id)."""
     values = _row_values(record)
     body_text = search_text(record)
     dialect = conn.dialect
@@ -152,10 +154,11 @@ def insert_record(conn: Connection, record: Record, *, private: bool = False) ->
     columns = "".join(f", {name}" for name, _, _ in extra)
     marks = "".join(f", {mark}" for _, mark, _ in extra)
     owner = owners.owner_of(dialect, record.kind, record.project_id, record.category, private)
+    short = id_prefixes.new_short_id(conn, record.id, MIN_PREFIX)
     conn.execute(
-        f"INSERT INTO records({COLUMNS}, body_text, shared, owner{columns}) "
-        f"VALUES ({_PLACEHOLDERS}, ?, ?, ?{marks})",
-        (*values, body_text, 2 if private else 0, owner, *(value for _, _, value in extra)),
+        f"INSERT INTO records({COLUMNS}, body_text, shared, owner, short_id{columns}) "
+        f"VALUES ({_PLACEHOLDERS}, ?, ?, ?, ?{marks})",
+        (*values, body_text, 2 if private else 0, owner, short, *(v for _, _, v in extra)),
     )
 
 
