@@ -9,7 +9,7 @@ from mcp.types import CallToolResult, Implementation
 from contextd.app import App
 from contextd.mcp.server import build_server
 from mcp import Client
-from tests.conftest import DECISION, Cli
+from tests.conftest import DECISION, POSTGRES, Cli
 
 DECISION_ARGS = {
     "summary": "Use NATS JetStream for the task queue",
@@ -173,3 +173,23 @@ def test_append_joins_a_memory_as_sentences_and_a_list_as_lines(app: App) -> Non
     )
     (line,) = call(app, ("append", {"id": data(listed)["id"], "text": "- push the tag"}))
     assert data(line)["title"] == "Release steps:\n- tag the commit\n- push the tag"
+
+
+def test_get_context_by_tags_alone_returns_the_current_tagged_records(app: App, run: Cli) -> None:
+    old = run.json(*DECISION, "--tag", "queue")
+    new = run.json(*POSTGRES, "--tag", "queue", "--priority", "5", "--supersedes", old["id"])
+    loose = run.json("add", "Workers drain before a deploy", "--category", "gotcha", "--tag", "queue")
+    run.json("add", "The docs build with mkdocs", "--category", "convention", "--tag", "docs")
+    tagged, gotchas, nothing, search = call(
+        app,
+        ("get_context", {"tags": ["queue"]}),
+        ("get_context", {"tags": ["queue"], "category": "gotcha", "budget": 200}),
+        ("get_context", {}),
+        ("search", {"kind": "decision"}),
+    )
+    ids = [r["id"] for r in data(tagged)["results"]]
+    assert ids == [new["id"], loose["id"]]  # priority first; the superseded one left out
+    assert "mkdocs" not in data(tagged)["context"]
+    assert [r["id"] for r in data(gotchas)["results"]] == [loose["id"]]
+    assert nothing.is_error and "Give a query, or a filter" in nothing.content[0].text
+    assert [r["id"] for r in data(search)["results"]] == [new["id"]]

@@ -28,6 +28,7 @@ __all__ = [
     "naming",
     "record_from_row",
     "RecordHead",
+    "heads_by_priority",
     "heads_in_scope",
     "records_in_scope",
     "replace_record",
@@ -225,6 +226,22 @@ def heads_in_scope(
 ) -> dict[str, RecordHead]:
     """Heads of those of `ids` that exist and pass `scope`, by id."""
     heads = (_head(row) for row in _by_ids(conn, _HEAD_COLUMNS, ids, scope))
+    return {head.id: head for head in heads}
+
+
+def heads_by_priority(
+    conn: Connection, scope: RecordFilter, limit: int
+) -> dict[str, RecordHead]:
+    """Heads of the records in `scope`, highest priority first, then most recently verified
+    (at most `limit`)."""
+    where, params = scope.where(conn.dialect)
+    selected = ", ".join(f"records.{name.strip()}" for name in _HEAD_COLUMNS.split(","))
+    found = conn.execute(
+        f"SELECT {selected} FROM records WHERE {where} "
+        "ORDER BY records.priority DESC, records.verified_at DESC, records.id DESC LIMIT ?",
+        (*params, limit),
+    )
+    heads = (_head(row) for row in found)
     return {head.id: head for head in heads}
 
 
