@@ -287,7 +287,9 @@ def test_recall_cuts_each_long_passage_to_max_entry_tokens(app: App) -> None:
 
 @pytest.mark.usefixtures("repo")
 def test_cli_recall_by_tag_alone_lists_the_tagged_records(run: Cli) -> None:
-    tagged = run.json("add", "Workers drain before a deploy", "--category", "gotcha", "--tag", "ops")
+    tagged = run.json(
+        "add", "Workers drain before a deploy", "--category", "gotcha", "--tag", "ops"
+    )
     run.json("add", "The docs build with mkdocs", "--category", "convention")
     found = run.json("recall", "--tag", "ops")
     assert [r["id"] for r in found["results"]] == [tagged["id"]]

@@ -119,9 +119,7 @@ def _store_rule_and_decisions(app: App) -> tuple[Record, Record, Record]:
     ],
     ids=["memory", "constraint"],
 )
-def test_a_superseded_decision_cannot_come_back_as_another_kind(
-    run: Cli, args: list[str]
-) -> None:
+def test_a_superseded_decision_cannot_come_back_as_another_kind(run: Cli, args: list[str]) -> None:
     old = run.json(*DECISION)
     new = run.json(*POSTGRES, "--supersedes", old["id"])
     result = run(*args)

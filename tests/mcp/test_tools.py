@@ -178,7 +178,9 @@ def test_append_joins_a_memory_as_sentences_and_a_list_as_lines(app: App) -> Non
 def test_get_context_by_tags_alone_returns_the_current_tagged_records(app: App, run: Cli) -> None:
     old = run.json(*DECISION, "--tag", "queue")
     new = run.json(*POSTGRES, "--tag", "queue", "--priority", "5", "--supersedes", old["id"])
-    loose = run.json("add", "Workers drain before a deploy", "--category", "gotcha", "--tag", "queue")
+    loose = run.json(
+        "add", "Workers drain before a deploy", "--category", "gotcha", "--tag", "queue"
+    )
     run.json("add", "The docs build with mkdocs", "--category", "convention", "--tag", "docs")
     tagged, gotchas, nothing, search = call(
         app,

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from msgspec import Struct
 
-from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
 from contextd.ids import MIN_PREFIX
+from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
 from contextd.storage import id_prefixes, owners
 from contextd.storage.connection import Connection
 from contextd.storage.filters import RecordFilter
@@ -229,9 +229,7 @@ def heads_in_scope(
     return {head.id: head for head in heads}
 
 
-def heads_by_priority(
-    conn: Connection, scope: RecordFilter, limit: int
-) -> dict[str, RecordHead]:
+def heads_by_priority(conn: Connection, scope: RecordFilter, limit: int) -> dict[str, RecordHead]:
     """Heads of the records in `scope`, highest priority first, then most recently verified
     (at most `limit`)."""
     where, params = scope.where(conn.dialect)

@@ -126,12 +126,7 @@ class SearchService:
 def _filters(query: SearchQuery) -> bool:
     """Whether `query` narrows the records by something other than words."""
     return bool(
-        query.kinds
-        or query.tags
-        or query.category
-        or query.since
-        or query.before
-        or query.path
+        query.kinds or query.tags or query.category or query.since or query.before or query.path
     )
 
 
