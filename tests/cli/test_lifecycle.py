@@ -181,14 +181,57 @@ def test_ids_resolve_from_a_unique_prefix_and_refuse_ambiguity(run: Cli, home: P
             "UPDATE records SET id = ? WHERE id = ?",
             (record["id"][:8] + twin["id"][8:], twin["id"]),
         )
-    ambiguous = run("show", record["id"][:8])
+    # The first eight characters were printed for the first record: they still name it.
+    assert run.json("show", record["id"][:8])["id"] == record["id"]
+    with sqlite3.connect(home / "contextd.db") as conn:  # now ten, never anyone's short id
+        conn.execute(
+            "UPDATE records SET id = ? WHERE id = ?",
+            (record["id"][:10] + twin["id"][10:], record["id"][:8] + twin["id"][8:]),
+        )
+    ambiguous = run("show", record["id"][:9])
     assert ambiguous.exit_code == 2
     assert "matches 2 records" in ambiguous.stderr
     assert run("show", record["id"][:7]).exit_code == 2
     assert run.json("show", record["id"])["id"] == record["id"]
 
 
+def test_the_id_printed_at_write_time_names_its_record_however_many_follow(run: Cli) -> None:
+    """A burst of writes shares its first characters (ids are time-ordered): each short id
+    printed when a record was stored keeps naming it, and lists print the same short id."""
+    printed = {}
+    for n in range(8):
+        out = run("add", f"Service {n} listens on port {8000 + n}", "--category", "convention")
+        assert out.exit_code == 0, out.output
+        short = out.stdout.split("Recorded memory ", 1)[1].split(":", 1)[0]
+        printed[short] = run.json("show", short)["id"]
+    assert len(set(printed.values())) == 8
+    assert any(len(short) == 8 for short in printed)  # the first of the burst: eight
+    for short, record_id in printed.items():
+        assert run.json("show", short)["id"] == record_id
+        assert short in run("show", record_id).stdout
+    listed = run("memories").stdout
+    assert all(short in listed for short in printed)
+
+
 def test_json_errors_are_machine_readable(run: Cli) -> None:
     result = run("show", "0000000000", "--json")
     assert result.exit_code == 3
     assert json.loads(result.stdout)["error"]["type"] == "NotFoundError"
+
+
+def test_a_store_from_before_short_ids_keeps_the_ids_it_printed(run: Cli, home: Path) -> None:
+    """Migration 0016 gives each older record the short id printed when it was stored."""
+    printed = {}
+    for n in range(5):
+        out = run("add", f"Queue {n} drains every {n + 2} seconds", "--category", "convention")
+        printed[out.stdout.split("Recorded memory ", 1)[1].split(":", 1)[0]] = n
+    with sqlite3.connect(home / "contextd.db") as conn:  # the store as 0015 left it
+        conn.execute("DROP INDEX records_short_id")
+        conn.execute("ALTER TABLE records DROP COLUMN short_id")
+        conn.execute("DELETE FROM _migrations WHERE version = 16")
+        conn.execute("PRAGMA user_version = 13")
+    for short in printed:
+        assert run.json("show", short)["id"].startswith(short)
+    with sqlite3.connect(home / "contextd.db") as conn:
+        stored = {row[0] for row in conn.execute("SELECT short_id FROM records")}
+    assert stored == set(printed)

@@ -232,3 +232,38 @@ def test_a_fact_another_writer_stored_while_this_one_was_prepared_is_refused(app
         project,
     )
     assert searches == [1]  # nothing committed meanwhile: one check
+
+
+def test_a_checkpoint_is_never_refused_for_resembling_an_earlier_checkpoint(run: Cli) -> None:
+    first = run.json(
+        "checkpoint",
+        "Moving the task queue to NATS JetStream",
+        "--goal",
+        "Workers consume from JetStream with durable consumers",
+        "--done",
+        "Publisher switched to JetStream",
+        "--next",
+        "Switch the workers",
+    )
+    second = run(
+        "checkpoint",
+        "Moving the task queue to NATS JetStream",
+        "--goal",
+        "Workers consume from JetStream with durable consumers",
+        "--done",
+        "Publisher switched to JetStream",
+        "--done",
+        "Workers switched",
+        "--next",
+        "Remove the Redis client",
+        "--json",
+    )
+    assert second.exit_code == 0, second.output
+    assert json.loads(second.stdout)["id"] != first["id"]
+
+
+def test_a_checkpoint_restating_a_superseded_decision_is_still_refused(run: Cli) -> None:
+    old = run.json(*DECISION)
+    run.json(*POSTGRES, "--supersedes", old["id"])
+    result = run("checkpoint", "Use NATS for the task queue")
+    assert result.exit_code == 4 and "repeats decision" in result.stderr

@@ -283,3 +283,23 @@ def test_recall_cuts_each_long_passage_to_max_entry_tokens(app: App) -> None:
     assert estimate_tokens(blocks[long.id]) <= 80
     assert f"get_entry {long.id}" in blocks[long.id]
     assert blocks[short.id] == passage(next(h for h in packed.hits if h.record.id == short.id))
+
+
+@pytest.mark.usefixtures("repo")
+def test_cli_recall_by_tag_alone_lists_the_tagged_records(run: Cli) -> None:
+    tagged = run.json(
+        "add", "Workers drain before a deploy", "--category", "gotcha", "--tag", "ops"
+    )
+    run.json("add", "The docs build with mkdocs", "--category", "convention")
+    found = run.json("recall", "--tag", "ops")
+    assert [r["id"] for r in found["results"]] == [tagged["id"]]
+    assert [r["id"] for r in run.json("search", "--kind", "memory", "--tag", "ops")["results"]] == [
+        tagged["id"]
+    ]
+
+
+@pytest.mark.usefixtures("repo")
+def test_cli_recall_with_neither_query_nor_filter_says_what_to_give(run: Cli) -> None:
+    result = run("recall")
+    assert result.exit_code == 2
+    assert "Give a query, or a filter" in result.stderr and "Traceback" not in result.output

@@ -8,6 +8,7 @@ import pytest
 from contextd.clock import age, parse_when
 from contextd.config import default_config_text, load_settings
 from contextd.core.workspace.projects import slugify
+from contextd.core.writing.appending import joined
 from contextd.errors import ConfigError
 from contextd.gitinfo import normalise_remote
 from contextd.ids import new_id
@@ -85,3 +86,22 @@ def test_a_broken_config_is_one_clear_error(home: Path, text: str, expected: str
 def test_the_default_config_text_parses_to_the_defaults(home: Path) -> None:
     (home / "config.toml").write_text(default_config_text(), encoding="utf-8")
     assert load_settings().search == load_settings(home=home / "nowhere").search
+
+
+@pytest.mark.parametrize(
+    ("current", "addition", "expected"),
+    [
+        ("Timing tests are noisy", "Run benchmarks", "Timing tests are noisy. Run benchmarks"),
+        ("Timing tests are noisy.", "Run benchmarks", "Timing tests are noisy. Run benchmarks"),
+        ("Is it noisy?", "  Yes. ", "Is it noisy? Yes."),
+        ('He said "stop."', "We stopped", 'He said "stop." We stopped'),
+        ("Steps:\n- build", "- test", "Steps:\n- build\n- test"),
+        ("1. build", "test it", "1. build\ntest it"),
+        ("Notes", "* one", "Notes\n* one"),
+        ("", "First", "First"),
+    ],
+)
+def test_appended_text_joins_as_a_sentence_or_a_line(
+    current: str, addition: str, expected: str
+) -> None:
+    assert joined(current, addition) == expected

@@ -9,7 +9,7 @@ from mcp.types import CallToolResult, Implementation
 from contextd.app import App
 from contextd.mcp.server import build_server
 from mcp import Client
-from tests.conftest import DECISION, Cli
+from tests.conftest import DECISION, POSTGRES, Cli
 
 DECISION_ARGS = {
     "summary": "Use NATS JetStream for the task queue",
@@ -48,7 +48,9 @@ def test_append_adds_to_the_main_text_and_verifies_it(app: App) -> None:
         ("append", {"id": rid, "text": "x", "field": "purpose"}),
     )
     body = data(appended)["body"]
-    assert body["why_chosen"].endswith("\n\nConsumers must set ack_wait above the longest task.")
+    assert body["why_chosen"] == (
+        f"{DECISION_ARGS['why_chosen']}. Consumers must set ack_wait above the longest task."
+    )
     assert data(appended)["verified_at"] == data(appended)["updated_at"]
     assert data(to_field)["body"]["alternatives"] == "Kafka was slower to run here."
     assert refused.is_error and "no text field 'purpose'" in refused.content[0].text
@@ -144,3 +146,52 @@ def test_session_info_names_a_project_it_cannot_find_once_a_session_is_open(app:
     opened, unknown = call(app, ("session_info", {}), ("session_info", {"project": "nope"}))
     assert data(opened)["this_connection"] is True
     assert unknown.is_error and "No project named 'nope'" in unknown.content[0].text
+
+
+def test_checkpoint_after_checkpoint_is_stored(app: App) -> None:
+    where = {
+        "summary": "Moving the task queue to NATS JetStream",
+        "goal": "Workers consume from JetStream with durable consumers",
+        "done": ["Publisher switched to JetStream"],
+        "next": ["Switch the workers"],
+    }
+    later = {**where, "done": [*where["done"], "Workers switched"], "next": ["Drop Redis"]}
+    first, second = call(app, ("checkpoint", where), ("checkpoint", later))
+    assert data(first)["id"] != data(second)["id"]
+
+
+def test_append_joins_a_memory_as_sentences_and_a_list_as_lines(app: App) -> None:
+    (stored,) = call(
+        app, ("remember", {"text": "Timing tests on CI are noisy", "category": "gotcha"})
+    )
+    rid = data(stored)["id"]
+    (sentence,) = call(app, ("append", {"id": rid, "text": "Run benchmarks locally"}))
+    assert data(sentence)["title"] == "Timing tests on CI are noisy. Run benchmarks locally"
+    (listed,) = call(
+        app,
+        ("remember", {"text": "Release steps:\n- tag the commit", "category": "convention"}),
+    )
+    (line,) = call(app, ("append", {"id": data(listed)["id"], "text": "- push the tag"}))
+    assert data(line)["title"] == "Release steps:\n- tag the commit\n- push the tag"
+
+
+def test_get_context_by_tags_alone_returns_the_current_tagged_records(app: App, run: Cli) -> None:
+    old = run.json(*DECISION, "--tag", "queue")
+    new = run.json(*POSTGRES, "--tag", "queue", "--priority", "5", "--supersedes", old["id"])
+    loose = run.json(
+        "add", "Workers drain before a deploy", "--category", "gotcha", "--tag", "queue"
+    )
+    run.json("add", "The docs build with mkdocs", "--category", "convention", "--tag", "docs")
+    tagged, gotchas, nothing, search = call(
+        app,
+        ("get_context", {"tags": ["queue"]}),
+        ("get_context", {"tags": ["queue"], "category": "gotcha", "budget": 200}),
+        ("get_context", {}),
+        ("search", {"kind": "decision"}),
+    )
+    ids = [r["id"] for r in data(tagged)["results"]]
+    assert ids == [new["id"], loose["id"]]  # priority first; the superseded one left out
+    assert "mkdocs" not in data(tagged)["context"]
+    assert [r["id"] for r in data(gotchas)["results"]] == [loose["id"]]
+    assert nothing.is_error and "Give a query, or a filter" in nothing.content[0].text
+    assert [r["id"] for r in data(search)["results"]] == [new["id"]]

@@ -2,6 +2,8 @@
 newer one refused, a database holding someone else's tables left untouched, and every table
 known to `store copy`."""
 
+from pathlib import Path
+
 import psycopg
 import pytest
 
@@ -9,6 +11,7 @@ from contextd.errors import SchemaTooNewError, StoreError
 from contextd.storage.copy import TABLES
 from contextd.storage.migrations import known_migrations
 from contextd.storage.postgres.database import PostgresDatabase
+from tests.conftest import Cli, make_repo, use_server
 
 
 def test_both_backends_know_the_same_schema_version() -> None:
@@ -56,3 +59,27 @@ def test_store_copy_knows_every_table_of_the_schema(pg_url: str) -> None:
             )
         }
     assert tables - {"_migrations", "sync_store"} == set(TABLES)
+
+
+def test_records_stored_before_short_ids_get_the_ones_they_were_printed_with(
+    pg_url: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As SQLite's 0016: each older record's short id is the prefix its predecessor in time
+    did not share, the one printed when it was stored."""
+    use_server(home, pg_url)
+    monkeypatch.chdir(make_repo(tmp_path / "orbit"))
+    run = Cli()
+    assert run("attach").exit_code == 0
+    printed = set()
+    for n in range(4):
+        out = run("add", f"Queue {n} drains every {n + 2} seconds", "--category", "convention")
+        assert out.exit_code == 0, out.output
+        printed.add(out.stdout.split("Recorded memory ", 1)[1].split(":", 1)[0])
+    with psycopg.connect(pg_url) as conn:  # the schema as 0013 left it
+        conn.execute("DROP INDEX records_short_id")
+        conn.execute("ALTER TABLE records DROP COLUMN short_id")
+        conn.execute("DELETE FROM _migrations WHERE version = 16")
+    PostgresDatabase.open_url(pg_url).close()
+    with psycopg.connect(pg_url) as conn:
+        stored = {row[0] for row in conn.execute("SELECT short_id FROM records")}
+    assert stored == printed

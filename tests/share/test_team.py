@@ -118,3 +118,24 @@ def test_two_worktrees_of_one_clone_each_see_their_own_branch(
     assert {h["title"] for h in a.json("search", "task queue", cwd=other)["results"]} == {NATS[1]}
     assert a.json("memories")["records"] == []
     assert len(a.json("memories", cwd=other)["records"]) == 1
+
+
+def test_a_link_moved_by_supersede_reaches_the_teammate(team: tuple[Developer, Developer]) -> None:
+    a, b = team
+    nats = a.json(*NATS)["id"]
+    rule = a.json(
+        "constrain",
+        "Queue consumers ack a task only after its handler commits",
+        "--reason",
+        "An early ack loses the task whenever a worker dies between ack and commit",
+        "--hardness",
+        "strong",
+        "--related",
+        nats,
+    )["id"]
+    kafka = a.json(*KAFKA, "--supersedes", nats)["id"]
+    assert kafka in (a.repo / ".contextd" / "records" / f"{rule}.md").read_text(encoding="utf-8")
+    a.commit_all("Kafka replaces NATS")
+    git(a.repo, "push", "-q", "origin", "main")
+    git(b.repo, "pull", "-q")
+    assert b.json("show", rule)["related_to"] == [kafka]

@@ -72,6 +72,19 @@ def test_every_field_travels_with_supersede_links_and_relations(
     assert laptop.json("show", old)["successor"]["id"] == new
 
 
+def test_links_moved_by_a_supersede_travel(laptop: Machine, lab: Machine, tmp_path: Path) -> None:
+    lab.attach(tmp_path / "lab" / "orbit")
+    old = lab.json(*DECISION, "--project", "orbit")["id"]
+    rule = lab.json(
+        "add", NOTES[0], "--category", "convention", "--related", old, "--project", "orbit"
+    )["id"]
+    carry(lab, laptop, tmp_path)
+    new = lab.json(*POSTGRES, "--project", "orbit", "--supersedes", old)["id"]
+    report = carry(lab, laptop, tmp_path)
+    assert (report["added"], report["updated"], report["conflicts"]) == (1, 2, 0)
+    assert laptop.records()[rule]["related_to"] == [new]
+
+
 def test_the_newer_update_wins_in_either_direction(
     laptop: Machine, lab: Machine, tmp_path: Path
 ) -> None:

@@ -32,11 +32,21 @@ def _command(command: commands.Command) -> click.Command:
         write(answer_printout(command.asks, reply, bool(values.get("explain")), as_json))
 
     decorate = option_bundle(
-        click.argument("argument", metavar=command.argument.upper()),
+        _argument(command),
         declared_options(*command.options),
         common_options,
     )
     return click.command(command.name, help=command.help)(decorate(run))
+
+
+def _argument(command: commands.Command) -> Any:
+    """A write's text is required; a search's query may be left out when filters say what
+    is wanted (`contextd recall --tag queue`)."""
+    if command.asks == "write":
+        return click.argument("argument", metavar=command.argument.upper())
+    return click.argument(
+        "argument", metavar=f"[{command.argument.upper()}]", required=False, default=""
+    )
 
 
 COMMANDS = [_command(command) for command in commands.COMMANDS.values()]

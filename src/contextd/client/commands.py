@@ -164,14 +164,16 @@ COMMANDS: dict[str, Command] = {
         "search",
         "search",
         "query",
-        "Hybrid search (full-text + meaning) over the project's records and the global ones.",
+        "Hybrid search (full-text + meaning) over the project's records and the global ones; "
+        "without QUERY, the records the filters select.",
         (_LIMIT, *_QUERY_OPTIONS),
     ),
     "recall": Command(
         "recall",
         "recall",
         "query",
-        "The context an agent receives for QUERY, packed into a token budget.",
+        "The context an agent receives for QUERY (or, without one, the current records the "
+        "filters select), packed into a token budget.",
         (_BUDGET, *_QUERY_OPTIONS),
     ),
     **{KINDS[kind].command: _record_command(kind) for kind in KINDS},

@@ -48,7 +48,13 @@ def register(kit: Toolkit) -> None:
 
     @kit.tool(READ)
     def get_context(
-        query: Annotated[str, Field(description="What you are about to work on, in words.")],
+        query: Annotated[
+            str,
+            Field(
+                description="What you are about to work on, in words; leave it out to get "
+                "the current records the filters (tags, kind, category, path, dates) select."
+            ),
+        ] = "",
         kind: KindArg = None,
         category: Annotated[
             str | None, Field(description="Only memories of this category (gotcha, ...).")
@@ -116,7 +122,9 @@ def register(kit: Toolkit) -> None:
 
     @kit.tool(READ)
     def search(
-        query: Annotated[str, Field(description="What to look for, in words.")],
+        query: Annotated[
+            str, Field(description="What to look for, in words; leave it out to list by kind.")
+        ] = "",
         limit: Limit = 10,
         kind: KindArg = None,
         include_superseded: Annotated[

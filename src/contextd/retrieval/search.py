@@ -69,6 +69,8 @@ class Retriever:
         the fact that replaced it.
         """
         wanted = _scope(query, project_id, checkout)
+        if not query.text.strip():
+            return self._filtered(query, wanted, project_id)
         scope = (
             replace(wanted, statuses=(*wanted.statuses, Status.SUPERSEDED))
             if (Status.SUPERSEDED not in wanted.statuses)
@@ -115,6 +117,25 @@ class Retriever:
         if meaning is not None:
             return SearchResult(tuple(hits), meaning.degraded)
         return SearchResult(tuple(hits), None if arms == "fts" else _VECTORS_OFF)
+
+    def _filtered(
+        self, query: SearchQuery, wanted: RecordFilter, project_id: str | None
+    ) -> SearchResult:
+        """No words to match: the records the filters let through, ranked as a score ranks
+        them without a query (priority, recency, trust, project), those about the file asked
+        for first, with their linked records."""
+        conn = self._db.connection()
+        pool = max(self._weights.candidate_pool, query.limit)
+        named = records_naming(conn, query.path, wanted) if query.path else set()
+        heads = rows.heads_by_priority(conn, wanted, pool)
+        heads |= rows.heads_in_scope(conn, [rid for rid in named if rid not in heads], wanted)
+        ranked = self._rank(heads, {}, {}, {}, {}, project_id, set(heads))
+        if named:
+            ranked.sort(key=lambda c: c.head.id not in named)
+        hits = self._materialise(ranked[: query.limit], {})
+        if query.expand_related:
+            hits += self._linked(hits, wanted)
+        return SearchResult(tuple(hits), None)
 
     def learn(self, query: str, record: Record, project_id: str | None) -> None:
         """Store a (query, record) pair; without vectors it is kept but cannot match yet."""
@@ -275,7 +296,18 @@ class Retriever:
             for rid in hit.record.related_to:
                 if rid not in shown and rid not in wanted:
                     wanted[rid] = hit
-        found = rows.records_in_scope(self._db.connection(), list(wanted), scope)
+        conn = self._db.connection()
+        found = rows.records_in_scope(conn, list(wanted), scope)
+        # A link to a record superseded since (or before links followed supersession) reaches
+        # its chain's current record.
+        successors: dict[str, SearchHit] = {}
+        for rid in [rid for rid in wanted if rid not in found]:
+            end = rows.chain_end(conn, rid)
+            if end is not None and end.id not in shown | wanted.keys() | successors.keys():
+                successors[end.id] = wanted[rid]
+        if successors:
+            wanted |= successors
+            found |= rows.records_in_scope(conn, list(successors), scope)
         linked = []
         for rid, parent in wanted.items():
             if rid in found:

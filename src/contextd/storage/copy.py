@@ -29,7 +29,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "id", "project_id", "kind", "category", "title", "body", "body_text", "tags",
         "retrieval_hints", "origin", "priority", "status", "superseded_by", "related_to",
         "session_id", "created_at", "updated_at", "verified_at", "archived_reason", "shared",
-        "file_digest", "owner",
+        "file_digest", "owner", "short_id",
     ),
     "tombstones": ("id", "project_id", "deleted_at"),
     "embeddings": (

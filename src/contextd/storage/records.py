@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from msgspec import Struct
 
+from contextd.ids import MIN_PREFIX
 from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
-from contextd.storage import owners
+from contextd.storage import id_prefixes, owners
 from contextd.storage.connection import Connection
 from contextd.storage.filters import RecordFilter
 
@@ -22,10 +23,12 @@ __all__ = [
     "forward_links",
     "get_record",
     "insert_record",
+    "linking",
     "list_records",
     "naming",
     "record_from_row",
     "RecordHead",
+    "heads_by_priority",
     "heads_in_scope",
     "records_in_scope",
     "replace_record",
@@ -143,7 +146,8 @@ def _json_list(text: object) -> tuple[Any, ...]:
 
 def insert_record(conn: Connection, record: Record, *, private: bool = False) -> None:
     """Store a new record; `private` ones never reach repository files (shared = 2), and on a
-    team server a personal one (owners.personal) belongs to the connection's developer."""
+    team server a personal one (owners.personal) belongs to the connection's developer. It
+    gets its short id for good (id_prefixes.new_short_id)."""
     values = _row_values(record)
     body_text = search_text(record)
     dialect = conn.dialect
@@ -151,10 +155,11 @@ def insert_record(conn: Connection, record: Record, *, private: bool = False) ->
     columns = "".join(f", {name}" for name, _, _ in extra)
     marks = "".join(f", {mark}" for _, mark, _ in extra)
     owner = owners.owner_of(dialect, record.kind, record.project_id, record.category, private)
+    short = id_prefixes.new_short_id(conn, record.id, MIN_PREFIX)
     conn.execute(
-        f"INSERT INTO records({COLUMNS}, body_text, shared, owner{columns}) "
-        f"VALUES ({_PLACEHOLDERS}, ?, ?, ?{marks})",
-        (*values, body_text, 2 if private else 0, owner, *(value for _, _, value in extra)),
+        f"INSERT INTO records({COLUMNS}, body_text, shared, owner, short_id{columns}) "
+        f"VALUES ({_PLACEHOLDERS}, ?, ?, ?, ?{marks})",
+        (*values, body_text, 2 if private else 0, owner, short, *(v for _, _, v in extra)),
     )
 
 
@@ -221,6 +226,20 @@ def heads_in_scope(
 ) -> dict[str, RecordHead]:
     """Heads of those of `ids` that exist and pass `scope`, by id."""
     heads = (_head(row) for row in _by_ids(conn, _HEAD_COLUMNS, ids, scope))
+    return {head.id: head for head in heads}
+
+
+def heads_by_priority(conn: Connection, scope: RecordFilter, limit: int) -> dict[str, RecordHead]:
+    """Heads of the records in `scope`, highest priority first, then most recently verified
+    (at most `limit`)."""
+    where, params = scope.where(conn.dialect)
+    selected = ", ".join(f"records.{name.strip()}" for name in _HEAD_COLUMNS.split(","))
+    found = conn.execute(
+        f"SELECT {selected} FROM records WHERE {where} "
+        "ORDER BY records.priority DESC, records.verified_at DESC, records.id DESC LIMIT ?",
+        (*params, limit),
+    )
+    heads = (_head(row) for row in found)
     return {head.id: head for head in heads}
 
 
@@ -307,14 +326,27 @@ def successors_of(conn: Connection, record_id: str) -> list[str]:
 
 
 def same_title(conn: Connection, record: Record) -> Record | None:
-    """A stored record of the same kind and scope whose title equals `record`'s, ignoring case."""
+    """A stored record of the same scope whose title equals `record`'s, ignoring case: of the
+    same kind, or a superseded one of any kind (a fact the team moved away from must not come
+    back as a memory or a constraint either); one of the same kind first."""
     dialect = conn.dialect
     visible, shown = dialect.visible("records")
+    kinds = [str(kind) for kind in Kind]
     row = conn.execute(
-        f"SELECT {COLUMNS} FROM records WHERE kind = ? "
-        f"AND project_id {dialect.null_safe_eq} ? AND id != ? "
-        f"AND lower(title) = lower(?) AND {visible} LIMIT 1",
-        (str(record.kind), record.project_id, record.id, record.title, *shown),
+        f"SELECT {COLUMNS} FROM records WHERE kind IN ({', '.join('?' for _ in kinds)}) "
+        f"AND project_id {dialect.null_safe_eq} ? AND lower(title) = lower(?) AND id != ? "
+        f"AND (kind = ? OR status = ?) AND {visible} "
+        "ORDER BY CASE WHEN kind = ? THEN 0 ELSE 1 END LIMIT 1",
+        (
+            *kinds,
+            record.project_id,
+            record.title,
+            record.id,
+            str(record.kind),
+            str(Status.SUPERSEDED),
+            *shown,
+            str(record.kind),
+        ),
     ).fetchone()
     return record_from_row(row) if row else None
 
@@ -338,6 +370,16 @@ def chain_end(
         current = _head(row)
         following = current.superseded_by
     return None
+
+
+def linking(conn: Connection, record_id: str) -> list[Record]:
+    """The records whose `related_to` names `record_id` (that its developer may see)."""
+    has = conn.dialect.json_list_has("records.related_to")
+    visible, shown = conn.dialect.visible("records")
+    found = conn.execute(
+        f"SELECT {COLUMNS} FROM records WHERE {has} AND {visible}", (record_id, *shown)
+    )
+    return [record_from_row(row) for row in found]
 
 
 def forward_links(conn: Connection, old_id: str, new_id: str) -> int:

@@ -48,6 +48,7 @@ class RecordReader:
             lambda prefix: id_prefixes.ids_with_prefix(conn, "records", prefix),
             "Id",
             "records",
+            lambda prefix: id_prefixes.record_with_short_id(conn, prefix),
         )
         if record_id is None:
             deleted = rows.tombstone_of(conn, reference.strip().lower())
@@ -112,7 +113,9 @@ class RecordReader:
         return found[0] if found else None
 
     def short_ids(self, ids: list[str]) -> dict[str, str]:
-        """The shortest unambiguous prefix of each id, for people to read and type."""
-        return id_prefixes.shortest_unique_prefixes(
-            self._db.connection(), "records", ids, MIN_PREFIX
-        )
+        """Each record's short id, for people to read and type: the one printed when it was
+        stored, which names it for good (else the shortest prefix no other id shares)."""
+        conn = self._db.connection()
+        stored = id_prefixes.short_ids_of(conn, ids)
+        missing = [i for i in ids if i not in stored]
+        return stored | id_prefixes.shortest_unique_prefixes(conn, "records", missing, MIN_PREFIX)

@@ -55,13 +55,19 @@ class SearchService:
         self._context = context
 
     def search(self, project: Project, query: SearchQuery) -> SearchResult:
-        """Ranked hits for `query`; superseded and archived records only when asked for."""
+        """Ranked hits for `query`; superseded and archived records only when asked for. With
+        no words, the records its filters let through (at least one filter is needed)."""
         if not 1 <= query.limit <= MAX_SEARCH_LIMIT:
             raise InvalidInputError(f"The limit must be from 1 to {MAX_SEARCH_LIMIT}.")
         if len(query.text) > MAX_QUERY_CHARS:
             raise InvalidQueryError(
                 f"The query is {len(query.text)} characters; the limit is {MAX_QUERY_CHARS}: "
                 "search with the words that matter."
+            )
+        if not query.text.strip() and not _filters(query):
+            raise InvalidQueryError(
+                "Give a query, or a filter (a tag, kind, category, file path or date) to list "
+                "the records it lets through."
             )
         if query.dates_by not in DATES_BY:
             raise InvalidInputError(
@@ -115,6 +121,13 @@ class SearchService:
             omitted,
             result.degraded,
         )
+
+
+def _filters(query: SearchQuery) -> bool:
+    """Whether `query` narrows the records by something other than words."""
+    return bool(
+        query.kinds or query.tags or query.category or query.since or query.before or query.path
+    )
 
 
 def project_path(project: Project, given: str) -> str:

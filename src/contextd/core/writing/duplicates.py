@@ -1,7 +1,8 @@
 """Catching restatements at capture: near-identical records are refused, similar ones reported.
 
 Superseded and archived records count too, so a fact the team moved away from cannot come
-back as new.
+back as new, whatever kind it comes back as. Checkpoints are never refused for resembling
+earlier checkpoints: a stretch of work leaves a series of them.
 """
 
 import math
@@ -12,7 +13,7 @@ from msgspec.structs import replace
 from contextd.config import RefreshSettings
 from contextd.core.writing.replacement import replacement_reason
 from contextd.errors import DuplicateError
-from contextd.models import Record, Similar, Status
+from contextd.models import Kind, Record, Similar, Status
 from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as rows
 from contextd.storage.filters import RecordFilter
@@ -43,11 +44,11 @@ class DuplicateGuard:
         """
         conn = self._db.connection()
         same = rows.same_title(conn, record)
-        if same is not None and same.id not in exempt:
+        if same is not None and _guarded(record, same, exempt):
             raise self._refusal(record, same, None)
         near = self.near(record, vector)
         for found in near:
-            if found.similarity >= self._duplicate and found.record.id not in exempt:
+            if found.similarity >= self._duplicate and _guarded(record, found.record, exempt):
                 raise self._refusal(record, found.record, found.similarity)
         return near
 
@@ -99,13 +100,13 @@ class DuplicateGuard:
         self, record: Record, existing: Record, similarity: float | None
     ) -> DuplicateError:
         how = "repeats" if similarity is None else f"is {similarity:.0%} the same as"
-        head = f"This {record.kind} {how} {existing.id} ({_clip(existing.title)})"
+        other = "" if existing.kind is record.kind else f"{existing.kind} "
+        head = f"This {record.kind} {how} {other}{existing.id} ({_clip(existing.title)})"
         if existing.status is Status.SUPERSEDED:
-            successor = existing.superseded_by or "a newer record"
             return DuplicateError(
                 existing.id,
-                f"{head}, which was superseded on {existing.updated_at[:10]} by {successor}: "
-                "the team moved away from it.",
+                f"{head}, which was superseded on {existing.updated_at[:10]} by "
+                f"{self._successor(existing)}: the team moved away from it.",
                 ("show", "record_why", "force"),
             )
         if existing.status is Status.ARCHIVED:
@@ -113,6 +114,24 @@ class DuplicateGuard:
                 existing.id, f"{head}, which is archived.", ("unarchive", "force")
             )
         return DuplicateError(existing.id, f"{head}.", ("update", "verify", "supersede", "force"))
+
+    def _successor(self, superseded: Record) -> str:
+        """The current record that replaced `superseded` (the end of its chain), as
+        `id (title)`; the record named in its link when the chain leads nowhere current."""
+        end = rows.chain_end(self._db.connection(), superseded.superseded_by)
+        if end is None or end.status is not Status.ACTIVE:
+            return superseded.superseded_by or "a newer record"
+        current = rows.get_record(self._db.connection(), end.id)
+        return f"{end.id} ({_clip(current.title)})" if current else end.id
+
+
+def _guarded(record: Record, stored: Record, exempt: AbstractSet[str]) -> bool:
+    """Whether `record` may be refused for restating `stored`: not one it replaces, and not
+    one checkpoint after another (each says where work stood at its time, and the next one
+    of a stretch of work reads much like the last)."""
+    if stored.id in exempt:
+        return False
+    return not (record.kind is Kind.CHECKPOINT and stored.kind is Kind.CHECKPOINT)
 
 
 def _clip(text: str, width: int = 60) -> str:

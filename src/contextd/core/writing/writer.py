@@ -11,6 +11,7 @@ from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.core.reading.reader import RecordReader
+from contextd.core.writing.appending import joined
 from contextd.core.writing.duplicates import DuplicateGuard
 from contextd.core.writing.review import held_by
 from contextd.core.writing.validation import checked_text, validate_draft
@@ -297,8 +298,9 @@ class RecordWriter:
         return self.write_all([self.prepare_update(reference, edit, force=force)])[0]
 
     def append(self, reference: str, text: str, field: str | None = None) -> Record:
-        """Add `text` to a record's main text (or to `field`, a text field of its kind) and
-        re-stamp it verified: what a later session learned about it, kept with it."""
+        """Add `text` to a record's main text (or to `field`, a text field of its kind), as the
+        next sentence or list line (`appending.joined`), and re-stamp it verified: what a later
+        session learned about it, kept with it."""
         record = self._reader.get(reference)
         fields = text_fields(record.kind)
         field = field or fields[0]
@@ -310,10 +312,10 @@ class RecordWriter:
                 f"A {record.kind} has no text field {field!r} to add to ({', '.join(fields)})."
             )
         if field == "title":
-            edit = RecordEdit(title=f"{record.title} {addition}")
+            edit = RecordEdit(title=joined(record.title, addition))
         else:
             current = str(body_to_dict(record.body).get(field) or "")
-            edit = RecordEdit(body={field: f"{current}\n\n{addition}" if current else addition})
+            edit = RecordEdit(body={field: joined(current, addition)})
         prepared = self.prepare_update(record.id, edit, force=True)
         stamped = replace(prepared.record, verified_at=prepared.record.updated_at)
         return self.write_all([replace(prepared, record=stamped)])[0]
@@ -436,7 +438,12 @@ class RecordWriter:
         return written
 
     def supersede(self, old_reference: str, new_reference: str) -> tuple[Record, Record]:
-        """Mark `old` as replaced by `new`; `old` keeps its content but leaves default retrieval."""
+        """Mark `old` as replaced by `new`; `old` keeps its content but leaves default retrieval.
+
+        Links follow: every other record whose `related_to` named `old` names `new` instead,
+        changed (and re-stamped, so the change travels by sync and repository files) in the
+        same transaction.
+        """
         with self._db.transaction() as conn:
             old = self._reader.get(old_reference)
             new = self._reader.get(new_reference)
@@ -455,9 +462,17 @@ class RecordWriter:
                 raise InvalidInputError(
                     "A record can only be superseded by one of its own project or a global one."
                 )
-            retired = replace(old, status=Status.SUPERSEDED, superseded_by=new.id, updated_at=now())
+            stamp = now()
+            retired = replace(old, status=Status.SUPERSEDED, superseded_by=new.id, updated_at=stamp)
             rows.replace_record(conn, retired)
-            self._changed(conn, [retired])
+            relinked = [
+                replace(other, related_to=_relinked(other, old.id, new.id), updated_at=stamp)
+                for other in rows.linking(conn, old.id)
+                if other.id not in (old.id, new.id)  # the successor may name what it replaces
+            ]
+            for other in relinked:
+                rows.replace_record(conn, other)
+            self._changed(conn, [retired, *relinked])
         return retired, new
 
     def archive(self, reference: str, reason: str | None = None) -> Record:
@@ -530,6 +545,12 @@ def _linked(records: list[Record], open_sessions: dict[str, str]) -> list[Record
         else r
         for r in records
     ]
+
+
+def _relinked(record: Record, old_id: str, new_id: str) -> tuple[str, ...]:
+    """`record`'s links with `old_id` replaced by `new_id`, each once, never itself."""
+    moved = (new_id if rid == old_id else rid for rid in record.related_to)
+    return tuple(rid for rid in dict.fromkeys(moved) if rid != record.id)
 
 
 def _pick(new: T | None, old: T) -> T:
