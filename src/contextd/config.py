@@ -116,11 +116,13 @@ class HookSettings(Struct, frozen=True):
 
 
 class RefreshSettings(Struct, frozen=True):
-    """How alike two records must be (cosine) to be refused as a duplicate or reported."""
+    """How alike two records must be (cosine) to be refused as a duplicate or reported, and
+    (their words) to be merged by `refresh`."""
 
     duplicate_threshold: float = 0.9
     similar_threshold: float = 0.65
     replacement_threshold: float = 0.4  # looser: a replacement changes the very words
+    merge_text_similarity: float = 0.9  # refresh merges only words this alike (and same meaning)
 
 
 class SyncSettings(Struct, frozen=True):
