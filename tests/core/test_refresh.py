@@ -142,15 +142,7 @@ def test_without_yes_refresh_lists_the_duplicates_rebuilds_the_index_and_merges_
 RULE = "Never let import-worker call metrics-agent"
 
 
-@pytest.fixture
-def local_model(home: Path) -> None:
-    """The real sentence model: it puts a reversed rule above the duplicate threshold."""
-    config = home / "config.toml"
-    text = config.read_text(encoding="utf-8").replace('"hashing"', '"local"')
-    config.write_text(text, encoding="utf-8")
-
-
-@pytest.mark.usefixtures("repo", "local_model")
+@pytest.mark.usefixtures("repo", "local_model")  # it puts a reversed rule at cosine 0.97
 def test_records_that_differ_in_meaning_are_never_merged_however_close_their_vectors(
     run: Cli,
 ) -> None:
