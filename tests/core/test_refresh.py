@@ -168,11 +168,11 @@ def test_records_that_differ_in_meaning_are_never_merged_however_close_their_vec
     assert {differing[2]["id"], differing[3]["id"]} in clustered
 
 
-def _refresh_in_a_terminal(cwd: Path, answer: bytes) -> tuple[int, str]:
+def refresh_in_a_terminal(cwd: Path, answer: bytes, *extra: str) -> tuple[int, str]:
     """Run `contextd refresh` with a real pseudo-terminal as stdin and answer its question."""
     leader, follower = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, "-m", "contextd", "refresh"],
+        [sys.executable, "-m", "contextd", "refresh", *extra],
         cwd=cwd,
         stdin=follower,
         stdout=subprocess.PIPE,
@@ -192,13 +192,13 @@ def _refresh_in_a_terminal(cwd: Path, answer: bytes) -> tuple[int, str]:
 def test_a_person_is_shown_the_duplicates_and_asked_in_a_terminal(repo: Path, run: Cli) -> None:
     older = _add(run, QUEUE)
     near = _add(run, QUEUE_AGAIN)
-    code, output = _refresh_in_a_terminal(repo, b"n\n")
+    code, output = refresh_in_a_terminal(repo, b"n\n")
     assert code == 0, output
     listing = output.index(f"<- {near['id'][:13]}")
     assert output.index(f"keep {older['id'][:13]}") < listing < output.index("Merge these 1")
     assert "Nothing was merged" in output and "rebuilt the" in output
     assert run("show", near["id"]).exit_code == 0
-    code, output = _refresh_in_a_terminal(repo, b"y\n")
+    code, output = refresh_in_a_terminal(repo, b"y\n")
     assert code == 0, output
     assert "merged 1 duplicates into 1 older records" in output
     assert run("show", near["id"]).exit_code != 0

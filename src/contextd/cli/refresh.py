@@ -13,7 +13,7 @@ from contextd.client.printer import echo
 from contextd.core.recall.presentation import one_line
 from contextd.core.upkeep.consolidation import Cluster, Merge
 from contextd.core.upkeep.refresh import RefreshReport
-from contextd.core.upkeep.summaries import Summarizer, Summary
+from contextd.core.upkeep.summaries import MAX_CLUSTERS, Summarizer, Summary
 from contextd.errors import ContextdError, InvalidInputError
 from contextd.fields import body_fields
 from contextd.models import Kind, Project, RecordDraft, body_to_dict
@@ -87,9 +87,15 @@ def refresh(
         payload["summaries"] = [_summary(s) for s in summaries]
 
     def human() -> None:
-        _print(report, index.embedded, index.records, listed=terminal.listed)
+        summarized = summaries is not None
+        _print(
+            report, index.embedded, index.records, listed=terminal.listed, clusters=not summarized
+        )
         if summaries is not None:
             _print_summaries(summaries, asked=_asking(yes, wanted) and not dry_run)
+            left = len(report.clusters) - MAX_CLUSTERS
+            if left > 0 and not wanted:
+                echo(f"\n{left} more clusters not summarized (at most {MAX_CLUSTERS} a run).")
 
     emit(payload, human)
 
@@ -203,7 +209,9 @@ def _cluster(cluster: Cluster) -> dict[str, Any]:
     }
 
 
-def _print(report: RefreshReport, embedded: int, records: int, *, listed: bool) -> None:
+def _print(
+    report: RefreshReport, embedded: int, records: int, *, listed: bool, clusters: bool
+) -> None:
     if report.dry_run:
         echo("Dry run: nothing was changed.")
     for step in report.steps:
@@ -212,13 +220,13 @@ def _print(report: RefreshReport, embedded: int, records: int, *, listed: bool) 
         _print_merges(report.merges, merged=report.merged)
     if report.merges and not report.merged and not report.dry_run:
         echo("\nNothing was merged: `contextd refresh --yes` merges the duplicates listed.")
-    if report.clusters:
+    if report.clusters and clusters:
         echo("\nSimilar records to look at (update, supersede or link them):")
-    for cluster in report.clusters[:_CLUSTERS_SHOWN]:
+    for cluster in report.clusters[: _CLUSTERS_SHOWN if clusters else 0]:
         echo(f"  cluster of {len(cluster.records)} (closest {cluster.similarity:.2f})")
         for record in cluster.records:
             echo(f"    {record.id[:13]}  {_clip(record.title)}")
-    if len(report.clusters) > _CLUSTERS_SHOWN:
+    if clusters and len(report.clusters) > _CLUSTERS_SHOWN:
         echo(f"  … {len(report.clusters) - _CLUSTERS_SHOWN} more clusters (--json lists all)")
     echo(f"\n{embedded}/{records} records have a current vector.")
 
