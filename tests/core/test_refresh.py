@@ -202,3 +202,19 @@ def test_a_person_is_shown_the_duplicates_and_asked_in_a_terminal(repo: Path, ru
     assert code == 0, output
     assert "merged 1 duplicates into 1 older records" in output
     assert run("show", near["id"]).exit_code != 0
+
+
+@pytest.mark.usefixtures("repo")
+def test_the_refresh_status_suggests_brings_the_index_up_to_date_and_merges_nothing(
+    run: Cli,
+) -> None:
+    assert run("config", "set", "embeddings.provider", "none").exit_code == 0
+    _add(run, QUEUE)
+    twin = _add(run, QUEUE_AGAIN)
+    assert run("config", "set", "embeddings.provider", "hashing").exit_code == 0
+    suggested = run.json("status")["index"]["fix"]
+    assert suggested == "contextd refresh"
+    report = run.json(*suggested.split()[1:])
+    assert report["embedded"] == 2 and report["index"]["embedded"] == 2
+    assert report["merged"] == [] and run("show", twin["id"]).exit_code == 0
+    assert run.json("status")["index"]["fix"] is None
