@@ -107,3 +107,17 @@ def test_an_agent_learns_over_mcp_and_its_answer_comes_first_for_that_query(
         assert [r["id"] for r in found[:2]] == [ids[5], ids[1]]
 
     talk(app, body)
+
+
+def test_the_latest_answer_learned_for_a_query_comes_first_and_a_superseded_one_hands_over(
+    run: Cli,
+) -> None:
+    ids = [run.json("add", text, "--category", "gotcha", "--force")["id"] for text in DEPLOYS]
+    run.json("learn", QUERY, ids[3])
+    run.json("learn", QUERY, ids[5])
+    assert _ids(run, QUERY)[:2] == [ids[5], ids[3]]
+    successor = run.json(
+        "add", "Schema migrations block each deploy until they finish", "--category", "gotcha"
+    )["id"]
+    assert run("supersede", ids[5], "--by", successor).exit_code == 0
+    assert _ids(run, QUERY)[:2] == [successor, ids[3]]
