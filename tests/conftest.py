@@ -110,6 +110,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fixtur
     return folder
 
 
+@pytest.fixture
+def local_model(home: Path) -> None:
+    """The real sentence model (the package installed for development) instead of hashing."""
+    config = home / "config.toml"
+    text = config.read_text(encoding="utf-8").replace('provider = "hashing"', 'provider = "local"')
+    config.write_text(text, encoding="utf-8")
+
+
 def make_repo(path: Path, remote: str | None = None) -> Path:
     """A real git work tree, optionally with an `origin` remote."""
     path.mkdir(parents=True, exist_ok=True)

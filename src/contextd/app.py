@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from contextd.core.upkeep.consolidation import Consolidation
     from contextd.core.upkeep.refresh import Refresher
     from contextd.core.upkeep.semantic_index import IndexService
+    from contextd.core.upkeep.summaries import Summarizer
     from contextd.core.workspace.inventory import Inventory
     from contextd.core.workspace.projects import ProjectService
     from contextd.core.workspace.sessions import SessionService
@@ -158,6 +159,24 @@ class App(Struct, dict=True):
 
         retention = self.settings.sync.tombstone_retention_days
         return Refresher(self.db, self.index, self.consolidation, retention)
+
+    @cached_property
+    def summarizer(self) -> "Summarizer":
+        """Refresh's summarizer over the configured chat endpoint.
+
+        Raises:
+            ConfigError: `refresh.summarizer` is "none" (the default).
+        """
+        from contextd.chat import ChatClient
+        from contextd.core.upkeep.summaries import Summarizer
+        from contextd.errors import ConfigError
+
+        if self.settings.refresh.summarizer == "none":
+            raise ConfigError(
+                'No summarizer is configured: set refresh.summarizer to "openai" and name '
+                "the chat endpoint's chat.model (and chat.api_base)."
+            )
+        return Summarizer(ChatClient(self.settings.chat), self.writer, self.projects.get)
 
     @cached_property
     def sessions(self) -> "SessionService":

@@ -22,6 +22,7 @@ from contextd.server_url import url_problem
 __all__ = [
     "CONFIG_FILE",
     "DB_FILE",
+    "ChatSettings",
     "ContextSettings",
     "EmbeddingSettings",
     "HookSettings",
@@ -127,11 +128,26 @@ class CaptureSettings(Struct, frozen=True):
 
 
 class RefreshSettings(Struct, frozen=True):
-    """How alike two records must be (cosine) to be refused as a duplicate or reported."""
+    """How alike two records must be (cosine) to be refused as a duplicate or reported, and
+    (their words) to be merged by `refresh`."""
 
     duplicate_threshold: float = 0.9
     similar_threshold: float = 0.65
     replacement_threshold: float = 0.4  # looser: a replacement changes the very words
+    merge_text_similarity: float = 0.9  # refresh merges only words this alike (and same meaning)
+    summarizer: str = "none"  # or "openai": `refresh --summarize` proposes one record a cluster
+
+
+class ChatSettings(Struct, frozen=True):
+    """An OpenAI-compatible chat endpoint (/v1/chat/completions: Ollama, vLLM, LM Studio,
+    OpenAI), for the features that ask a model (the refresh summarizer); the API key is read
+    from the environment variable named here, never from this file."""
+
+    api_base: str = "http://localhost:11434/v1"
+    model: str = ""
+    api_key_env: str = ""
+    timeout_s: float = 60.0
+    max_reply_kb: int = 64  # a longer answer is refused unread
 
 
 class SyncSettings(Struct, frozen=True):
@@ -198,6 +214,7 @@ class Settings(Struct, frozen=True):
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
     embeddings: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     refresh: RefreshSettings = field(default_factory=RefreshSettings)
+    chat: ChatSettings = field(default_factory=ChatSettings)
     hooks: HookSettings = field(default_factory=HookSettings)
     capture: CaptureSettings = field(default_factory=CaptureSettings)
     sync: SyncSettings = field(default_factory=SyncSettings)
@@ -241,6 +258,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "context": ContextSettings,
     "lifecycle": LifecycleSettings,
     "refresh": RefreshSettings,
+    "chat": ChatSettings,
     "hooks": HookSettings,
     "capture": CaptureSettings,
     "sync": SyncSettings,
@@ -257,17 +275,24 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("search", "ranking"): ("hybrid", "fts", "semantic"),
     ("search", "fusion"): ("adaptive", "zscore", "relative", "saturating", "weighted", "rrf"),
     ("vectors", "backend"): ("sqlite", "qdrant"),
+    ("refresh", "summarizer"): ("none", "openai"),
 }
 
 
 # Settings that hold the NAME of an environment variable (the key stays in the environment).
-_VARIABLE_NAMES = {("embeddings", "api_key_env"), ("vectors", "api_key_env")}
+_VARIABLE_NAMES = {
+    ("embeddings", "api_key_env"),
+    ("vectors", "api_key_env"),
+    ("chat", "api_key_env"),
+}
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 _POSITIVE = {
     ("embeddings", "dimensions"),
     ("embeddings", "timeout_s"),
     ("vectors", "timeout_s"),
+    ("chat", "timeout_s"),
+    ("chat", "max_reply_kb"),
     ("store", "connect_timeout_s"),
     ("store", "pool_size"),
     ("sync", "max_bundle_mb"),

@@ -11,6 +11,7 @@
     - DuplicateError               exit 4   (the new record restates a stored one)
   + ConfigError                    exit 5   (config.toml unreadable or wrong)
   + ProviderUnavailableError       exit 5   (embedding model, endpoint or key missing)
+    - BadReplyError                exit 5   (an endpoint answered, but not what was asked)
   + StoreError                     exit 6   (the database cannot be opened or written)
     - SchemaTooNewError            exit 6
     - UnknownOutcomeError          exit 6   (a write's answer never came: maybe stored)
@@ -22,6 +23,7 @@ from typing import ClassVar
 
 __all__ = [
     "AmbiguousIdError",
+    "BadReplyError",
     "ConfigError",
     "ConflictError",
     "ContextdError",
@@ -165,9 +167,15 @@ class UnknownOutcomeError(StoreError):
 
 
 class ProviderUnavailableError(ContextdError):
-    """An embedding provider or vector store cannot be used (missing package, key, server)."""
+    """An embedding provider, chat endpoint or vector store cannot be used (missing package,
+    key, server)."""
 
     exit_code = 5
+
+
+class BadReplyError(ProviderUnavailableError):
+    """An endpoint (a chat model) answered, but not in the shape asked for: the next question
+    may fare better, unlike an endpoint that cannot be reached."""
 
 
 class DaemonError(ContextdError):

@@ -33,6 +33,7 @@ def test_config_json_shows_the_paths_and_every_settings_section(run: Cli, home: 
         "context",
         "lifecycle",
         "refresh",
+        "chat",
         "store",
         "share",
         "hooks",
@@ -218,3 +219,18 @@ def test_with_vectors_off_refresh_says_so_and_search_falls_back_to_full_text(run
     found = run.json("search", "task queue")
     assert [hit["id"] for hit in found["results"]] == [record["id"]]
     assert isinstance(found["degraded"], str) and "vectors are off" in found["degraded"]
+
+
+def test_the_summarizer_and_its_chat_endpoint_are_settings_checked_like_the_others(
+    run: Cli,
+) -> None:
+    shown = run.json("config")["settings"]
+    assert shown["refresh"]["summarizer"] == "none" and shown["chat"]["model"] == ""
+    _set(run, "refresh.summarizer", "openai")
+    _set(run, "chat.api_key_env", "CHAT_KEY")
+    assert run("config", "set", "refresh.summarizer", "gpt").exit_code != 0
+    assert run("config", "set", "chat.api_key_env", "sk-1234 secret").exit_code != 0
+    assert run("config", "set", "chat.timeout_s", "0").exit_code != 0
+    shown = run.json("config")["settings"]
+    assert shown["refresh"]["summarizer"] == "openai"
+    assert shown["chat"]["api_key_env"] == "CHAT_KEY"

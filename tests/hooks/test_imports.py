@@ -68,7 +68,8 @@ NOT_FOR_RECALL = {
     "contextd.retrieval.semantic",
     "contextd.retrieval.vector_index",
     "contextd.storage.vectors",
-    "contextd.storage.feedback",
+    # (contextd.storage.feedback is read by every search: an answer learned for a prompt's
+    # very words comes first; it is two queries over the standard library.)
     "contextd.client.launch",
     "contextd.gitinfo",
     "numpy",

@@ -63,7 +63,8 @@ def memories(kinds: tuple[str, ...], include_all: bool) -> None:
 @click.argument("record_id", metavar="ID")
 @common_options
 def learn(query: str, record_id: str) -> None:
-    """Mark ID as the right answer for QUERY; similar later queries rank it higher."""
+    """Mark ID as the right answer for QUERY: it comes first for QUERY, and similar later
+    queries rank it higher."""
     app = get_app()
     record = app.reader.get(record_id)
     app.search.learn(app.current_project(), query, record)

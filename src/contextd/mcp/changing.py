@@ -121,8 +121,9 @@ def register(kit: Toolkit) -> None:
         project: ProjectArg = None,
         here: Here = NOWHERE,
     ) -> Annotated[CallToolResult, out.Learned]:
-        """Mark a result as the right answer for a query, so similar later queries rank it
-        higher. Call it when get_context found what you needed below the first result."""
+        """Mark a result as the right answer for a query: it comes first when that query is
+        asked again, and ranks higher for similar ones. Call it when get_context found what
+        you needed below the first result."""
         record = app.reader.get(id)
         app.search.learn(here.project(), query, record)
         data = {"learned": record.id, "query": query}

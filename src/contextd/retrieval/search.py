@@ -1,5 +1,6 @@
 """Hybrid retrieval: FTS5 and vector candidates in the project's scope, fused and ranked."""
 
+import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -20,8 +21,9 @@ from contextd.retrieval.fusion import (
 )
 from contextd.retrieval.path_scope import records_naming
 from contextd.retrieval.scoring import score_record
-from contextd.storage import code_changes
+from contextd.storage import code_changes, feedback
 from contextd.storage import records as rows
+from contextd.storage.connection import Connection
 from contextd.storage.filters import RecordFilter
 from contextd.storage.fts import LexicalMatches, lexical_matches
 from contextd.storage.sqlite.database import translate_errors
@@ -33,6 +35,8 @@ if TYPE_CHECKING:  # full-text recall (the hook without its daemon) never loads 
 __all__ = ["Retriever"]
 
 _VECTORS_OFF = "vectors are off (embeddings.provider = none)"
+_WORDS = re.compile(r"\w+")
+_ANSWER_MARGIN = 0.01  # how far a learned answer scores above the best other candidate
 
 
 class _Candidate(Struct, frozen=True):
@@ -100,17 +104,23 @@ class Retriever:
             if soon is not None:
                 soon.exception()  # waits until it is done (its failure, if any, is meaning's)
         cosines = meaning.cosines if meaning else {}
-        learned = meaning.learned if meaning else {}
+        answers = _answers_to(conn, query.text, project_id)
+        # The answers learned for this very query count in full, with vectors or without.
+        learned = (meaning.learned if meaning else {}) | dict.fromkeys(answers, 1.0)
         fts, sem = self._fuse(lexical, found.coverage, cosines)
         named = records_naming(conn, query.path, scope) if query.path else set()
         rankable = self._rankable(lexical, sem, learned) + sorted(named - lexical.keys())
         heads |= rows.heads_in_scope(conn, [rid for rid in rankable if rid not in heads], scope)
         ranked = self._rank(heads, lexical, fts, sem, learned, project_id, named)
         ranked = self._forward_superseded(ranked, wanted)
+        ranked = _answers_first(ranked, answers)
         if query.diversify and meaning and meaning.vector is not None:
             ranked = self._diversify(ranked, query.limit)
         if named:  # records about the file asked for come first, each group by its score
             ranked.sort(key=lambda c: c.head.id not in named and c.via not in named)
+        if answers:  # and before them, what was learned as this very query's answer
+            learned_here = set(answers)
+            ranked.sort(key=lambda c: c.head.id not in learned_here and c.via not in learned_here)
         hits = self._materialise(ranked[: query.limit], cosines)
         if query.expand_related:
             hits += self._linked(hits, wanted)
@@ -139,8 +149,6 @@ class Retriever:
 
     def learn(self, query: str, record: Record, project_id: str | None) -> None:
         """Store a (query, record) pair; without vectors it is kept but cannot match yet."""
-        from contextd.storage import feedback  # a write: recall never loads it
-
         embedded = self._semantic.feedback_vector(query) if self._semantic else None
         provider, vector = embedded if embedded else (None, None)
         with self._db.transaction() as conn:
@@ -320,6 +328,47 @@ class Retriever:
                     )
                 )
         return linked
+
+
+def _query_key(text: str) -> str:
+    """A query as its words: case, spacing and punctuation do not make another query."""
+    return " ".join(_WORDS.findall(text.casefold()))
+
+
+def _answers_to(conn: Connection, text: str, project_id: str | None) -> list[str]:
+    """The records learned as the answer to this very query, the latest learned first."""
+    key = _query_key(text)
+    if not key:
+        return []
+    found = [
+        rid for rid, query in feedback.learned_queries(conn, project_id) if _query_key(query) == key
+    ]
+    return list(dict.fromkeys(found))
+
+
+def _answers_first(ranked: list[_Candidate], answers: list[str]) -> list[_Candidate]:
+    """The learned answers to this very query ahead of every other candidate, the latest
+    learned first: each one's feedback term grows just enough to score above the rest, so
+    its score and `--explain` say what put it first."""
+    order = {rid: at for at, rid in enumerate(answers)}
+
+    def place(candidate: _Candidate) -> int | None:
+        found = order.get(candidate.head.id)
+        return order.get(candidate.via or "") if found is None else found
+
+    chosen = sorted((c for c in ranked if place(c) is not None), key=lambda c: place(c) or 0)
+    if not chosen:
+        return ranked
+    rest = [c for c in ranked if place(c) is None]
+    floor = rest[0].score if rest else 0.0
+    lifted: list[_Candidate] = []
+    for candidate in reversed(chosen):  # the last of them just above the rest, and so on up
+        score = max(candidate.score, floor + _ANSWER_MARGIN)
+        extra = (score - candidate.score) / (candidate.terms.status_multiplier or 1.0)
+        terms = replace(candidate.terms, feedback=candidate.terms.feedback + extra)
+        lifted.insert(0, replace(candidate, score=score, terms=terms))
+        floor = score
+    return lifted + rest
 
 
 def _scope(query: SearchQuery, project_id: str | None, checkout: str | None) -> RecordFilter:

@@ -3,7 +3,7 @@
 from contextd.storage.connection import Connection
 from contextd.storage.vector_bytes import decode, encode
 
-__all__ = ["add_feedback", "feedback_vectors"]
+__all__ = ["add_feedback", "feedback_vectors", "learned_queries"]
 
 
 def add_feedback(
@@ -33,5 +33,17 @@ def feedback_vectors(
             f"WHERE project_id {conn.dialect.null_safe_eq} ? AND provider = ? "
             "AND vector IS NOT NULL",
             (project_id, provider),
+        )
+    ]
+
+
+def learned_queries(conn: Connection, project_id: str | None) -> list[tuple[str, str]]:
+    """(record id, query) of the project's feedback, the latest learned first."""
+    return [
+        (str(rid), str(query))
+        for rid, query in conn.execute(
+            "SELECT record_id, query FROM feedback "
+            f"WHERE project_id {conn.dialect.null_safe_eq} ? ORDER BY seq DESC",
+            (project_id,),
         )
     ]

@@ -78,7 +78,8 @@ class SearchService:
         return self._retriever.search(query, project.id, project.checkout)
 
     def learn(self, project: Project, query: str, record: Record) -> None:
-        """Remember that `record` answered `query`, so similar later queries rank it higher.
+        """Remember that `record` answered `query`: it comes first for that query, and similar
+        later queries rank it higher.
 
         Raises:
             InvalidInputError: the query is empty, too long, or holds a secret (it is stored).

@@ -1,13 +1,16 @@
 """Duplicates that got in anyway (forced, imported, synced) and clusters of similar records.
 
 A duplicate is a record of the same project, kind and status as an older one, with the same
-text or a vector at or above `refresh.duplicate_threshold`. Merging keeps the older id, takes
+text, or a vector at or above `refresh.duplicate_threshold` and words that say the same thing
+(see contextd.core.writing.sameness: at least `refresh.merge_text_similarity` alike, with the
+same negations, qualifiers, numbers and named things): a close vector alone is not enough, as
+a reversed rule sits closer than most rewordings. Merging keeps the older id, takes
 the union of tags, hints and links (and the higher priority, the more trusted origin, the
 later verification), points every link to the newer one at the kept one, and deletes the
 newer one with a tombstone, so the deletion travels to other machines.
 
-Similar records (at or above `refresh.similar_threshold`, below the duplicate threshold) are
-only reported, in clusters, for a person to judge.
+Similar records (at or above `refresh.similar_threshold`, and not duplicates) are only
+reported, in clusters, for a person to judge.
 """
 
 import re
@@ -18,6 +21,7 @@ from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.config import RefreshSettings
+from contextd.core.writing.sameness import compare_texts
 from contextd.core.writing.validation import MAX_HINTS, MAX_TAGS
 from contextd.errors import ConflictError
 from contextd.models import Origin, Project, Record, Status
@@ -35,7 +39,8 @@ _SPACE = re.compile(r"\s+")
 
 class Twin(Struct, frozen=True):
     record: Record
-    similarity: float | None  # None: the very same text
+    similarity: float | None  # the vectors' cosine; None: the very same text
+    text_similarity: float = 1.0  # the words' (see contextd.core.writing.sameness)
 
 
 class Merge(Struct, frozen=True):
@@ -130,15 +135,14 @@ class Consolidation:
     ) -> tuple[list[Merge], set[str]]:
         """Oldest first, each record takes its not yet merged duplicates of the same kind and
         status."""
-        threshold = self._settings.duplicate_threshold
         twins_of: dict[str, list[Twin]] = defaultdict(list)
         for (older, newer), similarity in close.items():
             a, b = records[older], records[newer]
             if (a.kind, a.status, a.project_id) != (b.kind, b.status, b.project_id):
                 continue
-            if similarity >= threshold:
-                exact = _text_key(a) == _text_key(b)
-                twins_of[older].append(Twin(b, None if exact else round(similarity, 3)))
+            twin = self._twin(a, b, similarity)
+            if twin is not None:
+                twins_of[older].append(twin)
         merges: list[Merge] = []
         merged: set[str] = set()
         for rid in records:  # oldest first
@@ -150,6 +154,17 @@ class Consolidation:
                 merged.update(t.record.id for t in twins)
         return merges, merged
 
+    def _twin(self, older: Record, newer: Record, similarity: float) -> Twin | None:
+        """`newer` as a duplicate of `older`, or None when it is not one."""
+        if _text_key(older) == _text_key(newer):
+            return Twin(newer, None)
+        if similarity < self._settings.duplicate_threshold:
+            return None
+        match = compare_texts(_words(older), _words(newer))
+        if match.differs is not None or match.ratio < self._settings.merge_text_similarity:
+            return None
+        return Twin(newer, round(similarity, 3), match.ratio)
+
     def _clusters(
         self, records: dict[str, Record], close: dict[tuple[str, str], float], merged: set[str]
     ) -> list[Cluster]:
@@ -159,8 +174,6 @@ class Consolidation:
         alike: dict[str, list[tuple[str, float]]] = defaultdict(list)
         for (older, newer), similarity in close.items():
             if older in merged or newer in merged:
-                continue
-            if similarity >= self._settings.duplicate_threshold:
                 continue
             if Status.ACTIVE == records[older].status == records[newer].status:
                 alike[older].append((newer, similarity))
@@ -183,8 +196,12 @@ def _age(record: Record) -> tuple[str, str]:
     return record.created_at, record.id
 
 
+def _words(record: Record) -> str:
+    return f"{record.title}\n{rows.search_text(record)}"
+
+
 def _text_key(record: Record) -> str:
-    return _SPACE.sub(" ", f"{record.title}\n{rows.search_text(record)}").strip().casefold()
+    return _SPACE.sub(" ", _words(record)).strip().casefold()
 
 
 def _united(kept: Record, twins: list[Record]) -> Record:

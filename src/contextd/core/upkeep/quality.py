@@ -110,7 +110,7 @@ def command_for(issue: QualityIssue) -> str:
     it; MCP words its own, as tools)."""
     rid = issue.record.id
     if issue.kind == "duplicate":
-        return f"contextd refresh  (merges it into {issue.other})"
+        return f"contextd refresh --yes  (merges it into {issue.other})"
     if issue.kind == "thin_rationale":
         flag = flag_of(issue.field or "")
         return f'contextd update {rid} {flag} "..."  ({issue.minimum}+ characters)'

@@ -2,12 +2,15 @@
 
 1. embeddings: embed records whose vector is missing, of older text, or of another model
    (the provider or model changed);
-2. duplicates: merge exact and near duplicates into the older record (see consolidation);
+2. duplicates: list exact and near duplicates (see consolidation) and, only when `confirm`
+   says yes to that list, merge each into its older record;
 3. similar: report clusters of similar records for a person to judge;
 4. index: rebuild the vector index from SQLite;
 5. tombstones: forget deletions older than `sync.tombstone_retention_days`.
 
-With `dry_run` nothing is written: each step says what it would do.
+Nothing but a confirmed list is ever merged: a refresh run to bring the index up to date
+leaves every record as it is. With `dry_run` nothing is written: each step says what it
+would do.
 """
 
 from collections.abc import Callable
@@ -35,7 +38,8 @@ class Step(Struct, frozen=True):
 class RefreshReport(Struct, frozen=True):
     dry_run: bool
     steps: list[Step]
-    merges: list[Merge]
+    merges: list[Merge]  # the duplicates found, each kept record with its twins
+    merged: bool  # whether `merges` were merged (confirmed), or only listed
     clusters: list[Cluster]
     embedded: int
 
@@ -59,10 +63,16 @@ class Refresher:
         dry_run: bool = False,
         force_embeddings: bool = False,
         progress: Callable[[int, int], None] | None = None,
+        confirm: Callable[[list[Merge]], bool] | None = None,
     ) -> RefreshReport:
+        """Run every step; the duplicates found are merged only if `confirm` (shown them
+        before anything is merged) returns True."""
         embeddings, embedded = self._embeddings(dry_run, force_embeddings, progress)
         survey = self._consolidation.survey()
-        duplicates = self._duplicates(survey.merges, dry_run, survey.without_vector)
+        merging = bool(
+            survey.merges and not dry_run and confirm is not None and confirm(survey.merges)
+        )
+        duplicates = self._duplicates(survey.merges, merging, dry_run, survey.without_vector)
         similar = Step(
             "similar",
             f"{len(survey.clusters)} clusters of similar records "
@@ -70,7 +80,7 @@ class Refresher:
             {"clusters": len(survey.clusters)},
         )
         steps = [embeddings, duplicates, similar, self._rebuild(dry_run), self._expire(dry_run)]
-        return RefreshReport(dry_run, steps, survey.merges, survey.clusters, embedded)
+        return RefreshReport(dry_run, steps, survey.merges, merging, survey.clusters, embedded)
 
     def _embeddings(
         self, dry_run: bool, force: bool, progress: Callable[[int, int], None] | None
@@ -90,9 +100,11 @@ class Refresher:
         counts = {"embedded": done, "other_model_vectors": other}
         return Step("embeddings", f"embedded {done} records{_other(other)}", counts), done
 
-    def _duplicates(self, merges: list[Merge], dry_run: bool, without_vector: int) -> Step:
+    def _duplicates(
+        self, merges: list[Merge], merging: bool, dry_run: bool, without_vector: int
+    ) -> Step:
         twins = sum(len(m.twins) for m in merges)
-        counts = {"merged": 0 if dry_run else twins, "into": len(merges)}
+        counts = {"merged": twins if merging else 0, "into": len(merges)}
         text_only = (
             f"; {without_vector} records without a current vector were compared by text only"
             if without_vector
@@ -101,6 +113,14 @@ class Refresher:
         if dry_run:
             counts["to_merge"] = twins
             verb = f"would merge {twins} duplicates into {len(merges)} records"
+            return Step("duplicates", verb + text_only, counts)
+        if not merging:
+            counts["to_merge"] = twins
+            verb = (
+                f"found {twins} duplicates of {len(merges)} records, not merged (not confirmed)"
+                if merges
+                else "no duplicates to merge"
+            )
             return Step("duplicates", verb + text_only, counts)
         for merge in merges:
             self._consolidation.merge(merge)
