@@ -12,6 +12,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -46,9 +47,16 @@ class Handlers:
     """Answers requests for one App; safe to call from several threads at once."""
 
     def __init__(
-        self, app: App, stamp: str, stopping: threading.Event, hosting: Hosting | None = None
+        self,
+        app: App,
+        stamp: str,
+        stopping: threading.Event,
+        hosting: Hosting | None = None,
+        asked: Callable[[], None] = lambda: None,
     ) -> None:
+        """`asked` is called for every request but a ping (which only asks whether it runs)."""
         self._app = app
+        self._asked = asked
         self._hosting = hosting
         self._stamp = stamp
         self._stopping = stopping
@@ -79,6 +87,7 @@ class Handlers:
     def _dispatch(self, request: Request, body: bytes) -> tuple[dict[str, object], bytes]:
         if isinstance(request, Ping):
             return {"pid": os.getpid(), "uptime_s": time.time() - self._started}, b""
+        self._asked()
         if isinstance(request, Stop):
             self._stopping.set()
             return {"pid": os.getpid()}, b""
