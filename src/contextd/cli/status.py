@@ -5,6 +5,7 @@ from typing import Any
 import click
 from msgspec.structs import asdict
 
+from contextd.app import App
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit
 from contextd.client.printer import echo, style
@@ -26,7 +27,33 @@ def status() -> None:
     project = app.current_project()
     report = app.status(project)
     shared = app.shares.view(project) if project.checkout else None
-    emit(_payload(report, shared), lambda: _print(report, shared))
+    remotes = _remotes(app)
+    emit(_payload(report, shared) | {"remotes": remotes}, lambda: _print(report, shared, remotes))
+
+
+def _remotes(app: App) -> list[dict[str, Any]]:
+    """Each configured remote's last pull, and the scheduled pull's last try and next one."""
+    from contextd.sync.schedule import next_due, read_results
+
+    listed = app.remotes.list()
+    if not listed:
+        return []
+    results = read_results(app.settings.home)
+    sync = app.settings.sync
+    every = sync.pull_every_s
+    views = []
+    for remote in listed:
+        tried = results.get(remote.name)
+        views.append(
+            {
+                "name": remote.name,
+                "last_pull_at": remote.last_pull_at,
+                "pull_every": sync.pull_every if every else None,
+                "last_try": None if tried is None else asdict(tried) | {"summary": tried.summary()},
+                "next_try_at": next_due(tried, every) if every else None,
+            }
+        )
+    return views
 
 
 def _payload(report: StatusReport, shared: SharedView | None) -> dict[str, Any]:
@@ -57,10 +84,10 @@ def _payload(report: StatusReport, shared: SharedView | None) -> dict[str, Any]:
     return payload
 
 
-def _print(report: StatusReport, shared: SharedView | None) -> None:
+def _print(report: StatusReport, shared: SharedView | None, remotes: list[dict[str, Any]]) -> None:
     echo(style("contextd", bold=True))
     echo("─" * 33)
-    for label, value in _rows(report, shared):
+    for label, value in _rows(report, shared) + _remote_rows(remotes):
         echo(f"{label:<13}{value}")
     warnings = [
         f"not taken in: {shown_name(p.path)}: {shown_name(p.reason, 400)}"
@@ -93,6 +120,20 @@ def _rows(report: StatusReport, shared: SharedView | None) -> list[tuple[str, st
         rows.append(("Vectors", index.backend))
     if shared is not None:
         rows.append(("Shared", f"{shared.records} records in {shared.folder}"))
+    return rows
+
+
+def _remote_rows(remotes: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    rows = []
+    for index, remote in enumerate(remotes):
+        pulled = remote["last_pull_at"]
+        line = f"{remote['name']}: pulled {age(pulled) if pulled else 'never'}"
+        every, tried = remote["pull_every"], remote["last_try"]
+        if every and tried:
+            line += f"; every {every}, tried {age(tried['at'])}: {tried['summary']}"
+        elif every:
+            line += f"; every {every}, by the daemon (none has tried yet)"
+        rows.append(("Remotes" if index == 0 else "", line))
     return rows
 
 

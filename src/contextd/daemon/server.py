@@ -28,6 +28,7 @@ from contextd.daemon.handlers import Handlers
 from contextd.daemon.hosting import Hosting, McpSessions
 from contextd.daemon.intake import Arrived, Intake
 from contextd.daemon.lifetime import Lifetime
+from contextd.daemon.pulling import ScheduledPull
 from contextd.home_folder import PRIVATE_FILE, open_private
 
 __all__ = ["serve"]
@@ -87,6 +88,8 @@ def _serve(
             filler = VectorFiller(app, stopping)
             app.vectors_wanted = filler.want
             filler.start()
+        if app.settings.sync.pull_every_s:
+            ScheduledPull(app, stopping, app.settings.sync.pull_every_s).start()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda _signum, _frame: stopping.set())
         pid_file = home / "daemon.pid"
