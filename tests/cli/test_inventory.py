@@ -141,7 +141,9 @@ def test_the_text_survey_names_projects_global_records_and_the_backend(
     assert "worker heartbeat completed" in orbit_row
     assert "plus 3 global records, applying to every project: 2 convention, 1 constraint" in text
     detail = run("inventory", "--detail").output
-    assert str(repo.resolve()) in detail and "decision     2 (1 current, 1 superseded)" in detail
+    assert f"  paths            {repo.resolve()}" in detail
+    assert "  decision         2 (1 current, 1 superseded)" in detail
+    assert "  categories       architecture 1, convention 1" in detail
 
 
 def test_inventory_runs_outside_any_project(

@@ -1,8 +1,9 @@
-"""The text of a store's summary (`bundle summary`, and `remote scan` of another machine's):
-totals split current / superseded, last activity, a table per project with its last activity
-and when its last checkpoint was made, the global records; `detail` adds a block per
-project: its kinds split by status, its memories by category, its last activity and
-checkpoint. Counts and times only: no record's text.
+"""The text of a store's survey (`inventory`, `bundle summary`, and `remote scan` of another
+machine's): totals split current / superseded, last activity, a table per project with its
+last activity and when its last checkpoint was made, the global records; `detail` adds a
+block per project: its kinds split by status, its memories by category, its last activity
+and checkpoint. Counts and times only, but for what `inventory` adds about this store alone
+(checkpoint titles, folders, how many records have a vector).
 
 What `remote scan` prints came from another machine, so every value is checked for its type
 and every name shown as data (an older or a broken contextd there prints less, not a
@@ -38,23 +39,36 @@ def print_summary(payload: dict[str, Any], where: str, *, detail: bool = False) 
     rows += [(KIND_HEADINGS[k], _split_kind(by_kind, k.value)) for k in Kind if k.value in by_kind]
     rows.append(("Deletions", str(_int(payload.get("tombstones")))))
     rows.append(("Last activity", _when(payload.get("last_activity"), "none yet")))
-    embeddings = shown_name(str(payload.get("embeddings", "?")), 80)
-    backend = payload.get("vector_backend")
-    if isinstance(backend, str) and backend:
-        embeddings += f" · vectors in {shown_name(backend, 80)}"
-    rows.append(("Embeddings", embeddings))
+    rows.append(("Embeddings", _embeddings(payload)))
     for label, value in rows:
         echo(f"{label:<15}{value}")
+    note = payload.get("note")
+    if isinstance(note, str) and note:
+        echo(style(f"note: {note}", fg="yellow"))
     projects = [p for p in _list(payload.get("projects")) if isinstance(p, dict)]
     echo()
     if projects:
         _project_table(projects)
     else:
-        echo("No projects.")
+        echo("No projects yet.")
     _global_line(_dict(payload.get("global")))
     if detail:
         for project in projects:
             _project_detail(project)
+
+
+def _embeddings(payload: dict[str, Any]) -> str:
+    provider = str(payload.get("embeddings", "?"))
+    if provider == "none":
+        return "off (full-text only)"
+    parts = [shown_name(provider, 80)]
+    embedded = payload.get("embedded")  # this store's own survey: how many have a vector
+    if isinstance(embedded, str):
+        parts.append(embedded)
+    backend = payload.get("vector_backend")
+    if isinstance(backend, str) and backend:
+        parts.append(f"vectors in {shown_name(backend, 80)}")
+    return " · ".join(parts)
 
 
 def _project_table(projects: list[dict[str, Any]]) -> None:
@@ -63,17 +77,24 @@ def _project_table(projects: list[dict[str, Any]]) -> None:
     for project in projects:
         statuses = _dict(project.get("statuses"))
         old = _int(statuses.get("superseded")) + _int(statuses.get("archived"))
-        checkpoint = _dict(project.get("last_checkpoint")).get("created_at")
         rows.append(
             [
                 shown_name(str(project.get("slug", "?")), 40),
                 *(str(_current(project, k)) for k in _COLUMNS),
                 str(old),
                 _when(project.get("last_activity"), "-"),
-                _when(checkpoint, "-"),
+                _checkpoint(_dict(project.get("last_checkpoint"))),
             ]
         )
-    table(rows, clip_column=None)
+    table(rows, clip_column=len(header) - 1)
+
+
+def _checkpoint(checkpoint: dict[str, Any]) -> str:
+    """A checkpoint's title where this store's own survey has it, else when it was made."""
+    title = checkpoint.get("title")
+    if isinstance(title, str) and title:
+        return shown_name(title)
+    return _when(checkpoint.get("created_at"), "-")
 
 
 def _current(project: dict[str, Any], kind: str) -> int:
@@ -101,6 +122,10 @@ def _project_detail(project: dict[str, Any]) -> None:
     remote = project.get("git_remote")
     if isinstance(remote, str) and remote:
         echo(f"  {'remote':<17}{shown_name(remote)}")
+    paths = project.get("paths")  # this store's own survey: its folders on this machine
+    if isinstance(paths, list):
+        shown = ", ".join(shown_name(str(p)) for p in paths)
+        echo(f"  {'paths':<17}{shown or 'none on this machine (`contextd attach` adopts it)'}")
     by_kind = _dict(project.get("kinds_by_status"))
     for kind in Kind:
         if kind.value in by_kind:
