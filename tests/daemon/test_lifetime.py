@@ -18,7 +18,14 @@ from contextd.errors import ConfigError
 from contextd.ids import new_id
 from tests.conftest import DECISION, Cli
 from tests.daemon._support import Daemons, alive, ask_hook, wait_gone
-from tests.hooks._support import BASE_CONFIG, configure, hook_env, user_prompt
+from tests.hooks._support import (
+    BASE_CONFIG,
+    configure,
+    hook_env,
+    run_hook,
+    session_start,
+    user_prompt,
+)
 from tests.share._team import git
 
 PROMPT = "Why did we pick NATS for the task queue after the deploy issues?"
@@ -194,3 +201,30 @@ def test_a_command_says_when_it_started_the_daemon_and_only_then(
     again = _contextd(repo, "memories", "--json")
     assert again.returncode == 0 and "Started" not in again.stderr
     assert len(json.loads(again.stdout)["records"]) == 3
+
+
+def test_daemon_status_says_how_long_it_was_idle_and_when_it_stops(
+    daemons: Daemons, repo: Path, run: Cli, home: Path
+) -> None:
+    configure(home, '[daemon]\nidle_exit = "90m"\n')
+    daemons.start()
+    status = run.json("daemon", "status")
+    assert status["idle_exit_s"] == 5400 and 0 <= status["idle_s"] < 60
+    assert "it stops after 1.5 h unasked." in run("daemon", "status").output
+
+
+def test_a_hook_that_starts_the_daemon_says_nothing_on_either_stream(
+    daemons: Daemons, repo: Path, run: Cli, home: Path
+) -> None:
+    run.json(*DECISION)
+    (home / "config.toml").write_text(
+        BASE_CONFIG.replace("autostart_daemon = false", "autostart_daemon = true"),
+        encoding="utf-8",
+    )
+    briefed = run_hook("session-start", session_start(repo), cwd=repo)
+    assert "Use NATS for the task queue" in briefed.context  # the JSON the agent parses
+    assert briefed.stderr == b""
+    deadline = time.monotonic() + 60
+    while daemons.adopt_running() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert daemons.adopt_running() is not None

@@ -50,6 +50,16 @@ class Lifetime:
         with self._lock:
             self._last_request = self._clock()
 
+    def idle_s(self) -> float:
+        """Seconds since the last request."""
+        with self._lock:
+            return self._clock() - self._last_request
+
+    @property
+    def idle_exit_s(self) -> float:
+        """The idle time after which it stops; 0 for never."""
+        return self._idle_s
+
     def reason(self, busy: bool) -> str | None:
         """Why the daemon should stop now, in words for its log; None to go on. `busy`: a
         hosted session is live, which counts as being asked."""

@@ -83,7 +83,7 @@ def _serve(
         stopping = threading.Event()
         store = None if app.settings.on_server else app.settings.db_path
         lifetime = Lifetime(home, store, app.settings.daemon.idle_exit_s)
-        handlers = Handlers(app, stamp, stopping, hosting, lifetime.touch)
+        handlers = Handlers(app, stamp, stopping, hosting, lifetime)
         if app.indexer is not None:
             filler = VectorFiller(app, stopping)
             app.vectors_wanted = filler.want
