@@ -28,12 +28,13 @@ class ScheduledPull:
         self._thread.start()
 
     def _run(self) -> None:
-        from contextd.sync.schedule import pull_due
+        from contextd.sync.schedule import PullResult, pull_due
 
         home = self._app.settings.home
+        tried: dict[str, PullResult] = {}
         while not self._stopping.is_set():
             try:
-                pull_due(self._app.remotes, home, self._every_s)
+                pull_due(self._app.remotes, home, self._every_s, tried)
             except Exception:  # the store or the home failed: the next tick tries again
                 log.warning("the scheduled pull failed", exc_info=True)
             self._stopping.wait(min(_TICK_S, self._every_s))

@@ -68,19 +68,28 @@ def due(names: list[str], results: dict[str, PullResult], every_s: int, at: str)
     return wanted
 
 
-def pull_due(remotes: RemoteService, home: Path, every_s: int) -> list[PullResult]:
+def pull_due(
+    remotes: RemoteService, home: Path, every_s: int, tried: dict[str, PullResult]
+) -> list[PullResult]:
     """Pull every configured remote that is due, in batch mode (nothing waits on a prompt),
     each within the remote timeout; record and log each outcome. A remote that fails does
-    not stop the others."""
+    not stop the others. `tried` holds the caller's own tries (kept up to date here), so a
+    results file that cannot be written never makes a remote due again at once."""
     results = read_results(home)
+    for name, result in tried.items():
+        if name not in results or results[name].at < result.at:
+            results[name] = result
     configured = [r.name for r in remotes.list()]
     results = {name: r for name, r in results.items() if name in configured}
     done = []
     for name in due(configured, results, every_s, now()):
         result = _pull(remotes, name)
-        results[name] = result
+        results[name] = tried[name] = result
         done.append(result)
-        _write(home, list(results.values()))
+        try:
+            _write(home, list(results.values()))
+        except OSError as exc:
+            log.warning("cannot record the scheduled pull in %s: %s", home, exc.strerror)
     return done
 
 
@@ -116,10 +125,14 @@ def _write(home: Path, results: list[PullResult]) -> None:
     scratch = path.with_name(f"{RESULTS_FILE}.{os.getpid()}")
     handle = open_private(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
-        os.write(handle, msgspec.json.encode(sorted(results, key=lambda r: r.remote)))
-    finally:
-        os.close(handle)
-    os.replace(scratch, path)
+        try:
+            os.write(handle, msgspec.json.encode(sorted(results, key=lambda r: r.remote)))
+        finally:
+            os.close(handle)
+        os.replace(scratch, path)
+    except OSError:
+        scratch.unlink(missing_ok=True)
+        raise
 
 
 def next_due(result: PullResult | None, every_s: int) -> str | None:
