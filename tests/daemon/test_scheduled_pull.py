@@ -62,12 +62,14 @@ def test_the_daemon_pulls_each_remote_on_schedule_and_status_says_so(
     assert time.monotonic() - started < 2.0
     assert "away" not in read_results(laptop.home)  # still waiting on it
 
+    def log() -> str:
+        return (laptop.home / "daemon.log").read_text(encoding="utf-8")
+
     _wait_for(lambda: first in laptop.records())
-    log = (laptop.home / "daemon.log").read_text(encoding="utf-8")
-    assert "scheduled pull from lab merged: 1 added" in log
+    _wait_for(lambda: "scheduled pull from lab merged: 1 added" in log())
     away = read_results(laptop.home)["away"]
     assert not away.ok and "no store here" in away.error
-    assert "scheduled pull from away failed" in log
+    assert "scheduled pull from away failed" in log()
 
     # The next interval brings what lab wrote since, and tries the failing remote again.
     second = lab.note(NOTES[1])
