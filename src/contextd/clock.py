@@ -12,6 +12,7 @@ __all__ = [
     "now",
     "parse_date",
     "parse_instant",
+    "parse_span",
     "parse_when",
     "to_iso",
 ]
@@ -20,6 +21,9 @@ CLOCK_SKEW = timedelta(minutes=10)  # how far ahead of ours another machine's cl
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 _RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_SPAN = re.compile(r"^(\d{1,9})\s*([smhdw]?)$")
+_SPAN_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_OFF = ("", "0", "off", "never")
 
 
 def now() -> str:
@@ -71,6 +75,21 @@ def parse_when(text: str, *, reference: datetime | None = None) -> datetime | No
     except (ValueError, OverflowError):
         return None
     return moment
+
+
+def parse_span(text: str) -> int | None:
+    """Seconds in a length of time a person typed for a setting: `90s`, `30m`, `3h`, `1d`,
+    `2w` (a bare number is seconds); 0 for `off`, `never`, `0` or nothing.
+
+    Returns None when the text is none of those.
+    """
+    text = text.strip().lower()
+    if text in _OFF:
+        return 0
+    span = _SPAN.match(text)
+    if span is None:
+        return None
+    return int(span.group(1)) * _SPAN_SECONDS[span.group(2)]
 
 
 def parse_date(text: str | None, option: str) -> str | None:

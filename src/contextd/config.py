@@ -16,6 +16,7 @@ from msgspec.structs import asdict, fields, replace
 
 from contextd import home_folder
 from contextd.agent_dirs import project_dirs
+from contextd.clock import parse_span
 from contextd.errors import ConfigError
 from contextd.server_url import url_problem
 
@@ -24,6 +25,7 @@ __all__ = [
     "DB_FILE",
     "ChatSettings",
     "ContextSettings",
+    "DaemonSettings",
     "EmbeddingSettings",
     "HookSettings",
     "LifecycleSettings",
@@ -127,6 +129,19 @@ class CaptureSettings(Struct, frozen=True):
     review: str = "off"  # off | agent (what agents write waits for a person) | all (and drafts)
 
 
+class DaemonSettings(Struct, frozen=True):
+    """How long the daemon stays without being asked anything (`3h`, `30m`, `1d`; `off`
+    keeps it running until stopped). It leaves at once, whatever this says, when its home or
+    its store file is deleted or replaced."""
+
+    idle_exit: str = "3h"
+
+    @property
+    def idle_exit_s(self) -> int:
+        """The idle time in seconds; 0 for never."""
+        return parse_span(self.idle_exit) or 0
+
+
 class RefreshSettings(Struct, frozen=True):
     """How alike two records must be (cosine) to be refused as a duplicate or reported, and
     (their words) to be merged by `refresh`."""
@@ -153,11 +168,18 @@ class ChatSettings(Struct, frozen=True):
 class SyncSettings(Struct, frozen=True):
     """How long a deletion keeps travelling between machines before `refresh` forgets it; the
     most a bundle may hold (a file, stdin, or what a `remote pull` reads) and how long a whole
-    remote operation (connecting and transferring) may take."""
+    remote operation (connecting and transferring) may take; and how often the daemon pulls the
+    configured remotes on its own (`off` by default)."""
 
     tombstone_retention_days: int = 365
     max_bundle_mb: int = 256
     remote_timeout_s: float = 600.0
+    pull_every: str = "off"  # the daemon pulls every configured remote this often (`30m`)
+
+    @property
+    def pull_every_s(self) -> int:
+        """The pull interval in seconds; 0 for never."""
+        return parse_span(self.pull_every) or 0
 
 
 class VectorSettings(Struct, frozen=True):
@@ -217,6 +239,7 @@ class Settings(Struct, frozen=True):
     chat: ChatSettings = field(default_factory=ChatSettings)
     hooks: HookSettings = field(default_factory=HookSettings)
     capture: CaptureSettings = field(default_factory=CaptureSettings)
+    daemon: DaemonSettings = field(default_factory=DaemonSettings)
     sync: SyncSettings = field(default_factory=SyncSettings)
     vectors: VectorSettings = field(default_factory=VectorSettings)
     share: ShareSettings = field(default_factory=ShareSettings)
@@ -261,6 +284,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "chat": ChatSettings,
     "hooks": HookSettings,
     "capture": CaptureSettings,
+    "daemon": DaemonSettings,
     "sync": SyncSettings,
     "vectors": VectorSettings,
     "share": ShareSettings,
@@ -285,6 +309,8 @@ _VARIABLE_NAMES = {
     ("vectors", "api_key_env"),
     ("chat", "api_key_env"),
 }
+# Settings that hold a length of time (`30m`, `3h`, `off`).
+_SPANS = {("daemon", "idle_exit"), ("sync", "pull_every")}
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 _POSITIVE = {
@@ -392,6 +418,8 @@ def _check_choice(section: str, name: str, value: object) -> None:
             f"{section}.{name} takes the name of an environment variable (such as "
             "OPENAI_API_KEY), not the key itself; put the key in that variable."
         )
+    if (section, name) in _SPANS:
+        _check_span(section, name, str(value))
     if (section, name) == ("store", "url") and value:
         problem = url_problem(str(value))
         if problem:
@@ -403,6 +431,14 @@ def _check_choice(section: str, name: str, value: object) -> None:
             raise ConfigError(f"{section}.{name} must be greater than 0; got {value!r}.")
         if value < 0:
             raise ConfigError(f"{section}.{name} cannot be negative; got {value!r}.")
+
+
+def _check_span(section: str, name: str, value: str) -> None:
+    if parse_span(value) is None:
+        raise ConfigError(
+            f'{section}.{name} takes a length of time, such as "90s", "30m", "3h" or "1d", '
+            f'or "off"; got {value!r}.'
+        )
 
 
 def parse_setting(key: str, raw: str) -> tuple[str, str, str | int | float | bool]:

@@ -79,10 +79,38 @@ def test_the_bundle_summary_tells_the_same_counts_as_the_inventory(
     orbit = next(p for p in summary["projects"] if p["slug"] == "orbit")
     assert orbit["kinds"] == {"memory": 3, "decision": 2, "checkpoint": 2}
     assert orbit["statuses"] == {"active": 5, "superseded": 1, "archived": 1}
-    assert orbit["last_checkpoint"]["title"] == "worker heartbeat completed"
+    assert orbit["kinds_by_status"]["decision"] == {"active": 1, "superseded": 1}
+    survey_orbit = next(p for p in survey["projects"] if p["slug"] == "orbit")
+    # When the last checkpoint was made, not what it says: the summary leaves the machine.
+    assert orbit["last_checkpoint"] == {"created_at": survey_orbit["last_checkpoint"]["created_at"]}
+    assert "worker heartbeat" not in str(summary) and "categories" not in orbit
     assert summary["global"]["records"] == 3
     assert summary["global"]["categories"] == {"convention": 2, "constraint": 1}
     assert summary["embeddings"] == survey["embeddings"]["provider"]
+    detail = run.json("bundle", "summary", "--detail")
+    orbit = next(p for p in detail["projects"] if p["slug"] == "orbit")
+    assert orbit["categories"] == {"architecture": 1, "convention": 1}  # active only
+
+
+def test_the_summary_text_splits_current_from_superseded_without_any_record_text(
+    run: Cli, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _two_projects(run, repo, tmp_path, monkeypatch)
+    text = run("bundle", "summary").output
+    assert "Records        11 (9 current, 1 superseded, 1 archived)" in text
+    assert "Decisions      2 (1 current, 1 superseded)" in text
+    assert "Memories       6 (5 current, 1 archived)" in text
+    orbit_row = next(line for line in text.splitlines() if line.startswith("orbit"))
+    assert orbit_row.split()[:7] == ["orbit", "2", "1", "0", "0", "2", "2"]
+    assert orbit_row.split()[-4:] == ["just", "now", "just", "now"]  # activity, checkpoint
+    assert "plus 3 global records, applying to every project: 2 convention, 1 constraint" in text
+    assert "categories" not in text
+    detail = run("bundle", "summary", "--detail").output
+    assert "  decision         2 (1 current, 1 superseded)" in detail
+    assert "  categories       architecture 1, convention 1" in detail
+    assert "  last checkpoint  just now" in detail
+    for written in ("worker heartbeat", "coordinator skeleton", "NATS", "Pratt parser"):
+        assert written not in text + detail
 
 
 def test_detail_adds_breakdowns_and_paths(
@@ -113,7 +141,9 @@ def test_the_text_survey_names_projects_global_records_and_the_backend(
     assert "worker heartbeat completed" in orbit_row
     assert "plus 3 global records, applying to every project: 2 convention, 1 constraint" in text
     detail = run("inventory", "--detail").output
-    assert str(repo.resolve()) in detail and "decision     2 (1 current, 1 superseded)" in detail
+    assert f"  paths            {repo.resolve()}" in detail
+    assert "  decision         2 (1 current, 1 superseded)" in detail
+    assert "  categories       architecture 1, convention 1" in detail
 
 
 def test_inventory_runs_outside_any_project(

@@ -205,3 +205,52 @@ def test_a_path_expanded_by_the_local_shell_is_pointed_out(
     assert "'~/.local/bin/contextd'" in result["warnings"][0]
     quoted = laptop.json("remote", "add", "lab2", "dev@lab-box", "--command", "~/bin/contextd")
     assert quoted["warnings"] == []
+
+
+def test_scan_detail_breaks_each_project_down_in_counts_only(
+    laptop: Machine, lab: Machine, sshd: SshServer, tmp_path: Path
+) -> None:
+    lab.attach(tmp_path / "lab" / "orbit")
+    lab.note(NOTES[0])
+    lab.json("add", NOTES[1], "--category", "gotcha", "--project", "orbit")
+    old = lab.json("add", NOTES[2], "--category", "convention", "--project", "orbit")["id"]
+    new = lab.json("add", NOTES[3], "--category", "convention", "--project", "orbit")["id"]
+    lab.json("supersede", old, "--by", new, "--project", "orbit")
+    lab.json("checkpoint", "worker heartbeat completed", "--project", "orbit")
+    add_remote(laptop, "lab", lab, sshd)
+
+    found = laptop.json("remote", "scan", "lab", "--detail")["summary"]
+    orbit = found["projects"][0]
+    assert orbit["kinds_by_status"]["memory"] == {"active": 3, "superseded": 1}
+    assert orbit["categories"] == {"architecture": 1, "convention": 1, "gotcha": 1}  # current
+    assert set(orbit["last_checkpoint"]) == {"created_at"}
+    assert orbit["last_activity"] >= orbit["last_checkpoint"]["created_at"]
+    plain = laptop.json("remote", "scan", "lab")["summary"]["projects"][0]
+    assert "categories" not in plain and plain["kinds_by_status"] == orbit["kinds_by_status"]
+
+    text = laptop("remote", "scan", "lab", "--detail").output
+    assert "Memories       4 (3 current, 1 superseded)" in text
+    assert "  memory           4 (3 current, 1 superseded)" in text
+    assert "  categories       architecture 1, convention 1, gotcha 1" in text
+    assert "  last checkpoint  just now" in text
+    assert "Nothing was copied" in text
+    for written in (*NOTES, "worker heartbeat"):
+        assert written not in text and written not in str(found)
+    assert laptop.json("bundle", "summary")["records"] == 0
+
+
+def test_a_scan_answer_of_the_wrong_shape_prints_what_it_can(
+    laptop: Machine, sshd: SshServer, tmp_path: Path
+) -> None:
+    odd = tmp_path / "odd-contextd"
+    odd.write_text(
+        '#!/bin/sh\necho \'{"contextd": 7, "projects": [1, {"slug": "x\\u001b[2J", '
+        '"kinds_by_status": [], "last_checkpoint": "soon"}], "totals": "all"}\'\n',
+        encoding="utf-8",
+    )
+    odd.chmod(0o755)
+    args = ["--command", str(odd), *sshd.options]
+    result = laptop("remote", "scan", "lab", "--detail", *args)
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "x\\x1b[2J" in result.output
+    assert "Traceback" not in result.output

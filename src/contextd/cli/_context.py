@@ -152,12 +152,21 @@ def get_app(*, read_only: bool = False) -> App:
     return current.app
 
 
+def _autostart(settings: Settings) -> None:
+    """Start the daemon when none runs, and say so on stderr (once: it then runs)."""
+    if not start_quietly(settings.home):
+        return
+    idle = settings.daemon.idle_exit
+    ends = f"it stops after {idle} idle" if settings.daemon.idle_exit_s else "it keeps running"
+    echo(f"Started the contextd daemon ({ends}; `contextd daemon stop` ends it).", err=True)
+
+
 def _take_in_team_files(app: App) -> None:
     """Bring the view of the shared checkout this command runs in up to date with its team
     files; records that arrive without vectors have the daemon started to fill them."""
     settings = app.settings
     if settings.hooks.autostart_daemon and app.indexer is not None:
-        app.vectors_wanted = partial(start_quietly, settings.home)
+        app.vectors_wanted = partial(_autostart, settings)
     try:
         project = app.project(None, settings.cwd)
     except ContextdError:

@@ -12,6 +12,7 @@ import click
 from contextd.app import can_write_store
 from contextd.cli._context import common_options, get_app, get_settings, state
 from contextd.cli._output import emit
+from contextd.cli.survey import print_summary
 from contextd.client.printer import echo, style
 from contextd.clock import parse_when, to_iso
 from contextd.core.workspace.capped import Cap, read_capped, read_stream_capped
@@ -92,12 +93,13 @@ def import_bundle(file_: str, dry_run: bool) -> None:
 
 
 @bundle.command()
+@click.option("--detail", is_flag=True, help="Add each project's kinds by status and categories.")
 @common_options
-def summary() -> None:
+def summary(detail: bool) -> None:
     """Counts of what this store holds, per project and kind (what `remote scan` reads)."""
     app = get_app()
-    payload = store_summary(app.db, app.inventory())
-    emit(payload, lambda: print_summary(payload, "this store"))
+    payload = store_summary(app.db, app.inventory(), detail=detail)
+    emit(payload, lambda: print_summary(payload, "this store", detail=detail))
 
 
 def print_merge(view: dict[str, Any], headline: str) -> None:
@@ -127,23 +129,6 @@ def print_merge(view: dict[str, Any], headline: str) -> None:
                 fg="yellow",
             )
         )
-
-
-def print_summary(payload: dict[str, Any], where: str) -> None:
-    echo(f"{where}: contextd {payload['contextd']}, home {payload['home']}")
-    echo(
-        f"{payload['records']} records, {payload['tombstones']} deletions, "
-        f"embeddings {payload['embeddings']}"
-    )
-    for project in payload["projects"]:
-        kinds = ", ".join(f"{n} {k}" for k, n in sorted(project["kinds"].items())) or "empty"
-        superseded = project["statuses"].get("superseded", 0)
-        note = f" ({superseded} superseded)" if superseded else ""
-        echo(f"  {project['slug']:<20} {kinds}{note}")
-    categories = payload["global"].get("categories", {})
-    if categories:
-        listed = ", ".join(f"{n} {c}" for c, n in categories.items())
-        echo(f"  plus global records: {listed}")
 
 
 def _since(text: str | None) -> str | None:

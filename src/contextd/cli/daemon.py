@@ -146,13 +146,27 @@ def status() -> None:
         "uptime_s": round(float(reply["uptime_s"]), 1),
         "rss_mb": rss_mb,
         "socket": _socket(home),
+        "idle_s": round(float(reply.get("idle_s", 0)), 1),
+        "idle_exit_s": reply.get("idle_exit_s"),
     }
 
     def human() -> None:
         memory = f", {rss_mb:.0f} MB resident" if rss_mb is not None else ""
         echo(f"Daemon: running (pid {reply['pid']}, up {payload['uptime_s']:.0f} s{memory}).")
+        limit = payload["idle_exit_s"]
+        if isinstance(limit, int | float):
+            ends = f"it stops after {_span(limit)} unasked" if limit else "it never stops idle"
+            echo(f"Last asked {_span(float(payload['idle_s']))} ago; {ends}.")
 
     emit(payload, human)
+
+
+def _span(seconds: float) -> str:
+    """90 s, 30 min, 3 h: as a person says a length of time."""
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{seconds / size:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{seconds:.0f} s"
 
 
 def _rss_mb(pid: int) -> float | None:

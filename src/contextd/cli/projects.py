@@ -57,7 +57,11 @@ def attach(path: Path | None, name: str | None, no_import: bool) -> None:
     outcome = app.projects.attach((path or Path.cwd()).absolute(), name)
     imported = None
     if not no_import:
-        imported = app.agent_files.import_existing(outcome.project, Path(outcome.path))
+        # A teammate's clone: what `.contextd/` holds is in the store before the notes are
+        # compared with it, so the notes it already shares are not imported again.
+        seen = app.project(None, Path(outcome.path))
+        app.shares.take_in(seen, app.vectors_wanted)
+        imported = app.agent_files.import_existing(seen, Path(outcome.path))
     payload = {
         "action": outcome.action,
         "path": outcome.path,

@@ -8,7 +8,8 @@ import click
 
 from contextd.cli._context import common_options, get_app, option_bundle
 from contextd.cli._output import emit, table, warn
-from contextd.cli.bundles import print_merge, print_summary
+from contextd.cli.bundles import print_merge
+from contextd.cli.survey import print_summary
 from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.sync.remotes import expansion_warnings, remote_view
@@ -122,11 +123,15 @@ def remove(name: str) -> None:
 
 @remote.command()
 @click.argument("target", metavar="NAME|[USER@]HOST")
+@click.option(
+    "--detail", is_flag=True, help="Add each project's kinds by status and memory categories."
+)
 @_how
 @_mode
 @common_options
 def scan(
     target: str,
+    detail: bool,
     login_shell: bool,
     command: str | None,
     remote_home: str | None,
@@ -140,10 +145,10 @@ def scan(
     name, spec, configured = app.remotes.resolve(target, given if customised else None)
     for note in expansion_warnings(spec):
         warn(note)
-    found = app.remotes.scan(spec, batch=_batch(batch))
+    found = app.remotes.scan(spec, batch=_batch(batch), detail=detail)
 
     def human() -> None:
-        print_summary(found, spec.target)
+        print_summary(found, spec.target, detail=detail)
         if configured:
             echo(f"Nothing was copied. `contextd remote pull {name}` merges it here.")
         else:

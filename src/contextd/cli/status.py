@@ -6,6 +6,7 @@ import click
 from msgspec.structs import asdict
 
 from contextd.agents.wiring import AgentWiring, wiring
+from contextd.app import App
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit
 from contextd.cli.setup import places_here
@@ -30,7 +31,34 @@ def status() -> None:
     report = app.status(project)
     shared = app.shares.view(project) if project.checkout else None
     agents = wiring(places_here())
-    emit(_payload(report, shared, agents), lambda: _print(report, shared, agents))
+    remotes = _remotes(app)
+    payload = _payload(report, shared, agents) | {"remotes": remotes}
+    emit(payload, lambda: _print(report, shared, agents, remotes))
+
+
+def _remotes(app: App) -> list[dict[str, Any]]:
+    """Each configured remote's last pull, and the scheduled pull's last try and next one."""
+    from contextd.sync.schedule import next_due, read_results
+
+    listed = app.remotes.list()
+    if not listed:
+        return []
+    results = read_results(app.settings.home)
+    sync = app.settings.sync
+    every = sync.pull_every_s
+    views = []
+    for remote in listed:
+        tried = results.get(remote.name)
+        views.append(
+            {
+                "name": remote.name,
+                "last_pull_at": remote.last_pull_at,
+                "pull_every": sync.pull_every if every else None,
+                "last_try": None if tried is None else asdict(tried) | {"summary": tried.summary()},
+                "next_try_at": next_due(tried, every) if every else None,
+            }
+        )
+    return views
 
 
 def _payload(
@@ -85,10 +113,15 @@ def _agent_view(agent: AgentWiring) -> dict[str, Any]:
     }
 
 
-def _print(report: StatusReport, shared: SharedView | None, agents: list[AgentWiring]) -> None:
+def _print(
+    report: StatusReport,
+    shared: SharedView | None,
+    agents: list[AgentWiring],
+    remotes: list[dict[str, Any]],
+) -> None:
     echo(style("contextd", bold=True))
     echo("─" * 33)
-    for label, value in _rows(report, shared) + _agent_rows(agents):
+    for label, value in _rows(report, shared) + _agent_rows(agents) + _remote_rows(remotes):
         echo(f"{label:<13}{value}")
     warnings = [
         f"not taken in: {shown_name(p.path)}: {shown_name(p.reason, 400)}"
@@ -157,6 +190,20 @@ def _agent_rows(agents: list[AgentWiring]) -> list[tuple[str, str]]:
         rows.append(("Agents" if not rows else "", f"{agent.label}: {'; '.join(parts)}"))
     if not rows:
         rows.append(("Agents", "none found: `contextd setup --agent NAME` wires one"))
+    return rows
+
+
+def _remote_rows(remotes: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    rows = []
+    for index, remote in enumerate(remotes):
+        pulled = remote["last_pull_at"]
+        line = f"{remote['name']}: pulled {age(pulled) if pulled else 'never'}"
+        every, tried = remote["pull_every"], remote["last_try"]
+        if every and tried:
+            line += f"; every {every}, tried {age(tried['at'])}: {tried['summary']}"
+        elif every:
+            line += f"; every {every}, by the daemon (none has tried yet)"
+        rows.append(("Remotes" if index == 0 else "", line))
     return rows
 
 

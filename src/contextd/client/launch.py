@@ -1,6 +1,6 @@
 """Starting the daemon as a detached process of its own (for `daemon start` and the hooks)."""
 
-import contextlib
+import fcntl
 import os
 import subprocess
 import sys
@@ -9,8 +9,9 @@ from pathlib import Path
 from contextd.home_folder import open_private
 from contextd.threads import daemon_environment
 
-__all__ = ["LOG_FILE", "start_detached", "start_quietly"]
+__all__ = ["LOCK_FILE", "LOG_FILE", "running", "start_detached", "start_quietly"]
 
+LOCK_FILE = "daemon.lock"  # a running daemon holds it, from its start to its end
 LOG_FILE = "daemon.log"
 _MAX_LOG = 1024 * 1024
 
@@ -41,8 +42,31 @@ def start_detached(home: Path) -> "subprocess.Popen[bytes]":
         os.close(log)
 
 
-def start_quietly(home: Path) -> None:
-    """`start_detached`, for a process that only wants a daemon around (to fill vectors, to
-    answer the next prompt warm): a home that cannot hold its log means no daemon."""
-    with contextlib.suppress(OSError):
+def running(home: Path) -> bool:
+    """Whether a daemon holds the home's lock (answering, or still warming up)."""
+    try:
+        handle = os.open(home / LOCK_FILE, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(handle)  # which lets go of a lock taken here
+    return False
+
+
+def start_quietly(home: Path) -> bool:
+    """`start_detached` unless a daemon runs, for a process that only wants one around (to
+    fill vectors, to answer the next prompt warm); True when it started one. A home that
+    cannot hold its log means no daemon."""
+    if running(home):
+        return False
+    try:
         start_detached(home)
+    except OSError:
+        return False
+    return True

@@ -18,6 +18,7 @@ import msgspec
 
 from contextd.app import App
 from contextd.daemon.hosting import Hosting
+from contextd.daemon.lifetime import Lifetime
 from contextd.errors import ContextdError
 from contextd.service.answer import answer
 from contextd.service.requests import (
@@ -46,9 +47,16 @@ class Handlers:
     """Answers requests for one App; safe to call from several threads at once."""
 
     def __init__(
-        self, app: App, stamp: str, stopping: threading.Event, hosting: Hosting | None = None
+        self,
+        app: App,
+        stamp: str,
+        stopping: threading.Event,
+        hosting: Hosting | None = None,
+        lifetime: Lifetime | None = None,
     ) -> None:
+        """`lifetime` is told of every request but a ping (which only asks whether it runs)."""
         self._app = app
+        self._lifetime = lifetime
         self._hosting = hosting
         self._stamp = stamp
         self._stopping = stopping
@@ -78,7 +86,9 @@ class Handlers:
 
     def _dispatch(self, request: Request, body: bytes) -> tuple[dict[str, object], bytes]:
         if isinstance(request, Ping):
-            return {"pid": os.getpid(), "uptime_s": time.time() - self._started}, b""
+            return self._pong(), b""
+        if self._lifetime is not None:
+            self._lifetime.touch()
         if isinstance(request, Stop):
             self._stopping.set()
             return {"pid": os.getpid()}, b""
@@ -95,6 +105,13 @@ class Handlers:
             return answer(self._app, request, body)
         except ContextdError as exc:  # the client words it, as the command in process would
             return {"refused": exc.facts()}, b""
+
+    def _pong(self) -> dict[str, object]:
+        reply: dict[str, object] = {"pid": os.getpid(), "uptime_s": time.time() - self._started}
+        if self._lifetime is not None:
+            reply["idle_s"] = self._lifetime.idle_s()
+            reply["idle_exit_s"] = self._lifetime.idle_exit_s
+        return reply
 
     def _reserve_session(self) -> None:
         if self._hosting is None:

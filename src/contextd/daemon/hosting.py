@@ -75,6 +75,11 @@ class Hosting:
             return False
         return self._slots.acquire(blocking=False)
 
+    def busy(self) -> bool:
+        """Whether a session is live (a daemon hosting one is not idle)."""
+        with self._lock:
+            return bool(self._live)
+
     def release(self) -> None:
         """Give back a slot reserved for a session that will not run."""
         self._slots.release()

@@ -15,6 +15,7 @@ import os
 import signal
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -22,12 +23,15 @@ from pathlib import Path
 
 from contextd.app import App
 from contextd.client import frames, rendezvous
+from contextd.client.launch import LOCK_FILE
 from contextd.daemon.handlers import Handlers
 from contextd.daemon.hosting import Hosting, McpSessions
 from contextd.daemon.intake import Arrived, Intake
+from contextd.daemon.lifetime import Lifetime
+from contextd.daemon.pulling import ScheduledPull
 from contextd.home_folder import PRIVATE_FILE, open_private
 
-__all__ = ["already_running", "serve"]
+__all__ = ["serve"]
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +39,7 @@ WORKERS = 8  # requests answered at once; more wait, read whole, for a free work
 _ACCEPT_TICK_S = 0.5  # how often the loop looks at the stop flag
 _SEND_TIMEOUT_S = 5.0  # for the whole reply: a client that stops reading loses it
 _MAX_REQUEST_HEAD = 256 * 1024
-
-
-def already_running(home: Path) -> bool:
-    """True when another daemon holds this home's lock."""
-    with _lock_file(home) as held:
-        return not held
+_LOCK_TRIES = 5  # a client's look at whether a daemon runs holds the lock for an instant
 
 
 def serve(
@@ -51,7 +50,8 @@ def serve(
     warm: bool = True,
     host_mcp: bool = True,
 ) -> None:
-    """Run until asked to stop (a `stop` request, SIGTERM or SIGINT, or a changed config).
+    """Run until asked to stop (a `stop` request, SIGTERM or SIGINT, or a changed config),
+    idle for `[daemon] idle_exit`, or left without its home or store (see Lifetime).
     With `host_mcp` the daemon hosts the MCP sessions of `contextd mcp serve` relays; they
     end once it has let go of its socket and lock, so a relay that reconnects finds a
     successor, or none.
@@ -81,11 +81,15 @@ def _serve(
             app.db.warm()  # a server's connection pool, open before the first prompt
             app.index.warm()
         stopping = threading.Event()
-        handlers = Handlers(app, stamp, stopping, hosting)
+        store = None if app.settings.on_server else app.settings.db_path
+        lifetime = Lifetime(home, store, app.settings.daemon.idle_exit_s)
+        handlers = Handlers(app, stamp, stopping, hosting, lifetime)
         if app.indexer is not None:
             filler = VectorFiller(app, stopping)
             app.vectors_wanted = filler.want
             filler.start()
+        if app.settings.sync.pull_every_s:
+            ScheduledPull(app, stopping, app.settings.sync.pull_every_s).start()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda _signum, _frame: stopping.set())
         pid_file = home / "daemon.pid"
@@ -95,10 +99,10 @@ def _serve(
                 rendezvous.publish(str(home), spot)
                 _write_private(pid_file, str(os.getpid()))
                 log.info("listening on %s", spot.path)
-                _answer_until(stopping, listener, handlers, hosting)
+                _answer_until(stopping, listener, handlers, hosting, lifetime)
         finally:
             rendezvous.withdraw(str(home), spot, bound)
-            pid_file.unlink(missing_ok=True)
+            _remove_own(pid_file)
 
 
 def _answer_until(
@@ -106,6 +110,7 @@ def _answer_until(
     listener: socket.socket,
     handlers: Handlers,
     hosting: Hosting | None,
+    lifetime: Lifetime,
 ) -> None:
     intake = Intake(listener, _MAX_REQUEST_HEAD)
     try:
@@ -113,8 +118,22 @@ def _answer_until(
             while not stopping.is_set():
                 for request in intake.wait(_ACCEPT_TICK_S):
                     pool.submit(_serve_request, request, handlers, hosting)
+                reason = lifetime.reason(busy=hosting is not None and hosting.busy())
+                if reason:
+                    log.info("stopping: %s", reason)
+                    stopping.set()
     finally:
         intake.close()
+
+
+def _remove_own(pid_file: Path) -> None:
+    """Remove the pid file when it is still this process's (a home replaced meanwhile may
+    hold another daemon's)."""
+    try:
+        if pid_file.read_text(encoding="utf-8").strip() == str(os.getpid()):
+            pid_file.unlink()
+    except OSError:
+        pass
 
 
 def _serve_request(request: Arrived, handlers: Handlers, hosting: Hosting | None) -> None:
@@ -143,11 +162,9 @@ def _answer(request: Arrived, handlers: Handlers, hosting: Hosting | None) -> bo
 
 @contextmanager
 def _lock_file(home: Path) -> Iterator[bool]:
-    handle = open_private(home / "daemon.lock", os.O_RDWR | os.O_CREAT)
+    handle = open_private(home / LOCK_FILE, os.O_RDWR | os.O_CREAT)
     try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _take_lock(handle):
             yield False
             return
         try:
@@ -156,6 +173,18 @@ def _lock_file(home: Path) -> Iterator[bool]:
             fcntl.flock(handle, fcntl.LOCK_UN)
     finally:
         os.close(handle)
+
+
+def _take_lock(handle: int) -> bool:
+    for attempt in range(_LOCK_TRIES):
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if attempt + 1 < _LOCK_TRIES:
+                time.sleep(0.02)
+            continue
+        return True
+    return False
 
 
 @contextmanager

@@ -122,9 +122,11 @@ class RemoteService:
         checked_spec(spec)
         return target, spec, False
 
-    def scan(self, spec: RemoteSpec, *, batch: bool) -> dict[str, Any]:
-        """Counts of what the other store holds (no content is copied)."""
-        text = run_remote(spec, ["bundle", "summary", "--json"], batch=batch, limits=self._answer)
+    def scan(self, spec: RemoteSpec, *, batch: bool, detail: bool = False) -> dict[str, Any]:
+        """Counts of what the other store holds (no content is copied); `detail` adds each
+        project's kinds by status and memory categories."""
+        args = ["bundle", "summary", "--json"] + (["--detail"] if detail else [])
+        text = run_remote(spec, args, batch=batch, limits=self._answer)
         return _json(text, spec.target)
 
     def pull(self, name: str, *, dry_run: bool, batch: bool) -> ImportReport:

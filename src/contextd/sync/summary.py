@@ -20,32 +20,36 @@ def _version() -> str:
         return "unknown"
 
 
-def store_summary(db: Database, survey: Inventory) -> dict[str, Any]:
+def store_summary(db: Database, survey: Inventory, *, detail: bool = False) -> dict[str, Any]:
     """Counts per project, kind and status; active global records by category; last
-    activity."""
+    activity, and when each project's last checkpoint was made (not what it says). With
+    `detail`, each project's active memories by category."""
     conn = db.connection()
     projects = []
     for item in survey.projects:
         checkpoint = item.last_checkpoint
-        projects.append(
-            {
-                "slug": item.project.slug,
-                "name": item.project.name,
-                "git_remote": item.project.git_remote,
-                **_counts(item.counts),
-                "last_activity": item.last_activity,
-                "last_checkpoint": None
-                if checkpoint is None
-                else {"title": checkpoint.title, "created_at": checkpoint.created_at},
-            }
-        )
+        view = {
+            "slug": item.project.slug,
+            "name": item.project.name,
+            "git_remote": item.project.git_remote,
+            **_counts(item.counts),
+            "last_activity": item.last_activity,
+            "last_checkpoint": None
+            if checkpoint is None
+            else {"created_at": checkpoint.created_at},
+        }
+        if detail:
+            view["categories"] = dict(sorted(item.counts.categories.items()))
+        projects.append(view)
     global_counts = survey.global_counts
     return {
         "contextd": _version(),
         "home": str(survey.home),
         "store_id": sync_rows.store_id(conn),
         "embeddings": survey.index.provider,
+        "vector_backend": survey.vector_backend,
         "records": survey.totals.total,
+        "totals": _counts(survey.totals),
         "tombstones": sync_rows.tombstone_count(conn),
         "last_activity": survey.last_activity,
         "projects": projects,
@@ -57,7 +61,15 @@ def store_summary(db: Database, survey: Inventory) -> dict[str, Any]:
 def _counts(counts: ScopeCounts) -> dict[str, Any]:
     kinds = {kind.value: n for kind in Kind if (n := counts.kind(kind))}
     statuses = {status.value: n for status in Status if (n := counts.status(status))}
-    return {"kinds": kinds, "statuses": statuses, "records": counts.total}
+    by_status = {
+        kind: {s.value: n for s in Status if (n := counts.kind(Kind(kind), s))} for kind in kinds
+    }
+    return {
+        "kinds": kinds,
+        "statuses": statuses,
+        "kinds_by_status": by_status,
+        "records": counts.total,
+    }
 
 
 def _categories(counts: ScopeCounts) -> dict[str, int]:
