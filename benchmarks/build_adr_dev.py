@@ -294,8 +294,11 @@ def build(mirrors: Path) -> dict[str, list[dict[str, Any]]]:
     for newer, olds in edges.items():
         for old in olds:
             superseded_by.setdefault(old, set()).add(newer)
+    paths = {p["id"]: p for p in provenance}
     queries = []
-    for number, q in enumerate(_questions(), 1):
+    for q in _questions():
+        if q["category"] == "real-title":
+            _check_real_title(mirrors, q, paths)
         relevant = q["relevant"]
         unknown = [r for r in relevant if r not in ids]
         if unknown:
@@ -315,8 +318,19 @@ def build(mirrors: Path) -> dict[str, list[dict[str, Any]]]:
         if not relevant[0].startswith(q["project"] + "-"):
             sys.exit(f"question {q['id']}: relevant record of another project")
         queries.append(line)
-        del number
     return {"corpus.jsonl": corpus, "queries.jsonl": queries, "provenance.jsonl": provenance}
+
+
+def _check_real_title(mirrors: Path, q: dict[str, Any], paths: dict[str, dict[str, Any]]) -> None:
+    """A real title's pull request commit exists and changed the ADR file it names."""
+    source = q["source"]
+    record = paths.get(source["adr_file_record"])
+    if record is None or record["repo"] != source["repo"]:
+        sys.exit(f"question {q['id']}: source names no record of {source['repo']}")
+    git_dir = mirrors / source["repo"].replace("/", "+") / "repo"
+    changed = git(git_dir, "show", "-m", "--first-parent", "--format=", "--name-only", source["commit"]).split()
+    if record["path"] not in changed:
+        sys.exit(f"question {q['id']}: commit {source['commit']} did not change {record['path']}")
 
 
 def _ancestors(record: str, edges: dict[str, list[str]]) -> set[str]:
