@@ -2,10 +2,11 @@
 
 Tokens are lowercased runs of letters and digits, no stemming, no stop words; k1 = 1.2, b = 0.75;
 each query is scoped to its project; every record is ranked, superseded or not (BM25 knows no
-supersession, so a superseded record in the top 5 counts as stale). Scored with the same
-`score_ranking` as `contextd eval`.
+supersession, so a superseded record in the top 5 counts as stale; `--current-only` leaves the
+superseded records out of the index, the same text contextd's full-text arm ranks by default).
+Scored with the same `score_ranking` as `contextd eval`.
 
-    python benchmarks/bm25_baseline.py benchmarks/data/adr-dev [--json]
+    python benchmarks/bm25_baseline.py benchmarks/data/adr-dev [--current-only] [--json]
 """
 
 from __future__ import annotations
@@ -56,10 +57,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--current-only", action="store_true", help="index no superseded record")
     args = parser.parse_args()
     corpus, queries = load_dataset(args.folder)
+    old = {o for item in corpus for o in item.supersedes} if args.current_only else set()
     by_project: dict[str, dict[str, str]] = defaultdict(dict)
     for item in corpus:
+        if item.id in old:
+            continue
         by_project[item.project][item.id] = item.text
     indexes = {project: Bm25(docs) for project, docs in by_project.items()}
     rows: dict[str, list[dict[str, float]]] = defaultdict(list)
@@ -69,7 +74,8 @@ def main() -> None:
         rows["overall"].append(row)
         rows[query.category].append(row)
     report = {
-        name: {m: round(statistics.fmean(r[m] for r in group), 4) for m in METRICS} | {"n": len(group)}
+        name: {m: round(statistics.fmean(r[m] for r in group), 4) for m in METRICS}
+        | {"n": len(group)}
         for name, group in rows.items()
     }
     if args.json:
@@ -77,7 +83,9 @@ def main() -> None:
         return
     print(f"{'':<12}" + "".join(f"{m:>10}" for m in (*METRICS, "n")))
     for name, values in report.items():
-        print(f"{name:<12}" + "".join(f"{values[m]:>10.3f}" for m in METRICS) + f"{values['n']:>10}")
+        print(
+            f"{name:<12}" + "".join(f"{values[m]:>10.3f}" for m in METRICS) + f"{values['n']:>10}"
+        )
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
-"""Rebuild the ADR development set (benchmarks/data/adr-dev) from pinned commits of public repositories.
+"""Rebuild the ADR development set (benchmarks/data/adr-dev) from pinned public repositories.
 
-Each source repository is read from a bare git directory (``git clone --mirror URL DIR``); nothing is
-downloaded here. Every ADR file becomes one ``decision`` record: its title and body with the status
-section, status badges and HTML comments trimmed. ``supersedes`` comes only from what the ADRs state
-("Superseded by [ADR024](...)", "This decision supersedes decision: [0008 ...](...)"), resolved to the
-ADR number the link names. The questions are hand-written data (``questions.jsonl``, read here and
-checked against the corpus); this script writes ``corpus.jsonl``, ``queries.jsonl`` and
-``provenance.jsonl``.
+Each source repository is read from a bare git directory (``git clone --mirror URL DIR``); nothing
+is downloaded here. Every ADR file becomes one ``decision`` record: its title and body with the
+status section, status badges and HTML comments trimmed. ``supersedes`` comes only from what the
+ADRs state ("Superseded by [ADR024](...)", "This decision supersedes decision: [0008 ...](...)"),
+resolved to the ADR number the link names. The questions are hand-written data
+(``questions.jsonl``, read here and checked against the corpus); this script writes
+``corpus.jsonl``, ``queries.jsonl`` and ``provenance.jsonl``.
 
     python benchmarks/build_adr_dev.py --mirrors /path/to/mirrors
 
@@ -124,12 +124,20 @@ SKIP = re.compile(r"(template|readme|index|toc)\b", re.IGNORECASE)
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)[^)]*\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 DATE = re.compile(r"^\W*date\W*\s*(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
-SUPERSEDED_BY = re.compile(r"superseded\s+(?:by|in favou?r of)|deprecated\s+in\s+favou?r\s+of|replaced\s+by", re.I)
+SUPERSEDED_BY = re.compile(
+    r"superseded\s+(?:by|in favou?r of)|deprecated\s+in\s+favou?r\s+of|replaced\s+by", re.I
+)
 SUPERSEDES = re.compile(r"\bsupersedes\b", re.IGNORECASE)
+STATUS_LINE = re.compile(
+    r"^([*_-]*\s*status[*_]*\s*:|this decision (has been superseded|supersedes))", re.IGNORECASE
+)
+BADGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 
 
 def git(git_dir: Path, *args: str) -> str:
-    out = subprocess.run(["git", f"--git-dir={git_dir}", *args], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["git", f"--git-dir={git_dir}", *args], capture_output=True, text=True, check=True
+    )
     return out.stdout
 
 
@@ -162,17 +170,13 @@ def _link_numbers(line: str, source: Source) -> set[int]:
     return numbers
 
 
-def parse(source: Source, path: str, raw: str, first_added: str) -> Adr:
-    name = path.rsplit("/", 1)[-1]
-    match = re.match(source.number, name)
-    assert match, path
-    number = int(match.group(1))
+def _split(raw: str) -> tuple[str, list[str], list[str], str]:
+    """An ADR's title, body lines, status lines and stated date."""
     raw = re.sub(r"<!--.*?-->", "", raw, flags=re.DOTALL)
     raw = re.sub(r"\A---\n.*?\n---\n", "", raw, flags=re.DOTALL)
-    lines = raw.splitlines()
     title, body, status_lines, created = "", [], [], ""
     in_status = False
-    for line in lines:
+    for line in raw.splitlines():
         heading = HEADING.match(line)
         if heading and not title and len(heading.group(1)) == 1:
             title = heading.group(2).strip()
@@ -181,20 +185,20 @@ def parse(source: Source, path: str, raw: str, first_added: str) -> Adr:
             in_status = heading.group(2).strip().lower().rstrip(":") in {"status", "state"}
             if in_status:
                 continue
-        date = DATE.match(line)
-        if date and not created:
-            created = date.group(1)
+        date_line = DATE.match(line)
+        if date_line and not created:
+            created = date_line.group(1)
             continue
         stripped = line.strip()
-        if in_status or re.match(r"^[*_-]*\s*status[*_]*\s*:", stripped, re.I):
+        if in_status or STATUS_LINE.match(stripped):
             status_lines.append(stripped)
-            continue
-        if re.match(r"^(this decision (has been superseded|supersedes))", stripped, re.I):
-            status_lines.append(stripped)
-            continue
-        if re.fullmatch(r"!\[[^\]]*\]\([^)]*\)", stripped):
-            continue
-        body.append(line.rstrip())
+        elif not BADGE.fullmatch(stripped):
+            body.append(line.rstrip())
+    return title, body, status_lines, created
+
+
+def _edges(source: Source, number: int, status_lines: list[str]) -> tuple[set[int], set[int]]:
+    """The ADR numbers that supersede this one and that this one supersedes, as stated."""
     superseded_by: set[int] = set()
     supersedes: set[int] = set()
     for line in status_lines:
@@ -206,7 +210,16 @@ def parse(source: Source, path: str, raw: str, first_added: str) -> Adr:
     superseded_by = {fixes.get(n, n) for n in superseded_by} - {number}
     if (source.project, number) in ONE_SUCCESSOR:
         superseded_by = {ONE_SUCCESSOR[(source.project, number)]}
-    supersedes = {fixes.get(n, n) for n in supersedes} - {number}
+    return superseded_by, {fixes.get(n, n) for n in supersedes} - {number}
+
+
+def parse(source: Source, path: str, raw: str, first_added: str) -> Adr:
+    name = path.rsplit("/", 1)[-1]
+    match = re.match(source.number, name)
+    assert match, path
+    number = int(match.group(1))
+    title, body, status_lines, created = _split(raw)
+    superseded_by, supersedes = _edges(source, number, status_lines)
     text = "\n".join(body).strip()
     for old, new in REDACT.get((source.project, number), []):
         assert old in text, (path, old)
@@ -242,14 +255,22 @@ def load(mirrors: Path) -> list[Adr]:
     for source in SOURCES:
         git_dir = mirrors / source.repo.replace("/", "+") / "repo"
         if not git_dir.is_dir():
-            sys.exit(f"missing git directory {git_dir} (git clone --mirror https://github.com/{source.repo} it)")
-        paths = git(git_dir, "ls-tree", "--name-only", source.commit, f"{source.folder}/").split("\n")
+            sys.exit(f"missing {git_dir}: git clone --mirror https://github.com/{source.repo} it")
+        paths = git(git_dir, "ls-tree", "--name-only", source.commit, f"{source.folder}/").split(
+            "\n"
+        )
         for path in sorted(p for p in paths if p.endswith(".md")):
             name = path.rsplit("/", 1)[-1]
-            if SKIP.search(name) or not re.match(source.number, name) or re.match(r"^(ADR)?0+-", name):
+            if (
+                SKIP.search(name)
+                or not re.match(source.number, name)
+                or re.match(r"^(ADR)?0+-", name)
+            ):
                 continue
             raw = git(git_dir, "show", f"{source.commit}:{path}")
-            added = git(git_dir, "log", "--diff-filter=A", "--format=%cs", source.commit, "--", path).split()
+            added = git(
+                git_dir, "log", "--diff-filter=A", "--format=%cs", source.commit, "--", path
+            ).split()
             adr = parse(source, path, raw, added[-1] if added else "")
             if any(a.source is source and a.number == adr.number for a in adrs):
                 adr.suffix = "b"
@@ -328,11 +349,18 @@ def build(mirrors: Path) -> dict[str, list[dict[str, Any]]]:
                 "created_at_from": "git" if adr.created_at == adr.first_added else "Date: line",
             }
         )
+    queries = _queries(mirrors, edges, ids, {p["id"]: p for p in provenance})
+    return {"corpus.jsonl": corpus, "queries.jsonl": queries, "provenance.jsonl": provenance}
+
+
+def _queries(
+    mirrors: Path, edges: dict[str, list[str]], ids: set[str], paths: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """questions.jsonl checked against the corpus, in the eval format."""
     superseded_by: dict[str, set[str]] = {}
     for newer, olds in edges.items():
         for old in olds:
             superseded_by.setdefault(old, set()).add(newer)
-    paths = {p["id"]: p for p in provenance}
     queries = []
     for q in _questions():
         if q["category"] == "real-title":
@@ -345,7 +373,9 @@ def build(mirrors: Path) -> dict[str, list[dict[str, Any]]]:
         for r in relevant:
             current |= chain_end(r, superseded_by)
         if current != set(relevant):
-            sys.exit(f"question {q['id']}: {relevant} is not the current end of its chain ({sorted(current)})")
+            sys.exit(
+                f"question {q['id']}: {relevant} is not the end of its chain {sorted(current)}"
+            )
         old = sorted({o for r in relevant for o in _ancestors(r, edges)})
         line = {"id": q["id"], "project": q["project"], "query": q["query"], "relevant": relevant}
         if old:
@@ -356,7 +386,7 @@ def build(mirrors: Path) -> dict[str, list[dict[str, Any]]]:
         if not relevant[0].startswith(q["project"] + "-"):
             sys.exit(f"question {q['id']}: relevant record of another project")
         queries.append(line)
-    return {"corpus.jsonl": corpus, "queries.jsonl": queries, "provenance.jsonl": provenance}
+    return queries
 
 
 def _check_real_title(mirrors: Path, q: dict[str, Any], paths: dict[str, dict[str, Any]]) -> None:
@@ -366,7 +396,9 @@ def _check_real_title(mirrors: Path, q: dict[str, Any], paths: dict[str, dict[st
     if record is None or record["repo"] != source["repo"]:
         sys.exit(f"question {q['id']}: source names no record of {source['repo']}")
     git_dir = mirrors / source["repo"].replace("/", "+") / "repo"
-    changed = git(git_dir, "show", "-m", "--first-parent", "--format=", "--name-only", source["commit"]).split()
+    changed = git(
+        git_dir, "show", "-m", "--first-parent", "--format=", "--name-only", source["commit"]
+    ).split()
     if record["path"] not in changed:
         sys.exit(f"question {q['id']}: commit {source['commit']} did not change {record['path']}")
 
@@ -417,7 +449,8 @@ def main() -> None:
         sys.exit(f"out of date: {', '.join(stale)}")
     corpus = files["corpus.jsonl"]
     chains = sum(1 for r in corpus if r.get("supersedes"))
-    print(f"{len(corpus)} records, {chains} superseding records, {len(files['queries.jsonl'])} queries")
+    queries = len(files["queries.jsonl"])
+    print(f"{len(corpus)} records, {chains} superseding records, {queries} queries")
 
 
 if __name__ == "__main__":
