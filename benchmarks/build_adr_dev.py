@@ -91,6 +91,15 @@ SOURCES = (
         "LICENSE",
     ),
     Source(
+        "forms",
+        "alphagov/forms",
+        "ae72f4b339970b2c84409d8a240f8dd3482b6136",
+        "ADR",
+        "MIT",
+        "LICENCE",
+        r"^ADR0*(\d+)-",
+    ),
+    Source(
         "govuk-infra",
         "alphagov/govuk-infrastructure",
         "d9b7454f26061e8af95753fa688cdf3d86a6c3ee",
@@ -167,6 +176,8 @@ def _link_numbers(line: str, source: Source) -> set[int]:
         match = re.match(source.number, name) or re.match(r"^(?:ADR)?0*(\d+)-", name, re.I)
         if match:
             numbers.add(int(match.group(1)))
+    if not numbers:  # "Superseded by ADR025", no link
+        numbers = {int(n) for n in re.findall(r"\bADR[-\s]?0*(\d+)\b", line, re.IGNORECASE)}
     return numbers
 
 
@@ -280,7 +291,9 @@ def load(mirrors: Path) -> list[Adr]:
 
 def link(adrs: list[Adr]) -> dict[str, list[str]]:
     """Each record's supersedes list, from both directions of the stated status lines."""
-    by_number = {(a.source.project, a.number): a for a in adrs}
+    by_number: dict[tuple[str, int], Adr] = {}
+    for adr in adrs:  # a number two files share means the first (the one without a suffix)
+        by_number.setdefault((adr.source.project, adr.number), adr)
     edges: dict[str, set[str]] = {a.id: set() for a in adrs}
     for adr in adrs:
         for newer in adr.superseded_by:
