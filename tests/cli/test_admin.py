@@ -34,6 +34,8 @@ def test_config_json_shows_the_paths_and_every_settings_section(run: Cli, home: 
         "lifecycle",
         "refresh",
         "chat",
+        "capture",
+        "daemon",
         "store",
         "share",
         "hooks",

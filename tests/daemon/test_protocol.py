@@ -2,6 +2,8 @@
 argv against click's, frames and the typed requests."""
 
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,6 @@ REFUSED = [
     ["--home"],
     [],
     ["add", "text"],
-    ["search"],
     ["search", "a", "b"],
     ["search", "q", "--limit", "0"],
     ["search", "q", "--limit", "201"],
@@ -89,6 +90,18 @@ def test_what_the_fast_reader_leaves_to_click(
     assert commands.parse(argv) is None
     if argv[:1] in (["search"], ["recall"]) and "--help" not in argv:
         assert _click_reading(argv, monkeypatch) is None  # click refuses it too
+
+
+def test_a_bare_search_is_one_sentence_on_either_path(repo: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "contextd", "search"],
+        capture_output=True, text=True, cwd=repo, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert (
+        done.stderr.startswith("Error: Give a query, or a filter")
+        and "Traceback" not in done.stderr
+    )
 
 
 def test_the_fast_clients_request_is_the_daemons_type(

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, TypeVar
 from msgspec.structs import replace
 
 from contextd.clock import now
-from contextd.core.writing.validation import checked_text, validate_draft
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.models import Origin, Project, Record, RecordDraft, RecordEdit
 from contextd.storage import review_queue as rows
@@ -84,6 +83,8 @@ class ReviewQueue:
             NotFoundError: a reference names no waiting draft of this project.
             ValidationError: the reason is too long or holds a secret.
         """
+        from contextd.core.writing.validation import checked_text
+
         why = checked_text("reason", reason, label="reason", limit=500, one_line=True) or ""
         found = self._find_all(references, project)
         with self._db.transaction() as conn:
@@ -98,6 +99,7 @@ class ReviewQueue:
             NotFoundError: no waiting draft of this project has that id.
             ValidationError: the edited draft breaks a rule.
         """
+        from contextd.core.writing.validation import validate_draft
         from contextd.core.writing.writer import edited_body
 
         (held,) = self._find_all([reference], project)
