@@ -42,6 +42,7 @@ def at_a_terminal(repo: Path, *args: str) -> tuple[int, str]:
             stdin=follower,
             capture_output=True,
             text=True,
+            encoding="utf-8",
             cwd=repo,
             env=dict(os.environ),
             timeout=120,

@@ -178,6 +178,7 @@ def test_the_cli_in_a_real_process_moves_links(repo: Path) -> None:
             [sys.executable, "-m", "contextd", *args, "--json"],
             capture_output=True,
             text=True,
+            encoding="utf-8",
             cwd=repo,
             env=os.environ,
             check=True,

@@ -95,7 +95,7 @@ def test_what_the_fast_reader_leaves_to_click(
 def test_a_bare_search_is_one_sentence_on_either_path(repo: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "contextd", "search"],
-        capture_output=True, text=True, cwd=repo, timeout=120, check=False,
+        capture_output=True, text=True, encoding="utf-8", cwd=repo, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 2
     assert (

@@ -89,6 +89,7 @@ def test_bm25_baseline_scores_the_set() -> None:
         [sys.executable, str(ROOT / "benchmarks" / "bm25_baseline.py"), str(DATA), "--json"],
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=True,
     )
     report = json.loads(out.stdout)
