@@ -31,17 +31,6 @@ def _view(held: Held) -> dict[str, Any]:
     }
 
 
-def _short(ids: list[str]) -> dict[str, str]:
-    """The shortest prefix (8 characters at least) that tells each id from the others."""
-    shorts = {}
-    for one in ids:
-        size = 8
-        while size < len(one) and any(o != one and o.startswith(one[:size]) for o in ids):
-            size += 1
-        shorts[one] = one[:size]
-    return shorts
-
-
 def _in_person() -> None:
     """Only a person decides: an agent's shell has no terminal."""
     if not sys.stdin.isatty():
@@ -60,7 +49,7 @@ def review(ctx: click.Context) -> None:
         return
     app = get_app()
     waiting = app.review.waiting(app.current_project())
-    shorts = _short([h.id for h in waiting])
+    shorts = app.review.short_ids([h.id for h in waiting])
 
     def human() -> None:
         if not waiting:

@@ -16,7 +16,7 @@ __all__ = [
     "shortest_unique_prefixes",
 ]
 
-IdTable = Literal["records", "sessions"]
+IdTable = Literal["records", "sessions", "review_queue"]
 
 
 def ids_with_prefix(conn: Connection, table: IdTable, prefix: str, limit: int = 6) -> list[str]:

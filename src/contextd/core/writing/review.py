@@ -6,13 +6,15 @@ rejecting keeps it, marked, so the same proposal is known as turned down. Only a
 decides: no MCP tool approves, and the CLI asks for a terminal."""
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.errors import InvalidInputError, NotFoundError
+from contextd.ids import MIN_PREFIX
 from contextd.models import Origin, Project, Record, RecordDraft, RecordEdit
+from contextd.storage import id_prefixes
 from contextd.storage import review_queue as rows
 from contextd.storage.store import Database
 
@@ -23,7 +25,6 @@ __all__ = ["POLICIES", "Held", "ReviewQueue", "held_by"]
 
 POLICIES = ("off", "agent", "all")
 Held = rows.Held
-T = TypeVar("T")
 
 
 def held_by(policy: str, draft: RecordDraft) -> bool:
@@ -100,25 +101,18 @@ class ReviewQueue:
             ValidationError: the edited draft breaks a rule.
         """
         from contextd.core.writing.validation import validate_draft
-        from contextd.core.writing.writer import edited_body
+        from contextd.core.writing.writer import edited_draft
 
         (held,) = self._find_all([reference], project)
-        draft = held.draft
-        changed = validate_draft(
-            replace(
-                draft,
-                title=_pick(edit.title, draft.title),
-                body=edited_body(draft, edit.body),
-                category=_pick(edit.category, draft.category),
-                tags=_pick(edit.tags, draft.tags),
-                retrieval_hints=_pick(edit.retrieval_hints, draft.retrieval_hints),
-                priority=_pick(edit.priority, draft.priority),
-                related_to=_pick(edit.related_to, draft.related_to),
-            )
-        )
+        changed = validate_draft(edited_draft(held.draft, edit))
         with self._db.transaction() as conn:
             rows.replace_draft(conn, held.id, changed)
         return replace(held, draft=changed)
+
+    def short_ids(self, ids: list[str]) -> dict[str, str]:
+        """The shortest prefix (8 characters at least) that tells each draft from the others."""
+        conn = self._db.connection()
+        return id_prefixes.shortest_unique_prefixes(conn, "review_queue", ids, MIN_PREFIX)
 
     def _find_all(self, references: Sequence[str], project: Project | None) -> list[Held]:
         if not references:
@@ -137,7 +131,3 @@ class ReviewQueue:
                 )
             found[matches[0]] = mine[matches[0]]
         return list(found.values())
-
-
-def _pick(new: T | None, old: T) -> T:
-    return old if new is None else new

@@ -44,7 +44,7 @@ from contextd.storage import vectors as vector_rows
 from contextd.storage.connection import Connection
 from contextd.storage.store import Database
 
-__all__ = ["PreparedWrite", "RecordFiles", "RecordWriter", "edited_body"]
+__all__ = ["PreparedWrite", "RecordFiles", "RecordWriter", "edited_body", "edited_draft"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -345,20 +345,19 @@ class RecordWriter:
             related = tuple(dict.fromkeys(self._reader.get(r).id for r in related))
             if record.id in related:
                 raise InvalidInputError("A record cannot be related to itself.")
-        draft = validate_draft(
-            RecordDraft(
-                kind=record.kind,
-                title=_pick(edit.title, record.title),
-                body=edited_body(record, edit.body),
-                category=_pick(edit.category, record.category),
-                tags=_pick(edit.tags, record.tags),
-                retrieval_hints=_pick(edit.retrieval_hints, record.retrieval_hints),
-                origin=record.origin,
-                priority=_pick(edit.priority, record.priority),
-                related_to=_pick(related, record.related_to),
-                is_global=record.is_global,
-            )
+        base = RecordDraft(
+            kind=record.kind,
+            title=record.title,
+            body=record.body,
+            category=record.category,
+            tags=record.tags,
+            retrieval_hints=record.retrieval_hints,
+            origin=record.origin,
+            priority=record.priority,
+            related_to=record.related_to,
+            is_global=record.is_global,
         )
+        draft = validate_draft(edited_draft(base, replace(edit, related_to=related)))
         updated = replace(
             record,
             title=draft.title,
@@ -555,6 +554,21 @@ def _relinked(record: Record, old_id: str, new_id: str) -> tuple[str, ...]:
 
 def _pick(new: T | None, old: T) -> T:
     return old if new is None else new
+
+
+def edited_draft(draft: RecordDraft, edit: RecordEdit) -> RecordDraft:
+    """`draft` with the fields `edit` names changed, not validated yet (`update`, and a held
+    draft's `review edit`)."""
+    return replace(
+        draft,
+        title=_pick(edit.title, draft.title),
+        body=edited_body(draft, edit.body),
+        category=_pick(edit.category, draft.category),
+        tags=_pick(edit.tags, draft.tags),
+        retrieval_hints=_pick(edit.retrieval_hints, draft.retrieval_hints),
+        priority=_pick(edit.priority, draft.priority),
+        related_to=_pick(edit.related_to, draft.related_to),
+    )
 
 
 def edited_body(record: Record | RecordDraft, changes: dict[str, Any]) -> Any:
