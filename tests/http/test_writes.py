@@ -47,7 +47,8 @@ def test_eight_clients_writing_at_once_store_every_write(
         project = app.current_project()
         stored = app.reader.list_records(project)
         assert {r.id for r in stored} == set(acknowledged)
-        assert app.index.pending() == 0  # every record has its vector
+        if app.indexer is not None:
+            assert app.index.pending() == 0  # every record has its vector
         for n in range(CLIENTS):
             for i in (0, WRITES - 1):
                 hits = app.search.search(project, SearchQuery(f"kappa{n}x{i}"))
