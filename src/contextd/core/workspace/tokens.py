@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from msgspec import Struct
 
 from contextd.clock import now, parse_span, to_iso
+from contextd.core.writing.secrets import CONTEXTD_TOKEN
 from contextd.errors import ConflictError, InvalidInputError, NotFoundError
 from contextd.storage import http_tokens as rows
 from contextd.storage.store import Database
@@ -21,9 +22,8 @@ from contextd.storage.store import Database
 __all__ = ["PREFIX", "Caller", "Issued", "TokenService", "TokenRow"]
 
 TokenRow = rows.TokenRow
-PREFIX = "ctd_"  # what a contextd token begins with (the secret scan knows it too)
+PREFIX = "ctd_"  # what a contextd token begins with (its shape: secrets.CONTEXTD_TOKEN)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
-_SHAPE = re.compile(r"ctd_([a-z0-9]{12})_([A-Za-z0-9_-]{43})")
 
 
 class Caller(Struct, frozen=True):
@@ -109,7 +109,7 @@ class TokenService:
     def admit(self, presented: str) -> Caller | None:
         """Who `presented` (the bearer token of a request) is, or None: malformed, unknown,
         revoked or expired alike (a caller learns nothing of which)."""
-        shape = _SHAPE.fullmatch(presented)
+        shape = CONTEXTD_TOKEN.fullmatch(presented)
         if shape is None:
             return None
         row = rows.get_by_lookup(self._db.connection(), shape.group(1))
