@@ -120,13 +120,17 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--calls", type=int, default=40)
     parser.add_argument("--provider", default="local")
+    parser.add_argument(
+        "--rate", type=int, default=100_000, help="[serve] requests_per_minute (0: not counted)"
+    )
     args = parser.parse_args()
     rng = random.Random(31)
     with tempfile.TemporaryDirectory(prefix="contextd-bench-http-") as scratch:
         home = Path(scratch) / "home"
         home.mkdir(mode=0o700)
         (home / "config.toml").write_text(
-            f'[embeddings]\nprovider = "{args.provider}"\n[serve]\nrequests_per_minute = 100000\n',
+            f'[embeddings]\nprovider = "{args.provider}"\n'
+            f"[serve]\nrequests_per_minute = {args.rate}\n",
             encoding="utf-8",
         )
         build(home, args.size, 200, rng)

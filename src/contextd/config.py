@@ -220,7 +220,8 @@ class ServeSettings(Struct, frozen=True):
     a token may make a minute (counted in the store, so every serve process on it counts
     together), how many requests one process answers at once (one more gets a 503 at once),
     how long a client may take to send a request's headers, and the browser origins allowed
-    to call it (space-separated; none by default: agents send no Origin)."""
+    to call it (space-separated; none by default: agents send no Origin).
+    `requests_per_minute = 0` counts nothing (no limit, and no write per request)."""
 
     max_body_kb: int = 1024
     requests_per_minute: int = 600
@@ -351,7 +352,6 @@ _POSITIVE = {
     ("hooks", "prompt_max_results"),
     ("context", "export_budget"),
     ("serve", "max_body_kb"),
-    ("serve", "requests_per_minute"),
     ("serve", "max_in_flight"),
     ("serve", "header_timeout_s"),
 }

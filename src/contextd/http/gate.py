@@ -71,7 +71,8 @@ class Gate:
         presented = _bearer(scope)
         try:
             caller = await anyio.to_thread.run_sync(self._core.tokens.admit, presented or "")
-            if caller is not None:
+            count = 0
+            if caller is not None and self._limits.requests_per_minute:
                 count = await anyio.to_thread.run_sync(self._core.tokens.count_request, caller)
         except ContextdError as exc:  # the store is down or refuses: say so, quickly
             await refusal(503, f"The store cannot be reached: {exc}", {"retry-after": "5"})(
@@ -81,7 +82,7 @@ class Gate:
         if caller is None:
             await self._unauthorized(scope, receive, send, presented is not None)
             return
-        if count > self._limits.requests_per_minute:
+        if self._limits.requests_per_minute and count > self._limits.requests_per_minute:
             wait = max(1, math.ceil(60 - time.time() % 60))
             message = (
                 f"Token {caller.developer!r} made more than {self._limits.requests_per_minute} "
