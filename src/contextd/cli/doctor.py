@@ -8,7 +8,7 @@ reported, not created.
 """
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 import click
 from msgspec import Struct
@@ -25,6 +25,7 @@ from contextd.config import Settings
 from contextd.core.workspace.local_model import INSTALL_HINT, local_model_health
 from contextd.core.workspace.status import PROBE_TIMEOUT_S
 from contextd.errors import ContextdError
+from contextd.models import Probe
 
 __all__ = ["COMMANDS", "Finding", "checkup"]
 
@@ -121,7 +122,7 @@ def _daemon(settings: Settings) -> Finding:
     try:
         reply = ask_daemon(str(settings.home), "ping")
     except ContextdError as exc:
-        return Finding("daemon", "fail", str(exc), "contextd daemon stop")
+        return Finding("daemon", "fail", str(exc))  # the sentence says whose socket it is
     if reply is None:
         detail = "not running (hooks then recall by full text; commands start it when allowed)"
         return Finding("daemon", "warn", detail, "contextd daemon start")
@@ -165,7 +166,7 @@ def _reach(app: App) -> list[Finding]:
     return found
 
 
-def _probe_finding(name: str, probe: Any, fix: str) -> Finding:
+def _probe_finding(name: str, probe: Probe, fix: str) -> Finding:
     if probe.state == "ok":
         return Finding(name, "ok", probe.detail)
     if probe.state == "unchecked":

@@ -31,7 +31,8 @@ class IndexChoice(Struct, frozen=True):
 def choose_index(explicit: str | None = None) -> IndexChoice:
     """The index `explicit` names, else the one pip (or uv) is configured with."""
     settings = _pip_settings()
-    cert = os.environ.get("PIP_CERT") or settings.get("cert", (None, ""))[0]
+    configured_cert = settings.get("cert")
+    cert = os.environ.get("PIP_CERT") or (configured_cert[0] if configured_cert else None)
     if explicit:
         return IndexChoice(explicit, "--index-url", cert)
     for variable in ("PIP_INDEX_URL", "UV_DEFAULT_INDEX", "UV_INDEX_URL"):
