@@ -65,6 +65,8 @@ COMMAND_MODULES = {
     "serve": "serve",
     "token": "tokens",
     "store": "store",
+    "model": "model",
+    "doctor": "doctor",
 }
 
 
