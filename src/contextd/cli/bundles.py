@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from contextd.app import can_write_store
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._context import common_options, get_app, get_settings, state
 from contextd.cli._output import emit
 from contextd.cli.survey import print_summary
@@ -23,7 +24,7 @@ from contextd.sync.summary import store_summary
 __all__ = ["COMMANDS", "print_merge"]
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 @common_options
 def bundle() -> None:
     """Exchange records with another machine through a JSON file (no SSH needed)."""

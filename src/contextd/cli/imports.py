@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
 from contextd.client.printer import clip, echo, style
@@ -25,7 +26,7 @@ dry_run_option = click.option(
 )
 
 
-@click.group(name="import")
+@click.group(name="import", cls=SuggestingGroup)
 @common_options
 def import_group() -> None:
     """Bring in the memory another tool kept, as records of the current project (origin

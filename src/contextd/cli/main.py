@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, state
+from contextd.cli._groups import SuggestingGroup
 from contextd.client.printer import echo, write
 from contextd.client.words import error_printout, in_cli_words
 from contextd.errors import ContextdError
@@ -63,10 +64,11 @@ COMMAND_MODULES = {
     "mcp": "mcp_command",
     "ui": "ui",
     "store": "store",
+    "completion": "completion",
 }
 
 
-class ContextdGroup(click.Group):
+class ContextdGroup(SuggestingGroup):
     """Loads each command on demand, and turns every ContextdError into one sentence on stderr
     and its exit code."""
 

@@ -5,6 +5,7 @@ from typing import Any
 import click
 from msgspec.structs import asdict
 
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
 from contextd.client.printer import echo, style
@@ -46,7 +47,7 @@ def _session_view(session: SessionRow) -> dict[str, Any]:
     return asdict(session) | {"open": session.ended_at is None, "seconds": seconds}
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 @common_options
 def session() -> None:
     """Stretches of work by one agent on one project (one open per project)."""
