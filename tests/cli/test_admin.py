@@ -105,7 +105,11 @@ def test_config_set_adds_a_missing_section(run: Cli, home: Path) -> None:
 @pytest.mark.parametrize(
     ("key", "value", "expected"),
     [
-        ("search.fts_weigth", "1", ["Unknown setting 'search.fts_weigth'. Did you mean", "'search.fts_weight'"]),
+        (
+            "search.fts_weigth",
+            "1",
+            ["Unknown setting 'search.fts_weigth'. Did you mean", "'search.fts_weight'"],
+        ),
         ("nosection.fts_weight", "1", ["Unknown setting", "Did you mean 'search.fts_weight'"]),
         ("zzz.qqq", "1", ["Unknown setting 'zzz.qqq'. `contextd config` lists every setting."]),
         ("search.fts_weight", "abc", ["search.fts_weight takes a number; 'abc' is not one."]),

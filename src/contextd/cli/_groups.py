@@ -15,10 +15,10 @@ class SuggestingGroup(click.Group):
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
-        if name and not name.startswith("-") and not ctx.resilient_parsing:
-            if self.get_command(ctx, name) is None:
-                hint = did_you_mean(name, self.list_commands(ctx))
-                ctx.fail(f"No such command '{name}'.{hint}")
+        unknown = name and not name.startswith("-") and self.get_command(ctx, name) is None
+        if unknown and not ctx.resilient_parsing:
+            hint = did_you_mean(name, self.list_commands(ctx))
+            ctx.fail(f"No such command '{name}'.{hint}")
         return super().resolve_command(ctx, args)
 
     def group(self, *args: Any, **kwargs: Any) -> Any:

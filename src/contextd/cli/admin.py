@@ -5,8 +5,8 @@ from typing import Any
 import click
 from msgspec.structs import asdict
 
-from contextd.cli._groups import SuggestingGroup
 from contextd.cli._context import common_options, get_app, get_settings
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
 from contextd.client.printer import echo, style
 from contextd.config import settings_view, toml_value

@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from contextd.app import can_write_store
-from contextd.cli._groups import SuggestingGroup
 from contextd.cli._context import common_options, get_app, get_settings, state
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
 from contextd.cli.survey import print_summary
 from contextd.client.printer import echo, style

@@ -9,8 +9,8 @@ from typing import Any
 
 import click
 
-from contextd.cli._groups import SuggestingGroup
 from contextd.cli._context import common_options, get_app, get_settings
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
 from contextd.client import rendezvous, to_daemon
 from contextd.client.printer import echo

@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from contextd.cli._groups import SuggestingGroup
 from contextd.cli._context import common_options, get_app
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
 from contextd.client.printer import clip, echo, style
 from contextd.importers import Importer, ImportReport, SourceEntry, read_context_keeper, read_kept

@@ -7,8 +7,8 @@ import threading
 import click
 
 from contextd.app import App
-from contextd.cli._groups import SuggestingGroup
 from contextd.cli._context import common_options, declared_options, get_app
+from contextd.cli._groups import SuggestingGroup
 from contextd.client.relay import SERVE_OPTIONS
 
 __all__ = ["COMMANDS"]

@@ -6,8 +6,8 @@ from typing import Any, TypeVar
 
 import click
 
-from contextd.cli._groups import SuggestingGroup
 from contextd.cli._context import common_options, get_app, option_bundle
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table, warn
 from contextd.cli.bundles import print_merge
 from contextd.cli.survey import print_summary

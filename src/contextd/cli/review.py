@@ -5,8 +5,8 @@ from typing import Any
 
 import click
 
-from contextd.cli._groups import SuggestingGroup
 from contextd.cli._context import common_options, get_app
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
 from contextd.cli.lifecycle import edit_from, edit_options
 from contextd.client.printer import echo, style

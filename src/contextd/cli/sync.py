@@ -7,8 +7,8 @@ from typing import Any
 import click
 
 from contextd.app import App
-from contextd.cli._groups import SuggestingGroup
 from contextd.cli._context import common_options, get_app, state
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
 from contextd.cli.remote import conflicts, resolve
 from contextd.client.printer import echo

@@ -1,10 +1,10 @@
 """The one printer: every line the CLI prints goes through `write` (or `echo`), in the
 in-process commands and in the daemon's fast client alike. It styles as click styles, shows
-colours only on a terminal, writes UTF-8 where a stream claims ASCII, degrades what another
-encoding cannot carry (a Windows console's cp1252: ✓ becomes "ok", an unknown character "?",
-and in JSON a \\u escape, so the data stays whole) and makes whatever it prints safe for a
-terminal (`terminal_text`); --color and $NO_COLOR say whether styles are shown. The standard library only: the fast client must not pay for
-importing click.
+colours on a terminal unless $NO_COLOR or --color says otherwise, writes UTF-8 where a stream
+claims ASCII, degrades what another encoding cannot carry (a Windows console's cp1252: ✓
+becomes "ok", an unknown character "?", and in JSON a \\u escape, so the data stays whole)
+and makes whatever it prints safe for a terminal (`terminal_text`). The standard library
+only: the fast client must not pay for importing click.
 """
 
 import codecs
