@@ -79,7 +79,7 @@ def start(agent: str) -> None:
                 f"started {age(closed.started_at)}."
             )
 
-    emit(payload, human)
+    emit(payload, human, long=True)
 
 
 @session.command()

@@ -82,7 +82,7 @@ def log(span: str | None) -> None:
             rows.append([change.what, change.kind, change.id[:13], change.title, detail])
         table(rows)
 
-    emit({"span": span or "HEAD", "changes": [asdict(c) for c in found]}, human)
+    emit({"span": span or "HEAD", "changes": [asdict(c) for c in found]}, human, long=True)
 
 
 COMMANDS = [share, log]
