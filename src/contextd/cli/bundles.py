@@ -13,7 +13,9 @@ from contextd.app import can_write_store
 from contextd.cli._context import common_options, get_app, get_settings, state
 from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
+from contextd.cli._progress import progress_bar
 from contextd.cli.survey import print_summary
+from contextd.client.grammar import counted
 from contextd.client.printer import echo, style
 from contextd.clock import parse_when, to_iso
 from contextd.core.workspace.capped import Cap, read_capped, read_stream_capped
@@ -65,8 +67,9 @@ def export_bundle(out: str, since: str | None) -> None:
     emit(
         payload,
         lambda: echo(
-            f"Exported {len(bundle_.records)} records and {len(bundle_.tombstones)} deletions "
-            f"of {len(bundle_.projects)} projects to {out}."
+            f"Exported {counted(len(bundle_.records), 'record')} and "
+            f"{counted(len(bundle_.tombstones), 'deletion')} "
+            f"of {counted(len(bundle_.projects), 'project')} to {out}."
         ),
     )
 
@@ -76,6 +79,9 @@ _NOT_REMEMBERED = (
     "change the same record, the newer change wins instead of being listed by "
     "`contextd sync conflicts`."
 )
+
+
+_BAR_FROM = 50  # new records; each is embedded, so a big bundle takes a while
 
 
 @bundle.command(name="import")
@@ -88,7 +94,8 @@ def import_bundle(file_: str, dry_run: bool) -> None:
     app = get_app()
     source = "the bundle on stdin" if file_ == "-" else file_
     text = _read(file_, bundle_cap(app.settings.sync.max_bundle_mb))
-    report = app.sync.import_text(text, source, dry_run=dry_run)
+    with progress_bar("embedding", at_least=_BAR_FROM) as bar:
+        report = app.sync.import_text(text, source, dry_run=dry_run, progress=bar.update)
     view = report.view(app.sync.store_id())
     emit(view, lambda: print_merge(view, f"Merged {source}"))
 
@@ -110,7 +117,7 @@ def print_merge(view: dict[str, Any], headline: str) -> None:
         f"{view['updated']} updated",
         f"{view['unchanged']} unchanged",
         f"{view['deleted']} deleted",
-        f"{view['conflicts']} conflicts",
+        counted(view["conflicts"], "conflict"),
     ]
     if view.get("kept_local"):
         parts.append(f"{view['kept_local']} newer here (kept)")

@@ -7,6 +7,7 @@ import click
 
 from contextd.cli._context import common_options, declared_options, get_app
 from contextd.cli._output import emit, limit_option, more_note, record_row, report_write, table
+from contextd.client.grammar import counted
 from contextd.client.options import Option
 from contextd.client.printer import echo, style
 from contextd.clock import age
@@ -179,7 +180,7 @@ def stale(days: int | None, code: bool) -> None:
 
     def human() -> None:
         if not records:
-            echo(f"Nothing unverified for more than {limit} days.")
+            echo(f"Nothing unverified for more than {counted(limit, 'day')}.")
             return
         table(
             [record_row(r, shorts[r.id], extra=f"verified {age(r.verified_at)}") for r in records]

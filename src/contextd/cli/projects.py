@@ -9,6 +9,7 @@ import click
 from contextd.agents.importer import ImportOutcome
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
+from contextd.client.grammar import counted
 from contextd.client.printer import echo, style
 from contextd.core.reading.views import project_view
 from contextd.core.workspace.home import initialise_home
@@ -81,7 +82,7 @@ def attach(path: Path | None, name: str | None, no_import: bool) -> None:
             echo(f"git remote  {project.git_remote}")
         if imported and imported.files:
             echo(
-                f"Imported {imported.imported} notes from {', '.join(imported.files)}"
+                f"Imported {counted(imported.imported, 'note')} from {', '.join(imported.files)}"
                 f" ({imported.duplicates} already stored, {imported.refused} refused)."
             )
 
@@ -138,8 +139,8 @@ def detach(path: Path | None, every: bool, purge: bool, yes: bool) -> None:
     def human() -> None:
         if purge:
             echo(
-                f"Purged project {project.name}: {outcome.purged_records} records deleted "
-                "on this machine."
+                f"Purged project {project.name}: "
+                f"{counted(outcome.purged_records or 0, 'record')} deleted on this machine."
             )
         else:
             echo(

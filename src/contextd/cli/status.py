@@ -10,6 +10,7 @@ from contextd.app import App
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit
 from contextd.cli.setup import places_here
+from contextd.client.grammar import counted
 from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import project_view, record_view
@@ -156,7 +157,7 @@ def _rows(report: StatusReport, shared: SharedView | None) -> list[tuple[str, st
         rows.append(("Embeddings", _probe_cell(report.reach.embeddings)))
         rows.append(("Vectors", f"{index.backend}: {_probe_cell(report.reach.vectors)}"))
     if shared is not None:
-        rows.append(("Shared", f"{shared.records} records in {shared.folder}"))
+        rows.append(("Shared", f"{counted(shared.records, 'record')} in {shared.folder}"))
     if report.waiting_review:
         rows.append(("Review", f"{report.waiting_review} waiting (contextd review)"))
     return rows
