@@ -23,7 +23,13 @@ _KINDS = click.Choice([k.value for k in Kind])
 @click.argument("record_id", metavar="ID")
 @common_options
 def show(record_id: str) -> None:
-    """Show one record in full, with what replaced it if it is superseded."""
+    """Show one record in full, with what replaced it if it is superseded.
+
+    \b
+    Examples:
+      contextd show 01a23782                # an id's first characters are enough
+      contextd show 01a23782 --json
+    """
     app = get_app()
     detail = app.reader.detail(record_id)
     linked = [

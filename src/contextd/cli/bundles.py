@@ -44,7 +44,13 @@ def export_bundle(out: str, since: str | None) -> None:
     """Write every project's records, supersede links and deletions (or --project's) to FILE.
 
     A store that cannot be written (a read-only home) is exported without remembering what
-    was sent, which only conflict detection uses."""
+    was sent, which only conflict detection uses.
+
+    \b
+    Examples:
+      contextd bundle export --out laptop.json
+      contextd bundle export --out - --since 30d | ssh desk contextd bundle import --file -
+    """
     remember = can_write_store(get_settings())
     app = get_app(read_only=not remember)
     chosen = state().project
@@ -90,7 +96,13 @@ _BAR_FROM = 50  # new records; each is embedded, so a big bundle takes a while
 @common_options
 def import_bundle(file_: str, dry_run: bool) -> None:
     """Merge a bundle by record id: newer versions win, divergences are listed, deletions
-    travel."""
+    travel.
+
+    \b
+    Examples:
+      contextd bundle import --file laptop.json --dry-run
+      contextd bundle import --file laptop.json
+    """
     app = get_app()
     source = "the bundle on stdin" if file_ == "-" else file_
     text = _read(file_, bundle_cap(app.settings.sync.max_bundle_mb))

@@ -21,7 +21,13 @@ __all__ = ["COMMANDS"]
 @click.command()
 @common_options
 def init() -> None:
-    """Create the store folder, its config.toml and database (safe to run again)."""
+    """Create the store folder, its config.toml and database (safe to run again).
+
+    \b
+    Examples:
+      contextd init
+      contextd init --home ~/work/.contextd
+    """
     get_app()  # creates the home (private) and the database, or tightens and migrates them
     outcome = initialise_home(get_settings())
     payload = {
@@ -53,6 +59,11 @@ def attach(path: Path | None, name: str | None, no_import: bool) -> None:
 
     Notes already written in the folder's agent files (CLAUDE.md, AGENTS.md, GEMINI.md,
     .cursor/rules/*.mdc, .cursorrules, .windsurfrules) are imported as records, once.
+
+    \b
+    Examples:
+      contextd attach                       # the folder you are in
+      contextd attach ~/src/orbit --name orbit --no-import
     """
     app = get_app()
     outcome = app.projects.attach((path or Path.cwd()).absolute(), name)

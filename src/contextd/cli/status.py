@@ -26,7 +26,13 @@ __all__ = ["COMMANDS"]
 @common_options
 def status() -> None:
     """Overview of the current project: git, what is stored, where work stopped, which agents
-    are wired, and whether the embedding endpoint and the vector store answer."""
+    are wired, and whether the embedding endpoint and the vector store answer.
+
+    \b
+    Examples:
+      contextd status
+      contextd status --project orbit --json
+    """
     app = get_app()
     project = app.current_project()
     report = app.status(project)
