@@ -3,15 +3,13 @@ terminal, or when they fit the screen, they are printed as they are."""
 
 import io
 import os
+import shlex
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
-
-import click
-
-from contextd.client.printer import colour_on
 
 __all__ = ["paged"]
 
@@ -48,7 +46,33 @@ def paged(show: Callable[[], None]) -> None:
         terminal.write(text)
         terminal.flush()
         return
-    click.echo_via_pager(text, color=colour_on(terminal))
+    _through_pager(text, terminal)
+
+
+def _through_pager(text: str, terminal: TextIO) -> None:
+    """`text` into $PAGER (else less -FRX: colours kept, quits when it fits, the screen
+    left as it was); printed as it is when no pager can be started."""
+    command = shlex.split(os.environ.get("PAGER") or "less")
+    env = os.environ | {"LESS": os.environ.get("LESS", "FRX")}
+    data = text.encode(terminal.encoding or "utf-8", "replace")
+    try:
+        pager = subprocess.Popen(command, stdin=subprocess.PIPE, env=env)
+    except OSError:
+        terminal.write(text)
+        terminal.flush()
+        return
+    assert pager.stdin is not None
+    try:
+        pager.stdin.write(data)
+        pager.stdin.close()
+    except BrokenPipeError:  # the reader quit the pager early (q)
+        pass
+    while True:
+        try:
+            pager.wait()
+            return
+        except KeyboardInterrupt:  # Ctrl-C belongs to the pager while it shows the listing
+            continue
 
 
 @contextmanager
