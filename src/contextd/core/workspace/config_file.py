@@ -23,7 +23,7 @@ def set_config_value(home: Path, key: str, raw: str) -> str | int | float | bool
     try:  # first: a refusal below would quote the value
         refuse_secret(key, raw, label=f"value for {key}")
     except ValidationError as exc:
-        raise ConfigError(str(exc)) from None
+        raise InvalidInputError(str(exc)) from None
     try:
         section, name, value = parse_setting(key, raw)
     except ConfigError as exc:  # typed in just now: bad input (exit 2), not a broken file
