@@ -1,5 +1,5 @@
-"""Progress of work that takes a while (embedding, checking, merging): a bar on stderr, and
-only on a terminal, so a pipe, a log or --json output never carries one."""
+"""Progress of work that takes a while (downloading, embedding, checking): a bar on stderr,
+only on a terminal and not under --json, so a pipe, a log or a script never carries one."""
 
 import sys
 from collections.abc import Iterator
@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from contextd.cli._context import state
 from contextd.client.printer import colour_on
 
 __all__ = ["Bar", "progress_bar"]
@@ -17,10 +18,10 @@ class Bar:
     """A bar drawn from the first report of `total` at least `at_least` steps; `update`
     takes the steps done so far."""
 
-    def __init__(self, label: str, *, at_least: int = 1) -> None:
-        self._label, self._at_least = label, at_least
+    def __init__(self, label: str, *, at_least: int = 1, percent: bool = False) -> None:
+        self._label, self._at_least, self._percent = label, at_least, percent
         self._bar: Any = None
-        self._on = _terminal()
+        self._on = _terminal() and not _json()
 
     def update(self, done: int, total: int) -> None:
         if not self._on or total < self._at_least:
@@ -30,7 +31,8 @@ class Bar:
                 length=total,
                 label=self._label,
                 file=sys.stderr,
-                show_pos=True,
+                show_pos=not self._percent,
+                show_percent=self._percent,
                 color=colour_on(sys.stderr),
             )
             self._bar.__enter__()
@@ -43,12 +45,18 @@ class Bar:
 
 
 @contextmanager
-def progress_bar(label: str, *, at_least: int = 1) -> Iterator[Bar]:
-    bar = Bar(label, at_least=at_least)
+def progress_bar(label: str, *, at_least: int = 1, percent: bool = False) -> Iterator[Bar]:
+    bar = Bar(label, at_least=at_least, percent=percent)
     try:
         yield bar
     finally:
         bar.close()
+
+
+def _json() -> bool:
+    """Under --json a person asked for data, not decoration."""
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and state(ctx).json
 
 
 def _terminal() -> bool:

@@ -65,6 +65,8 @@ COMMAND_MODULES = {
     "ui": "ui",
     "store": "store",
     "completion": "completion",
+    "model": "model",
+    "doctor": "doctor",
 }
 
 
