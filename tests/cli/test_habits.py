@@ -82,7 +82,7 @@ def test_color_always_colours_a_pipe_and_never_is_the_default_there(repo: Path, 
 def test_a_mistyped_command_gets_what_it_was_meant_to_be(repo: Path, run: Cli) -> None:
     done = _contextd(repo, "serch", "task queue")
     assert done.returncode == 2
-    assert "No such command 'serch'. Did you mean 'search'?" in done.stderr
+    assert "No such command 'serch'. Did you mean 'search'" in done.stderr
     inner = run("session", "lst")
     assert inner.exit_code == 2 and "Did you mean 'list'?" in inner.stderr
     nothing_close = run("zzzzzz")
