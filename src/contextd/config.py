@@ -4,6 +4,7 @@ This and contextd.home_folder (which the hooks use before anything else loads) a
 modules that read environment variables; this is the only one that reads the config file.
 """
 
+import json
 import math
 import os
 import re
@@ -16,8 +17,9 @@ from msgspec.structs import asdict, fields, replace
 
 from contextd import home_folder
 from contextd.agent_dirs import project_dirs
+from contextd.client.grammar import did_you_mean
 from contextd.clock import parse_span
-from contextd.errors import ConfigError
+from contextd.errors import ConfigError, InvalidInputError
 from contextd.server_url import url_problem
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "load_settings",
     "parse_setting",
     "settings_view",
+    "toml_value",
     "resolve_home",
 ]
 
@@ -462,18 +465,24 @@ def _check_span(section: str, name: str, value: str) -> None:
         )
 
 
+_TYPE_WORDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+
+
 def parse_setting(key: str, raw: str) -> tuple[str, str, str | int | float | bool]:
     """Check a `section.name` key and convert the typed-in value to the setting's type.
 
     Raises:
-        ConfigError: the key is unknown or the value does not fit it.
+        InvalidInputError: the key is unknown (with the names it was probably meant to be) or
+            the value is not of the setting's type.
+        ConfigError: the value is of its type but does not fit the setting.
     """
     section, _, name = key.partition(".")
     cls = _SECTIONS.get(section)
     known = {f.name: f for f in fields(cls)} if cls else {}
     if name not in known:
-        every = ", ".join(f"{s}.{f.name}" for s, c in _SECTIONS.items() for f in fields(c))
-        raise ConfigError(f"Unknown setting {key!r}; known settings: {every}.")
+        every = [f"{s}.{f.name}" for s, c in _SECTIONS.items() for f in fields(c)]
+        hint = did_you_mean(key, every) or " `contextd config` lists every setting."
+        raise InvalidInputError(f"Unknown setting {key!r}.{hint}")
     expected: type[Any] = type(known[name].default)
     value: str | int | float | bool
     try:
@@ -484,9 +493,23 @@ def parse_setting(key: str, raw: str) -> tuple[str, str, str | int | float | boo
         else:
             value = expected(raw)
     except ValueError:
-        raise ConfigError(f"{key} takes a {expected.__name__}; {raw!r} is not one.") from None
+        raise InvalidInputError(
+            f"{key} takes {_TYPE_WORDS.get(expected, expected.__name__)}; {raw!r} is not one."
+        ) from None
     _check_choice(section, name, value)
     return section, name, value
+
+
+def toml_value(value: object) -> str:
+    """A setting's value as TOML writes it: true/false, numbers as they are, strings and
+    lists of them in double quotes (JSON's escapes are TOML's)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)
 
 
 def settings_view(settings: Settings) -> dict[str, Any]:
@@ -500,8 +523,6 @@ def default_config_text() -> str:
     for name, cls in _SECTIONS.items():
         lines.append(f"[{name}]")
         for item in fields(cls):
-            value = item.default
-            shown = str(value).lower() if isinstance(value, bool) else repr(value)
-            lines.append(f"# {item.name} = {shown}".replace("'", '"'))
+            lines.append(f"# {item.name} = {toml_value(item.default)}")
         lines.append("")
     return "\n".join(lines)
