@@ -82,6 +82,15 @@ class SearchSettings(Struct, frozen=True):
     fts_weight: float = 1.0
     semantic_weight: float = 1.0
     semantic_floor: float = 0.15
+    # A record that matches by meaning alone (no word of the query) is a result only when its
+    # match is at least this share of the query's best match: below it, only the priors would
+    # rank it. Learnt from the eval sets: about the 2nd percentile of the meaning-only answers
+    # that reach the top ten (benchmarks/results/retrieval-i29.md).
+    evidence_share: float = 0.03
+    # When the best full-text match holds at least this share of the query's words (idf-
+    # weighted, as `coverage`), a record that holds none of them is no result at all: on the
+    # eval sets no answer found by meaning alone reached the top ten past 0.76.
+    full_text_decides: float = 0.9
     priority_weight: float = 0.35
     recency_weight: float = 0.25
     recency_half_life_days: float = 90.0
@@ -297,7 +306,15 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
     ("embeddings", "precision"): ("fp32", "int8"),
     ("search", "ranking"): ("hybrid", "fts", "semantic"),
-    ("search", "fusion"): ("adaptive", "zscore", "relative", "saturating", "weighted", "rrf"),
+    ("search", "fusion"): (
+        "adaptive",
+        "trusted",
+        "zscore",
+        "relative",
+        "saturating",
+        "weighted",
+        "rrf",
+    ),
     ("vectors", "backend"): ("sqlite", "qdrant"),
     ("refresh", "summarizer"): ("none", "openai"),
 }

@@ -10,7 +10,7 @@ from msgspec.structs import replace
 from contextd.clock import now
 from contextd.config import SearchSettings
 from contextd.models import Record, ScoreTerms, SearchHit, SearchQuery, SearchResult, Status
-from contextd.retrieval.adaptive import adaptive_terms
+from contextd.retrieval.adaptive import adaptive_terms, trusted_terms
 from contextd.retrieval.fusion import (
     dot,
     mmr,
@@ -158,7 +158,9 @@ class Retriever:
         named = records_naming(conn, query.path, scope) if query.path else set()
         rankable = self._rankable(lexical, sem, learned) + sorted(named - lexical.keys())
         heads |= rows.heads_in_scope(conn, [rid for rid in rankable if rid not in heads], scope)
-        ranked = self._rank(heads, lexical, fts, sem, learned, project_id, named)
+        # Every word of the query found in one record: a record holding none is no answer.
+        by_meaning = found.coverage < self._weights.full_text_decides
+        ranked = self._rank(heads, lexical, fts, sem, learned, project_id, named, by_meaning)
         ranked = self._forward_superseded(ranked, wanted, project_id)
         ranked = _answers_first(ranked, answers)
         if query.diversify and meaning and meaning.vector is not None:
@@ -208,6 +210,8 @@ class Retriever:
         weights = self._weights
         if weights.fusion == "adaptive":
             return adaptive_terms(lexical, coverage, cosines, weights)
+        if weights.fusion == "trusted":
+            return trusted_terms(lexical, coverage, cosines, weights)
         meaning = {rid: semantic_relevance(c, weights.semantic_floor) for rid, c in cosines.items()}
         if weights.fusion == "zscore":
             spread = scale_by_spread(cosines, weights.zscore_spread)
@@ -250,9 +254,13 @@ class Retriever:
         learned: dict[str, float],
         project_id: str | None,
         named: set[str],
+        by_meaning: bool = True,
     ) -> list[_Candidate]:
         """Every candidate with evidence that it matches, scored; the priors count in
-        proportion to how well each matches beside the best (see score_record)."""
+        proportion to how well each matches beside the best (see score_record).
+
+        Evidence is a full-text match, a file asked for, a learned answer, or (when
+        `by_meaning`) a meaning term that is a fair share of the best match."""
         changed = code_changes.current_changes(self._db.connection(), list(heads))
         weights = self._weights
         match = {
@@ -270,8 +278,14 @@ class Retriever:
                 terms = replace(
                     terms, status_multiplier=terms.status_multiplier * weights.code_stale_factor
                 )
-            # A full-text match is kept even when it scores under the pool's mean.
-            if rid in lexical or rid in named or terms.semantic > 0 or terms.feedback > 0:
+            # A full-text match is kept even when it scores under the pool's mean; a match by
+            # meaning alone only when it is a fair share of the best match (see the setting).
+            meant = (
+                by_meaning
+                and terms.semantic > 0
+                and match[rid] >= weights.evidence_share * strongest
+            )
+            if rid in lexical or rid in named or meant or terms.feedback > 0:
                 ranked.append(_Candidate(head, terms.total, terms))
         return _best_first(ranked)
 
