@@ -101,7 +101,7 @@ class SearchSettings(Struct, frozen=True):
     superseded_penalty: float = 0.35
     code_stale_factor: float = 0.6  # a record whose named code changed since it was verified
     successor_factor: float = 1.0
-    chain_bonus: float = 0.3
+    chain_bonus: float = 1.0  # chosen by leaving one eval set out (retrieval-i29.md)
     candidate_pool: int = 50
     related_factor: float = 0.5
     mmr_balance: float = 0.7
@@ -308,7 +308,6 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("search", "ranking"): ("hybrid", "fts", "semantic"),
     ("search", "fusion"): (
         "adaptive",
-        "trusted",
         "zscore",
         "relative",
         "saturating",

@@ -18,7 +18,7 @@ import math
 from contextd.config import SearchSettings
 from contextd.retrieval.fusion import scale_by_spread
 
-__all__ = ["adaptive_terms", "lexical_trust", "trusted_terms"]
+__all__ = ["adaptive_terms", "lexical_trust"]
 
 
 def lexical_trust(coverage: float, weights: SearchSettings) -> float:
@@ -52,21 +52,4 @@ def adaptive_terms(
     spread = scale_by_spread(cosines, weights.semantic_spread)
     floor = weights.semantic_floor
     sem = {rid: scale * value for rid, value in spread.items() if cosines[rid] > floor}
-    return fts, sem
-
-
-def trusted_terms(
-    lexical: dict[str, float],
-    coverage: float,
-    cosines: dict[str, float],
-    weights: SearchSettings,
-) -> tuple[dict[str, float], dict[str, float]]:
-    """Both arms as standard deviations above their pool's mean (over `zscore_spread`), the
-    full-text arm's scaled by how far it is trusted for this query (lexical_trust): three
-    parameters in all (the spread, and where and how sharply trust turns)."""
-    trust = lexical_trust(coverage, weights)
-    spread = weights.zscore_spread
-    fts = {rid: trust * value for rid, value in scale_by_spread(lexical, spread).items()}
-    floor = weights.semantic_floor
-    sem = {rid: v for rid, v in scale_by_spread(cosines, spread).items() if cosines[rid] > floor}
     return fts, sem

@@ -10,7 +10,7 @@ from msgspec.structs import replace
 from contextd.clock import now
 from contextd.config import SearchSettings
 from contextd.models import Record, ScoreTerms, SearchHit, SearchQuery, SearchResult, Status
-from contextd.retrieval.adaptive import adaptive_terms, trusted_terms
+from contextd.retrieval.adaptive import adaptive_terms
 from contextd.retrieval.fusion import (
     dot,
     mmr,
@@ -210,8 +210,6 @@ class Retriever:
         weights = self._weights
         if weights.fusion == "adaptive":
             return adaptive_terms(lexical, coverage, cosines, weights)
-        if weights.fusion == "trusted":
-            return trusted_terms(lexical, coverage, cosines, weights)
         meaning = {rid: semantic_relevance(c, weights.semantic_floor) for rid, c in cosines.items()}
         if weights.fusion == "zscore":
             spread = scale_by_spread(cosines, weights.zscore_spread)
