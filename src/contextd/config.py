@@ -78,7 +78,7 @@ class SearchSettings(Struct, frozen=True):
     coverage_steepness: float = 24.0
     coverage_exponent: float = 2.0  # the full-text term grows as coverage to this power
     bm25_exponent: float = 3.0  # a candidate's bm25 relative to the best, to this power
-    semantic_share: float = 0.3  # the semantic arm's weight when full text is decisive
+    semantic_share: float = 0.5  # the semantic arm's weight when full text is decisive (CV)
     semantic_spread: float = 6.0  # standard deviations above the pool's mean: a full match
     zscore_spread: float = 4.0  # zscore: the same, for both arms
     rrf_k: float = 60.0
@@ -86,6 +86,15 @@ class SearchSettings(Struct, frozen=True):
     fts_weight: float = 1.0
     semantic_weight: float = 1.0
     semantic_floor: float = 0.15
+    # A record that matches by meaning alone (no word of the query) is a result only when its
+    # match is at least this share of the query's best match: below it, only the priors would
+    # rank it. Learnt from the eval sets: about the 2nd percentile of the meaning-only answers
+    # that reach the top ten (benchmarks/results/retrieval-i29.md).
+    evidence_share: float = 0.03
+    # When the best full-text match holds at least this share of the query's words (idf-
+    # weighted, as `coverage`), a record that holds none of them is no result at all: on the
+    # eval sets no answer found by meaning alone reached the top ten past 0.76.
+    full_text_decides: float = 0.9
     priority_weight: float = 0.35
     recency_weight: float = 0.25
     recency_half_life_days: float = 90.0
@@ -96,7 +105,7 @@ class SearchSettings(Struct, frozen=True):
     superseded_penalty: float = 0.35
     code_stale_factor: float = 0.6  # a record whose named code changed since it was verified
     successor_factor: float = 1.0
-    chain_bonus: float = 0.3
+    chain_bonus: float = 1.0  # chosen by leaving one eval set out (retrieval-i29.md)
     candidate_pool: int = 50
     related_factor: float = 0.5
     mmr_balance: float = 0.7
@@ -318,7 +327,14 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
     ("embeddings", "precision"): ("fp32", "int8"),
     ("search", "ranking"): ("hybrid", "fts", "semantic"),
-    ("search", "fusion"): ("adaptive", "zscore", "relative", "saturating", "weighted", "rrf"),
+    ("search", "fusion"): (
+        "adaptive",
+        "zscore",
+        "relative",
+        "saturating",
+        "weighted",
+        "rrf",
+    ),
     ("vectors", "backend"): ("sqlite", "qdrant"),
     ("refresh", "summarizer"): ("none", "openai"),
 }
