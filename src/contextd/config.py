@@ -144,12 +144,12 @@ class DaemonSettings(Struct, frozen=True):
 
 class RefreshSettings(Struct, frozen=True):
     """How alike two records must be (cosine) to be refused as a duplicate or reported, and
-    (their words) to be merged by `refresh`."""
+    (their words, besides the cosine) to be refused as a duplicate or merged by `refresh`."""
 
     duplicate_threshold: float = 0.9
     similar_threshold: float = 0.65
     replacement_threshold: float = 0.4  # looser: a replacement changes the very words
-    merge_text_similarity: float = 0.9  # refresh merges only words this alike (and same meaning)
+    merge_text_similarity: float = 0.9  # a duplicate's words: this alike, same meaning
     summarizer: str = "none"  # or "openai": `refresh --summarize` proposes one record a cluster
 
 
