@@ -13,10 +13,8 @@ earlier checkpoints: a stretch of work leaves a series of them.
 import math
 from collections.abc import Set as AbstractSet
 
-from msgspec.structs import replace
-
 from contextd.config import RefreshSettings
-from contextd.core.writing.replacement import replacement_reason
+from contextd.core.writing.replacement import NAMED_FLOOR, likely_replaced
 from contextd.core.writing.sameness import restatement
 from contextd.errors import DuplicateError
 from contextd.models import Kind, Record, Similar, Status
@@ -83,17 +81,9 @@ class DuplicateGuard:
 
     def similar(self, record: Record, near: list[Similar]) -> list[Similar]:
         """Of the stored records `near` it (see `near`), those close to `record`, closest
-        first; the closest one it seems to replace (a looser match plus a cue) is marked
-        `replaces`."""
-        replaced = next(
-            (
-                replace(s, replaces=reason)
-                for s in near
-                if s.similarity >= self._replacement
-                and (reason := replacement_reason(record, s.record))
-            ),
-            None,
-        )
+        first; the one it seems to replace (a looser match plus a cue, see
+        replacement.likely_replaced) is marked `replaces`."""
+        replaced = likely_replaced(record, near, self._replacement)
         found = [s for s in near if s.similarity >= self._similar]
         if replaced is not None:
             found = [s for s in found if s.record.id != replaced.record.id] + [replaced]
@@ -107,7 +97,7 @@ class DuplicateGuard:
         nearest = [
             (rid, cos)
             for rid, cos in self._index.search(vector, record.project_id, _NEIGHBOURS)
-            if rid != record.id and cos >= min(self._similar, self._replacement)
+            if rid != record.id and cos >= min(self._similar, self._replacement, NAMED_FLOOR)
         ]
         found = rows.records_in_scope(
             self._db.connection(),
