@@ -23,7 +23,7 @@ guess was wrong more often than right.
 """
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from msgspec.structs import replace
 
@@ -106,6 +106,11 @@ def likely_replaced(new: Record, near: Sequence[Similar], looser: float) -> Simi
     for found in close:
         if len(same) >= 4 and _name(_headline(found.record)).casefold() == same:
             return replace(found, replaces="it has the same title")
+    body = new.title[len(head) :]
+    for found in close:
+        sentence = _refers_back(body, _headline(found.record))
+        if sentence is not None:
+            return replace(found, replaces=_said(sentence))
     statement = _statement(new)
     named = [(m.group(0), m.group("old")) for p in _NAMING for m in p.finditer(statement)]
     for found in candidates:
@@ -114,11 +119,6 @@ def likely_replaced(new: Record, near: Sequence[Similar], looser: float) -> Simi
         for cue, old in named:
             if _names(_headline(found.record), old):
                 return replace(found, replaces=_said(cue))
-    body = new.title[len(head) :]
-    for found in close:
-        sentence = _refers_back(body, _headline(found.record))
-        if sentence is not None:
-            return replace(found, replaces=_said(sentence))
     bare = _BARE.search(statement)
     if not named and bare is not None and close:
         return replace(close[0], replaces=_said(bare.group(0)))
@@ -154,26 +154,17 @@ def _names(headline: str, thing: str) -> bool:
 
 
 def _refers_back(body: str, old_headline: str) -> str | None:
-    """The sentence of `body` that names the record headed `old_headline` (its number, or
-    most of its title's words) and speaks of it as past, if any."""
+    """The sentence of `body` that cites the record headed `old_headline` by its number
+    ("ADR003", "0008") and speaks of it as past, if any."""
     numbered = _NUMBERED.match(old_headline)
-    number = (numbered["adr"] or numbered["n"]) if numbered else None
-    title = _words(_name(old_headline))
+    if numbered is None:
+        return None
+    number = numbered["adr"] or numbered["n"]
+    cited = re.compile(rf"\badr[-\s#]?0*{number}\b|\b0{{1,3}}{number}\b", re.I)
     for sentence in _SENTENCES.split(body):
-        low = sentence.casefold()
-        cited = number is not None and re.search(
-            rf"\badr[-\s#]?0*{number}\b|\b0{{1,3}}{number}\b", low
-        )
-        said = set(_TOKENS.findall(low))
-        quoted = len(title) >= 2 and _share(title, said) >= 0.8
-        if (cited or quoted) and _PAST.search(sentence):
+        if cited.search(sentence) and _PAST.search(sentence):
             return sentence
     return None
-
-
-def _share(words: Iterable[str], said: set[str]) -> float:
-    listed = list(words)
-    return sum(w in said or w.rstrip("s") in said or w + "s" in said for w in listed) / len(listed)
 
 
 def _said(phrase: str) -> str:
