@@ -27,8 +27,9 @@ class ProviderChoice(Struct, frozen=True):
 
 
 def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> ProviderChoice:
-    """The provider config asks for; `local` without its model package falls back to hashing.
-    The local model keeps the graphs it builds in `home`/models (None: not cached).
+    """The provider config asks for; `local` without its model falls back to hashing. The local
+    model is read from `home` first (see model_files), and keeps the graphs it builds in
+    `home`/models (None: neither).
 
     Raises:
         ConfigError: an unknown provider name, a non-positive width, or a length the local
@@ -45,20 +46,23 @@ def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> Pr
         return ProviderChoice(HashingEmbedder(settings.dimensions), None)
     if name == "local":
         from contextd.embeddings.hashing import HashingEmbedder
-        from contextd.embeddings.local import INSTALL_HINT, MAX_TOKENS, LocalMiniLM, find_model_dir
+        from contextd.embeddings.local import MAX_TOKENS, LocalMiniLM
+        from contextd.embeddings.model_files import INSTALL_HINT, find_model
 
         if not 1 <= settings.max_tokens <= MAX_TOKENS:
             raise ConfigError(
                 f"embeddings.max_tokens must be 1 to {MAX_TOKENS} (the word pieces the local "
                 f"model reads of a record), not {settings.max_tokens}."
             )
-        if find_model_dir() is None:
+        found = find_model(home)
+        if found is None:
             return ProviderChoice(
                 HashingEmbedder(),
                 f"the local model is not installed, so vectors come from feature hashing; "
                 f"`{INSTALL_HINT}` installs it",
             )
         model = LocalMiniLM(
+            found,
             precision=settings.precision,
             threads=settings.threads,
             cache_dir=None if home is None else home / "models",
