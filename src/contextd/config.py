@@ -60,7 +60,8 @@ class EmbeddingSettings(Struct, frozen=True):
     precision: str = "fp32"  # local model: fp32, or int8 (faster, vectors a little different)
     threads: int = 0  # local model: onnxruntime threads per call (0: chosen by use)
     # local model: word pieces of a record read (the rest is cut; it was trained on 128, reads
-    # at most 256); 128 embeds a ~2,000-character record 2.3x faster than 256, same quality
+    # at most 256). 128 takes 2.3-2.5x less CPU than 256 for a ~2,000-character record; on the
+    # ADR dev set hybrid search ranks as well, the meaning arm alone a little worse
     max_tokens: int = 128
 
 

@@ -70,8 +70,8 @@ class LocalMiniLM:
     `runtime` None chooses by the first call (see the module's notes); "numpy" or
     "onnxruntime" forces one (tests, benchmarks). `threads` is onnxruntime's per call; 0
     chooses by use (see _threads_for). `max_tokens`: how many word pieces of a text are read
-    (at most MAX_TOKENS); time grows a little faster than the tokens read, and a long record's
-    first 128 say what it is about as well as its first 256 (see embeddings.max_tokens).
+    (at most MAX_TOKENS); time grows a little faster than the tokens read (see
+    embeddings.max_tokens for what reading less costs in ranking).
     """
 
     dimensions = 384
