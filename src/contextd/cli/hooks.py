@@ -39,4 +39,36 @@ def compaction_report() -> None:
     emit({"report": report.as_dict()}, lambda: echo(report_text(report)))
 
 
-COMMANDS = [hook, compaction_report]
+@click.command("capture-extract", hidden=True)
+@click.option("--project-id", required=True)
+@click.option("--session", "session_key", required=True)
+@click.option("--transcript", required=True, type=click.Path(dir_okay=False))
+@common_options
+def capture_extract(project_id: str, session_key: str, transcript: str) -> None:
+    """Read a session's transcript for proposals (what the stop and session-end hooks start,
+    detached, when [capture] extractor is set); one reading at a time per home."""
+    import fcntl
+    import os
+    import signal
+    from pathlib import Path
+
+    from contextd.errors import NotFoundError
+    from contextd.home_folder import open_private
+
+    app = get_app()
+    settings = app.settings
+    signal.alarm(int(settings.capture.timeout_s) + 120)  # whatever hangs, this process ends
+    project = app.projects.get(project_id)
+    if project is None:
+        raise NotFoundError(f"No project has the id {project_id[:40]}.")
+    extractor = app.extractor
+    lock = open_private(settings.home / "extract.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the next reading starts where this one ends
+        done = extractor.run(project, session_key, Path(transcript))
+    finally:
+        os.close(lock)
+    emit({"outcome": done.outcome, "queued": list(done.queued)}, lambda: echo(done.outcome))
+
+
+COMMANDS = [hook, compaction_report, capture_extract]

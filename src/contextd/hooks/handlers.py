@@ -329,15 +329,29 @@ def _stop(app: App, project: Project, hook: HookEvent) -> str:
     # The safety net for agents that do not re-run session-start after compacting: compare
     # now, so get_compaction_report has the answer.
     app.hook_state.report(project, hook.session_key)
+    _extract_later(app, project, hook)
     if hook.continuing or not app.settings.capture.stop_prompt:
         return ""  # the agent goes on because a stop hook asked: never ask again, never loop
     return app.capture.request_at_stop(project, hook.session_key, hook.cwd)
 
 
 def _session_end(app: App, project: Project, hook: HookEvent) -> str:
+    _extract_later(app, project, hook)
     if app.db.read_only or not app.settings.capture.draft_checkpoints:
         return ""
     return _draft_checkpoint(app, project, hook.session_key, hook.cwd)
+
+
+def _extract_later(app: App, project: Project, hook: HookEvent) -> None:
+    """With an extractor configured, hand the transcript's new part to a detached process
+    (the hook never waits for a model)."""
+    transcript = hook.transcript
+    if app.settings.capture.extractor == "none" or transcript is None or app.db.read_only:
+        return
+    if app.capture.transcript_grew(hook.session_key, transcript):
+        from contextd.client.launch import start_extraction  # (subprocess) only here
+
+        start_extraction(app.settings.home, project.id, hook.session_key, transcript)
 
 
 _HANDLERS: dict[str, Callable[[App, Project, HookEvent], str]] = {

@@ -7,7 +7,10 @@ from msgspec import Struct
 
 from contextd.storage.connection import Connection
 
-__all__ = ["CaptureSession", "begin", "end", "get", "mark_asked", "open_others", "seen"]
+__all__ = [
+    "CaptureSession", "Extraction", "begin", "end", "extracted", "extraction", "extractions",
+    "get", "mark_asked", "open_others", "seen",
+]  # fmt: skip
 
 _COLUMNS = (
     "session_key, project_id, developer, started_at, seen_at, root, start_head, start_dirty, "
@@ -95,3 +98,52 @@ def open_others(
         (project_id, developer, session_key),
     ).fetchall()
     return [_row(r) for r in rows]
+
+
+class Extraction(Struct, frozen=True):
+    """How far a session's transcript was read for proposals, and how the last reading went
+    (e.g. "proposed 2", "not sent: it holds a secret")."""
+
+    session_key: str
+    offset: int  # bytes of the transcript read; the next reading starts here
+    at: str | None
+    outcome: str | None
+
+
+def extraction(conn: Connection, session_key: str, developer: str) -> Extraction | None:
+    row = conn.execute(
+        "SELECT session_key, extracted_bytes, extracted_at, extraction FROM capture_sessions "
+        "WHERE session_key = ? AND developer = ?",
+        (session_key, developer),
+    ).fetchone()
+    return None if row is None else _extraction(row)
+
+
+def _extraction(row: tuple[object, ...]) -> Extraction:
+    offset = row[1]
+    return Extraction(
+        str(row[0]),
+        offset if isinstance(offset, int) else 0,
+        None if row[2] is None else str(row[2]),
+        None if row[3] is None else str(row[3]),
+    )
+
+
+def extracted(conn: Connection, session_key: str, offset: int, outcome: str, at: str) -> None:
+    """Note a reading: where the next one starts and how this one went."""
+    conn.execute(
+        "UPDATE capture_sessions SET extracted_bytes = ?, extracted_at = ?, extraction = ? "
+        "WHERE session_key = ?",
+        (offset, at, outcome, session_key),
+    )
+
+
+def extractions(conn: Connection, project_id: str, developer: str, limit: int) -> list[Extraction]:
+    """The developer's latest readings on the project, newest first."""
+    rows = conn.execute(
+        "SELECT session_key, extracted_bytes, extracted_at, extraction FROM capture_sessions "
+        "WHERE project_id = ? AND developer = ? AND extracted_at IS NOT NULL "
+        "ORDER BY extracted_at DESC LIMIT ?",
+        (project_id, developer, limit),
+    ).fetchall()
+    return [_extraction(r) for r in rows]

@@ -112,6 +112,21 @@ class Capture:
         with self._db.transaction() as conn:
             rows.end(conn, session_key, now(), None if checkpoint is None else checkpoint.id)
 
+    def readings(self, project: Project, limit: int = 5) -> list[rows.Extraction]:
+        """The latest readings of this developer's transcripts on the project (the
+        extractor's), newest first: how each went."""
+        return rows.extractions(self._db.connection(), project.id, self._developer, limit)
+
+    def transcript_grew(self, session_key: str, transcript: Path) -> bool:
+        """Whether `transcript` holds more than its last reading took (one stat, one row):
+        a hook starts the extractor only then."""
+        try:
+            size = transcript.lstat().st_size
+        except OSError:
+            return False
+        state = rows.extraction(self._db.connection(), session_key, self._developer)
+        return size != (state.offset if state is not None else 0)
+
     def unended(self, project: Project, session_key: str) -> list[str]:
         """Sessions of this developer on the project that never said they ended (an agent
         without a session-end hook) and were not seen for a while (another agent may still be

@@ -1,0 +1,5 @@
+-- As SQLite's 0018: how far each session's transcript was read for proposals, and how the
+-- last reading went.
+ALTER TABLE capture_sessions ADD COLUMN extracted_bytes BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE capture_sessions ADD COLUMN extracted_at TEXT COLLATE "C";
+ALTER TABLE capture_sessions ADD COLUMN extraction TEXT COLLATE "C";
