@@ -39,14 +39,16 @@ def compaction_report() -> None:
     emit({"report": report.as_dict()}, lambda: echo(report_text(report)))
 
 
-@click.command("capture-extract", hidden=True)
+@click.command("capture-extract")
 @click.option("--project-id", required=True)
 @click.option("--session", "session_key", required=True)
 @click.option("--transcript", required=True, type=click.Path(dir_okay=False))
 @common_options
 def capture_extract(project_id: str, session_key: str, transcript: str) -> None:
-    """Read a session's transcript for proposals (what the stop and session-end hooks start,
-    detached, when [capture] extractor is set); one reading at a time per home."""
+    """Read a session's transcript for proposals to review ([capture] extractor).
+
+    The stop and session-end hooks start it, detached; one reading runs at a time per home.
+    """
     import fcntl
     import os
     import signal
