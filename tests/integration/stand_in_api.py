@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -81,10 +82,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _CaptureHandler(_Handler):
     """A scripted session for the Stop hook's request: the prompt makes the model write a
-    file (a change to the work tree); once that is done it ends the turn; when the next
-    request carries the Stop hook's request to record, it calls record_decision; after that
-    it ends the turn again. Requests without those tools (Claude Code's side calls) get the
-    one-line answer."""
+    file (a change to the work tree); once that is done it ends the turn; when a request
+    carries the Stop hook's request to record, it loads record_decision (ToolSearch) and
+    calls it, then ends the turn again. Requests without the agent's tools (Claude Code's
+    side calls) get the one-line answer."""
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8")
@@ -96,12 +97,25 @@ class _CaptureHandler(_Handler):
         tools = {t.get("name") for t in request.get("tools") or [] if isinstance(t, dict)}
         results = _tool_results(request)
         step: dict[str, Any] = {"type": "text", "text": ANSWER}
-        if RECORD_TOOL in tools and "Write" in tools:
-            if "Record nothing trivial" in body and "record" not in results:
+        if "Write" not in tools:
+            pass  # a side call (a title, a summary): the one-line answer
+        elif "Record nothing trivial" in body:  # the Stop hook's request reached the model
+            searches = [k for k in results if k.startswith("search")]
+            found = RECORD_TOOL in tools or any(
+                RECORD_TOOL in results[k] and "No matching" not in results[k] for k in searches
+            )
+            if found and "record" not in results:
                 step = _tool_use("record", RECORD_TOOL, CAPTURED)
-            elif "write" not in results and "record" not in results:
-                path = os.path.join(os.getcwd(), "worker.py")
-                step = _tool_use("write", "Write", {"file_path": path, "content": "RETRIES = 8\n"})
+            elif not found and len(searches) < 30:
+                # Claude Code defers MCP tools behind ToolSearch, and says so while the
+                # server still connects: ask again, a moment later.
+                if searches:
+                    time.sleep(1.0)
+                query = {"query": f"select:{RECORD_TOOL}"}
+                step = _tool_use(f"search{len(searches)}", "ToolSearch", query)
+        elif "write" not in results:
+            path = os.path.join(os.getcwd(), "worker.py")
+            step = _tool_use("write", "Write", {"file_path": path, "content": "RETRIES = 8\n"})
         self._message(request, step)
 
     def _message(self, request: dict[str, Any], step: dict[str, Any]) -> None:
@@ -144,7 +158,7 @@ class _CaptureHandler(_Handler):
 
 RECORD_TOOL = "mcp__contextd__record_decision"
 CAPTURED = {
-    "title": "Retry failed jobs at most 8 times before dead-lettering them",
+    "summary": "Retry failed jobs at most 8 times before dead-lettering them",
     "problem": "Jobs retried forever and hid outages from the on-call person.",
     "why_chosen": "Eight attempts cover a five-minute blip; after that a person must look.",
 }
@@ -154,14 +168,16 @@ def _tool_use(key: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"type": "tool_use", "id": f"toolu_stand_in_{key}", "name": name, "input": arguments}
 
 
-def _tool_results(request: dict[str, Any]) -> set[str]:
-    """Which of the scripted tool calls ("write", "record") the request answers."""
-    found = set()
+def _tool_results(request: dict[str, Any]) -> dict[str, str]:
+    """The scripted tool calls ("write", "search0", "record") the request answers, with the
+    text of each answer."""
+    found: dict[str, str] = {}
     for message in request.get("messages") or []:
         content = message.get("content") if isinstance(message, dict) else None
         for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and block.get("type") == "tool_result":
-                found.add(str(block.get("tool_use_id", "")).removeprefix("toolu_stand_in_"))
+                key = str(block.get("tool_use_id", "")).removeprefix("toolu_stand_in_")
+                found[key] = json.dumps(block.get("content"))
     return found
 
 

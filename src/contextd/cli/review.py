@@ -11,7 +11,7 @@ from contextd.cli.lifecycle import edit_from, edit_options
 from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import record_view
-from contextd.core.writing.review import Held
+from contextd.core.writing.review import Held, written_by
 from contextd.errors import InvalidInputError
 from contextd.models import Record
 
@@ -60,7 +60,7 @@ def review(ctx: click.Context) -> None:
         else:
             echo(f"{len(waiting)} waiting for review (contextd review approve|reject|edit ID):")
             rows = [
-                [shorts[h.id], str(h.draft.kind), _by(h), age(h.queued_at), h.draft.title]
+                [shorts[h.id], str(h.draft.kind), written_by(h), age(h.queued_at), h.draft.title]
                 for h in waiting
             ]
             table(rows)
@@ -77,12 +77,6 @@ def review(ctx: click.Context) -> None:
         },
         human,
     )
-
-
-def _by(held: Held) -> str:
-    """Who wrote it: an agent, contextd's capture (a drafted checkpoint), or a model reading
-    the session's transcript."""
-    return {"capture": "drafted", "proposal": "proposed"}.get(held.draft.asked_by, "agent")
 
 
 @review.command()

@@ -21,7 +21,7 @@ from contextd.storage.store import Database
 if TYPE_CHECKING:
     from contextd.core.writing.writer import RecordWriter
 
-__all__ = ["POLICIES", "PROPOSAL", "Held", "ReviewQueue", "held_by"]
+__all__ = ["POLICIES", "PROPOSAL", "Held", "ReviewQueue", "held_by", "written_by"]
 
 POLICIES = ("off", "agent", "all")
 PROPOSAL = "proposal"  # asked_by of what a model read out of a transcript: always held
@@ -38,6 +38,12 @@ def held_by(policy: str, draft: RecordDraft) -> bool:
         return policy == "all"
     by_agent = draft.asked_by == "agent" or draft.origin is Origin.AGENT
     return by_agent and policy in ("agent", "all")
+
+
+def written_by(held: Held) -> str:
+    """Who wrote a held draft, as the review lists say it: an agent, contextd's capture (a
+    checkpoint drafted from facts), or a model reading the session's transcript."""
+    return {"capture": "drafted", PROPOSAL: "proposed"}.get(held.draft.asked_by, "agent")
 
 
 class ReviewQueue:
