@@ -77,14 +77,16 @@ def main() -> None:
         transcript = root / "transcript.jsonl"
         closed = "http://127.0.0.1:9/v1"  # the discard port: nothing listens there
         runs = {
-            "capture off": "stop_prompt = false\ndraft_checkpoints = false\n",
-            "capture on ": "stop_prompt = true\ndraft_checkpoints = true\n",
-            "+ extractor": f'extractor = "openai"\napi_base = "{closed}"\nmodel = "m"\n',
+            "capture off              ": "stop_prompt = false\ndraft_checkpoints = false\n",
+            "capture on, no edit hook ": "stop_prompt = true\ndraft_checkpoints = true\n",
+            "capture on, edit hook saw": "stop_prompt = true\ndraft_checkpoints = true\n",
+            "  + extractor            ": f'extractor = "openai"\napi_base = "{closed}"\n',
         }
-        for label, capture in runs.items():
+        for number, (label, capture) in enumerate(runs.items()):
+            edit_hook = "saw" in label or "extractor" in label
             (home / "config.toml").write_text(
                 '[embeddings]\nprovider = "hashing"\n[hooks]\nautostart_daemon = false\n'
-                f"[capture]\n{capture}",
+                f'[capture]\n{capture}model = "m"\n',
                 encoding="utf-8",
             )
             extracting = "extractor" in capture
@@ -92,12 +94,18 @@ def main() -> None:
             with open_app(load_settings(cwd=repo)) as app:
                 stops, ends = [], []
                 for n in range(rounds):
-                    session = f"bench-{label.strip()}-{n}".replace(" ", "-").replace("+", "x")
+                    session = f"bench-{number}-{n}"
                     where = str(transcript) if extracting else ""
                     handle(app, "session-start", payload(repo, "SessionStart", session), None, repo)
                     (repo / "pkg0" / "module0.py").write_text(
                         f"VALUE = -{n} - 1\n", encoding="utf-8"
                     )
+                    if edit_hook:  # as Claude Code's PostToolUse on Write runs it
+                        edited = payload(repo, "PostToolUse", session) | {
+                            "tool_name": "Write",
+                            "tool_input": {"file_path": str(repo / "pkg0" / "module0.py")},
+                        }
+                        handle(app, "post-edit", edited, None, repo)
                     grow(transcript, n)
                     started = time.perf_counter()
                     handle(app, "stop", payload(repo, "Stop", session, where), None, repo)

@@ -201,19 +201,24 @@ def run_session(
     if stand_in is not None:
         stand_in.release()
     hook("session-end", repo, env, reason="prompt_input_exit", **where)
-    if stand_in is not None:
-        _wait_for_readings(home, transcript.stat().st_size)
-    return _judge(session, home, asked is not None)
+    outcomes = _wait_for_readings(home, transcript.stat().st_size) if stand_in else []
+    return _judge(session, home, asked is not None) | {"readings": outcomes}
 
 
-def _wait_for_readings(home: Path, size: int) -> None:
+def _wait_for_readings(home: Path, size: int) -> list[str]:
+    """Until the readings took in the whole transcript; how each went (as polled)."""
+    seen: dict[str, str] = {}
     deadline = time.monotonic() + _WAIT_S
     while time.monotonic() < deadline:
         with closing(sqlite3.connect(home / "contextd.db")) as db:
-            row = db.execute("SELECT extracted_bytes FROM capture_sessions").fetchone()
+            row = db.execute(
+                "SELECT extracted_bytes, extracted_at, extraction FROM capture_sessions"
+            ).fetchone()
+        if row is not None and row[1] is not None:
+            seen.setdefault(str(row[1]), str(row[2]))
         if row is not None and row[0] == size and not _extracting(home):
-            return
-        time.sleep(0.1)
+            return [seen[at] for at in sorted(seen)]
+        time.sleep(0.05)
     raise SystemExit(f"the extraction did not finish within {_WAIT_S:.0f} s")
 
 
@@ -243,7 +248,6 @@ def _judge(session: dict[str, Any], home: Path, asked: bool) -> dict[str, Any]:
             "SELECT kind, title || ' ' || body FROM records WHERE status = 'active'"
         ).fetchall()
         queued = [str(r[0]) for r in db.execute("SELECT draft FROM review_queue").fetchall()]
-        outcome = db.execute("SELECT extraction FROM capture_sessions").fetchone()
     records = [str(text) for kind, text in stored if kind != "checkpoint"]
     checkpoints = sum(1 for kind, _ in stored if kind == "checkpoint")
     marked = session["decisions"]
@@ -261,7 +265,6 @@ def _judge(session: dict[str, Any], home: Path, asked: bool) -> dict[str, Any]:
         "redundant": len(redundant),
         "asked": asked,
         "checkpoint": checkpoints > 0,
-        "reading": None if outcome is None or outcome[0] is None else str(outcome[0]),
     }
 
 
@@ -278,12 +281,12 @@ def main() -> None:
                     used = stand_in if mode == "with" else None
                     results[mode].append(run_session(session, Path(scratch), used))
     print(f"{'session':18} {'marked':>6} {'agent':>6} {'+proposals':>10} {'proposals':>9} "
-          f"{'noise':>5} {'redundant':>9}  reading")  # fmt: skip
+          f"{'noise':>5} {'redundant':>9}  readings")  # fmt: skip
     for plain, extracted in zip(results["without"], results["with"], strict=True):
         print(
             f"{plain['name']:18} {plain['marked']:>6} {plain['recorded']:>6} "
             f"{extracted['captured']:>10} {extracted['proposals']:>9} {extracted['noise']:>5} "
-            f"{extracted['redundant']:>9}  {_short(extracted['reading'])}"
+            f"{extracted['redundant']:>9}  {_short(extracted['readings'])}"
         )
     for mode, label in (("without", "without an extractor"), ("with", "with the extractor")):
         rows = results[mode]
@@ -301,10 +304,10 @@ def main() -> None:
         print(line + f"; Stop asked {asked}/{len(rows)}, checkpoint drafted {drafted}/{len(rows)}")
 
 
-def _short(reading: str | None) -> str:
-    if reading is None:
-        return "-"
-    return re.sub(r"\s+", " ", reading)[:70]
+def _short(readings: list[str]) -> str:
+    """The readings that did something (the last one usually finds nothing new)."""
+    shown = [r for r in readings if r != "nothing new to read"] or readings[-1:]
+    return re.sub(r"\s+", " ", "; ".join(shown))[:90]
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from contextd.clock import to_iso
 from tests.conftest import DECISION, Cli
 from tests.hooks._support import (
     configure,
+    edit,
     run_hook,
     session_end,
     session_start,
@@ -109,6 +110,22 @@ def test_a_session_that_changed_nothing_or_recorded_is_not_asked(repo: Path, run
     commit(repo, "Move the task queue to Redis Streams")
     run(*DECISION)
     assert stop_reply(repo, stop(repo, "sess-2")) is None
+
+
+def test_files_the_edit_hook_saw_are_the_changes_without_asking_git(repo: Path) -> None:
+    commit(repo, "Start the project")
+    run_hook("session-start", session_start(repo), cwd=repo)
+    (repo / "worker.py").write_text("written through the agent's Write tool\n", encoding="utf-8")
+    run_hook("post-edit", edit(repo, str(repo / "worker.py"), tool="Write"), cwd=repo)
+    run_hook("post-edit", edit(repo, "/elsewhere/notes.md", tool="Write"), cwd=repo)
+    (repo / "generated.py").write_text("made by a command, no edit hook saw it\n", "utf-8")
+
+    reply = stop_reply(repo, stop(repo))
+
+    assert reply is not None and "worker.py" in reply["reason"]
+    # The edit hook named the session's changes, so the end of the turn ran no `git status`
+    # (which would have listed generated.py too); a path outside the work tree is not its code.
+    assert "generated.py" not in reply["reason"] and "notes.md" not in reply["reason"]
 
 
 def test_uncommitted_edits_count_as_changes(repo: Path) -> None:

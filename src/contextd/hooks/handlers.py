@@ -237,6 +237,9 @@ _PROMPT_FENCE = "working-memory"
 def _post_edit(app: App, project: Project, hook: HookEvent) -> str:
     from contextd.core.recall.scope_guard import constraints_for_path
 
+    capture = app.settings.capture
+    if (capture.stop_prompt or capture.draft_checkpoints) and not app.db.read_only:
+        app.capture.note_edits(project, hook.session_key, hook.cwd, hook.edited)
     seen = app.hook_state.shown(hook.session_key, "constraint")
     for path in hook.edited:  # Codex's apply_patch may write several files at once
         found = constraints_for_path(app.reader, project, path)

@@ -9,12 +9,12 @@ from contextd.storage.connection import Connection
 
 __all__ = [
     "CaptureSession", "Extraction", "begin", "end", "extracted", "extraction", "extractions",
-    "get", "mark_asked", "open_others", "seen",
+    "get", "mark_asked", "note_edited", "open_others", "seen",
 ]  # fmt: skip
 
 _COLUMNS = (
     "session_key, project_id, developer, started_at, seen_at, root, start_head, start_dirty, "
-    "asked_at, ended_at, checkpoint_id"
+    "asked_at, ended_at, checkpoint_id, edited"
 )
 
 
@@ -30,16 +30,19 @@ class CaptureSession(Struct, frozen=True):
     asked_at: str | None
     ended_at: str | None
     checkpoint_id: str | None
+    edited: tuple[str, ...] = ()  # files the edit hooks saw it change (relative to root)
 
 
 def _row(row: tuple[object, ...]) -> CaptureSession:
     key, project_id, developer, started, seen, root, head = (str(v) for v in row[:7])
     dirty = json.loads(str(row[7]))
-    asked, ended, checkpoint = (None if v is None else str(v) for v in row[8:])
+    asked, ended, checkpoint = (None if v is None else str(v) for v in row[8:11])
+    edited = json.loads(str(row[11]))
     return CaptureSession(
         key, project_id, developer, started, seen, root, head,
         tuple(str(p) for p in dirty) if isinstance(dirty, list) else (),
         asked, ended, checkpoint,
+        tuple(str(p) for p in edited) if isinstance(edited, list) else (),
     )  # fmt: skip
 
 
@@ -47,7 +50,8 @@ def begin(conn: Connection, session: CaptureSession) -> None:
     """Remember a session's start; a session seen before keeps its first start."""
     conn.execute(
         f"INSERT INTO capture_sessions({_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL) ON CONFLICT(session_key) DO NOTHING",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?) "
+        "ON CONFLICT(session_key) DO NOTHING",
         (
             session.session_key,
             session.project_id,
@@ -57,6 +61,7 @@ def begin(conn: Connection, session: CaptureSession) -> None:
             session.root,
             session.start_head,
             json.dumps(list(session.start_dirty)),
+            json.dumps(list(session.edited)),
         ),
     )
 
@@ -71,6 +76,13 @@ def get(conn: Connection, session_key: str, developer: str) -> CaptureSession | 
 
 def seen(conn: Connection, session_key: str, at: str) -> None:
     conn.execute("UPDATE capture_sessions SET seen_at = ? WHERE session_key = ?", (at, session_key))
+
+
+def note_edited(conn: Connection, session_key: str, paths: tuple[str, ...]) -> None:
+    conn.execute(
+        "UPDATE capture_sessions SET edited = ? WHERE session_key = ?",
+        (json.dumps(list(paths)), session_key),
+    )
 
 
 def mark_asked(conn: Connection, session_key: str, at: str) -> None:

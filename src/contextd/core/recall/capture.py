@@ -68,6 +68,33 @@ class Capture:
         with self._db.transaction() as conn:
             rows.begin(conn, session)
 
+    def note_edits(
+        self, project: Project, session_key: str, folder: Path, paths: tuple[Path, ...]
+    ) -> None:
+        """Remember the files an edit hook saw the session change, so the end of its turn
+        knows it changed code without a `git status` (written only when one is new)."""
+        if self._db.read_only or not paths:
+            return
+        session = rows.get(self._db.connection(), session_key, self._developer)
+        if session is None:
+            self.begin(project, session_key, folder)
+            session = rows.get(self._db.connection(), session_key, self._developer)
+        if session is None or not session.root:
+            return
+        root = Path(session.root)
+        known = dict.fromkeys(session.edited)
+        for path in paths:
+            try:
+                relative = path.relative_to(root).as_posix()
+            except ValueError:
+                continue  # outside the work tree: not this project's code
+            if not relative.startswith(_OWN_FOLDER):
+                known.setdefault(relative)
+        if len(known) == len(session.edited) or len(session.edited) >= _MAX_PATHS:
+            return
+        with self._db.transaction() as conn:
+            rows.note_edited(conn, session_key, tuple(known)[:_MAX_PATHS])
+
     def request_at_stop(self, project: Project, session_key: str, folder: Path) -> str:
         """The request to record, for a session that changed code and recorded nothing since
         it started; "" otherwise, and always "" once it was asked."""
@@ -140,7 +167,8 @@ class Capture:
         self, project: Project, session: rows.CaptureSession, folder: Path | None
     ) -> Activity:
         """What the session did: in its work tree now (`folder` given: the session is live),
-        or up to when it was last seen. Costs one `git status` when HEAD has not moved."""
+        or up to when it was last seen. Costs `git log` when HEAD moved, and one `git status`
+        unless the edit hooks already named the files it changed."""
         root = Path(session.root) if session.root else None
         commits: list[gitinfo.Commit] = []
         if root is not None and (gitinfo.head(root) or "") != session.start_head:
@@ -150,7 +178,10 @@ class Capture:
             latest = None if folder is not None else _seconds(session.seen_at) + _SLACK_S
             commits = [c for c in found if latest is None or c.committed_at <= latest]
         files = dict.fromkeys(f.path for c in commits for f in c.files)
-        if folder is not None and root is not None:
+        files.update(dict.fromkeys(session.edited))
+        if folder is not None and root is not None and not session.edited:
+            # No edit hook saw a change (an agent without one, or edits made by commands):
+            # ask git what differs from the start.
             already = set(session.start_dirty)
             now_dirty = gitinfo.dirty_paths(root) or []
             files.update(dict.fromkeys(p for p in now_dirty if p not in already))

@@ -3,3 +3,5 @@
 ALTER TABLE capture_sessions ADD COLUMN extracted_bytes BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE capture_sessions ADD COLUMN extracted_at TEXT COLLATE "C";
 ALTER TABLE capture_sessions ADD COLUMN extraction TEXT COLLATE "C";
+-- The files the session's edit hooks saw it change: the end of a turn needs no `git status`.
+ALTER TABLE capture_sessions ADD COLUMN edited TEXT COLLATE "C" NOT NULL DEFAULT '[]';

@@ -1,4 +1,0 @@
--- How far each session's transcript was read for proposals, and how the last reading went.
-ALTER TABLE capture_sessions ADD COLUMN extracted_bytes INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE capture_sessions ADD COLUMN extracted_at TEXT;
-ALTER TABLE capture_sessions ADD COLUMN extraction TEXT;
