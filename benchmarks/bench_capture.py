@@ -16,6 +16,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -73,7 +74,9 @@ def main() -> None:
         os.environ["CONTEXTD_HOME"] = str(home)
         os.environ["GIT_CONFIG_GLOBAL"] = str(root / "gitconfig")
         repo = make_repo(root, args.files)
-        subprocess.run(["contextd", "attach"], cwd=repo, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "contextd", "attach"], cwd=repo, check=True, capture_output=True
+        )
         transcript = root / "transcript.jsonl"
         closed = "http://127.0.0.1:9/v1"  # the discard port: nothing listens there
         runs = {
