@@ -114,6 +114,13 @@ def main() -> None:
                     handle(app, "stop", payload(repo, "Stop", session, where), None, repo)
                     stops.append((time.perf_counter() - started) * 1000)
                     git(repo, "commit", "-qam", f"Change {label} {n}")
+                    if edit_hook:  # as Claude Code's PostToolUse on Bash runs it
+                        done = payload(repo, "PostToolUse", session) | {
+                            "tool_name": "Bash",
+                            "tool_input": {"command": f'git commit -qam "Change {n}"'},
+                            "tool_response": {"stdout": "", "stderr": "", "interrupted": False},
+                        }
+                        handle(app, "post-bash", done, None, repo)
                     wait_for_readings(home)
                     grow(transcript, n)
                     started = time.perf_counter()

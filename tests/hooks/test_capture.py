@@ -14,8 +14,10 @@ from typing import Any
 from contextd.clock import to_iso
 from tests.conftest import DECISION, Cli
 from tests.hooks._support import (
+    bash,
     configure,
     edit,
+    hook_env,
     run_hook,
     session_end,
     session_start,
@@ -160,6 +162,41 @@ def test_gemini_is_asked_through_after_agent_and_codex_through_stop(repo: Path) 
     codex_stop = codex(repo, "Stop", "codex-1", stop_hook_active=False, last_assistant_message="")
     answered = stop_reply(repo, codex_stop)
     assert answered is not None and answered["decision"] == "block"
+
+
+def test_commits_the_commit_hook_saw_are_drafted_without_asking_git(repo: Path, run: Cli) -> None:
+    commit(repo, "Start the project")
+    run_hook("session-start", session_start(repo), cwd=repo)
+    commit(repo, "Add the Redis Streams consumer")
+    run_hook("post-bash", bash(repo, 'git commit -m "Add the Redis Streams consumer"'), cwd=repo)
+    commit(repo, "Retry failed jobs with backoff", path="retry.py")
+    run_hook("post-bash", bash(repo, 'git commit -m "Retry failed jobs with backoff"'), cwd=repo)
+
+    # No git at the session's end: what the commit hook saw, with HEAD its last commit, is
+    # what the session committed.
+    no_git = hook_env(PATH=str(repo / "no-such-folder"))
+    ended = run_hook("session-end", session_end(repo), cwd=repo, env=no_git)
+
+    assert ended.reply is not None and "drafted a checkpoint" in ended.reply["systemMessage"]
+    (drafted,) = [c for c in checkpoints(run) if "drafted" in c["tags"]]
+    assert drafted["body"]["done"][:2] == [
+        "Committed: Add the Redis Streams consumer",
+        "Committed: Retry failed jobs with backoff",
+    ]
+
+
+def test_a_commit_the_hook_did_not_see_is_read_from_git(repo: Path, run: Cli) -> None:
+    commit(repo, "Start the project")
+    run_hook("session-start", session_start(repo), cwd=repo)
+    commit(repo, "Add the Redis Streams consumer")
+    run_hook("post-bash", bash(repo, 'git commit -m "Add the Redis Streams consumer"'), cwd=repo)
+    commit(repo, "Retry failed jobs with backoff", path="retry.py")  # by a script: no hook
+
+    run_hook("session-end", session_end(repo), cwd=repo)
+
+    (drafted,) = [c for c in checkpoints(run) if "drafted" in c["tags"]]
+    assert "Committed: Retry failed jobs with backoff" in drafted["body"]["done"]
+    assert "Committed: Add the Redis Streams consumer" in drafted["body"]["done"]
 
 
 def test_commit_subjects_stay_quoted_data(repo: Path) -> None:

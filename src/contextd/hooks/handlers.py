@@ -267,9 +267,13 @@ def _post_bash(app: App, project: Project, hook: HookEvent) -> str:
         return ""
     if hook.failed or "nothing to commit" in hook.output:
         return ""  # no new commit: the last one is not this command's
-    subject = _last_commit_subject(hook.cwd)
-    if subject is None:
+    last = _last_commit(hook.cwd)
+    if last is None:
         return ""
+    sha, subject = last
+    capture = app.settings.capture
+    if (capture.stop_prompt or capture.draft_checkpoints) and not app.db.read_only:
+        app.capture.note_commit(project, hook.session_key, hook.cwd, sha, subject)
     return (
         f'contextd: you committed "{one_line(subject)[:200]}". If it settled a choice between '
         f"alternatives, record it with record_decision ({_NEEDED}); if it introduced a "
@@ -277,12 +281,13 @@ def _post_bash(app: App, project: Project, hook: HookEvent) -> str:
     )
 
 
-def _last_commit_subject(folder: Path) -> str | None:
+def _last_commit(folder: Path) -> tuple[str, str] | None:
+    """HEAD's full id and subject."""
     import subprocess
 
     try:
         done = subprocess.run(
-            ["git", "-C", str(folder), "log", "-1", "--format=%s"],
+            ["git", "-C", str(folder), "log", "-1", "--format=%H %s"],
             capture_output=True,
             text=True,
             encoding="utf-8",
@@ -292,8 +297,8 @@ def _last_commit_subject(folder: Path) -> str | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    subject = done.stdout.strip()
-    return subject if done.returncode == 0 and subject else None
+    sha, _, subject = done.stdout.strip().partition(" ")
+    return (sha, subject) if done.returncode == 0 and subject else None
 
 
 def _pre_compact(app: App, project: Project, hook: HookEvent) -> str:

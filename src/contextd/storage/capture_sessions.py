@@ -9,12 +9,12 @@ from contextd.storage.connection import Connection
 
 __all__ = [
     "CaptureSession", "Extraction", "begin", "end", "extracted", "extraction", "extractions",
-    "get", "mark_asked", "note_edited", "open_others", "seen",
+    "get", "mark_asked", "note_commits", "note_edited", "open_others", "seen",
 ]  # fmt: skip
 
 _COLUMNS = (
     "session_key, project_id, developer, started_at, seen_at, root, start_head, start_dirty, "
-    "asked_at, ended_at, checkpoint_id, edited"
+    "asked_at, ended_at, checkpoint_id, edited, commits_seen"
 )
 
 
@@ -31,6 +31,7 @@ class CaptureSession(Struct, frozen=True):
     ended_at: str | None
     checkpoint_id: str | None
     edited: tuple[str, ...] = ()  # files the edit hooks saw it change (relative to root)
+    commits_seen: tuple[tuple[str, str], ...] = ()  # (sha, subject) the commit hook saw
 
 
 def _row(row: tuple[object, ...]) -> CaptureSession:
@@ -38,11 +39,18 @@ def _row(row: tuple[object, ...]) -> CaptureSession:
     dirty = json.loads(str(row[7]))
     asked, ended, checkpoint = (None if v is None else str(v) for v in row[8:11])
     edited = json.loads(str(row[11]))
+    seen_commits = json.loads(str(row[12]))
+    commits = tuple(
+        (str(c[0]), str(c[1]))
+        for c in (seen_commits if isinstance(seen_commits, list) else [])
+        if isinstance(c, list) and len(c) == 2
+    )
     return CaptureSession(
         key, project_id, developer, started, seen, root, head,
         tuple(str(p) for p in dirty) if isinstance(dirty, list) else (),
         asked, ended, checkpoint,
         tuple(str(p) for p in edited) if isinstance(edited, list) else (),
+        commits,
     )  # fmt: skip
 
 
@@ -50,7 +58,7 @@ def begin(conn: Connection, session: CaptureSession) -> None:
     """Remember a session's start; a session seen before keeps its first start."""
     conn.execute(
         f"INSERT INTO capture_sessions({_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?) "
         "ON CONFLICT(session_key) DO NOTHING",
         (
             session.session_key,
@@ -62,6 +70,7 @@ def begin(conn: Connection, session: CaptureSession) -> None:
             session.start_head,
             json.dumps(list(session.start_dirty)),
             json.dumps(list(session.edited)),
+            json.dumps([list(c) for c in session.commits_seen]),
         ),
     )
 
@@ -82,6 +91,13 @@ def note_edited(conn: Connection, session_key: str, paths: tuple[str, ...]) -> N
     conn.execute(
         "UPDATE capture_sessions SET edited = ? WHERE session_key = ?",
         (json.dumps(list(paths)), session_key),
+    )
+
+
+def note_commits(conn: Connection, session_key: str, commits: tuple[tuple[str, str], ...]) -> None:
+    conn.execute(
+        "UPDATE capture_sessions SET commits_seen = ? WHERE session_key = ?",
+        (json.dumps([list(c) for c in commits]), session_key),
     )
 
 

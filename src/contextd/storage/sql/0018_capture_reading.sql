@@ -4,3 +4,5 @@ ALTER TABLE capture_sessions ADD COLUMN extracted_at TEXT;
 ALTER TABLE capture_sessions ADD COLUMN extraction TEXT;
 -- The files the session's edit hooks saw it change: the end of a turn needs no `git status`.
 ALTER TABLE capture_sessions ADD COLUMN edited TEXT NOT NULL DEFAULT '[]';
+-- The commits the post-commit hook saw the session make ([sha, subject] pairs): no `git log` at its end.
+ALTER TABLE capture_sessions ADD COLUMN commits_seen TEXT NOT NULL DEFAULT '[]';

@@ -5,3 +5,5 @@ ALTER TABLE capture_sessions ADD COLUMN extracted_at TEXT COLLATE "C";
 ALTER TABLE capture_sessions ADD COLUMN extraction TEXT COLLATE "C";
 -- The files the session's edit hooks saw it change: the end of a turn needs no `git status`.
 ALTER TABLE capture_sessions ADD COLUMN edited TEXT COLLATE "C" NOT NULL DEFAULT '[]';
+-- The commits the post-commit hook saw the session make ([sha, subject] pairs): no `git log` at its end.
+ALTER TABLE capture_sessions ADD COLUMN commits_seen TEXT COLLATE "C" NOT NULL DEFAULT '[]';
