@@ -198,15 +198,19 @@ def run_session(
         ]  # fmt: skip
         append(transcript, calls)
         hook("stop", repo, env, stop_hook_active=True, **where)
+    outcomes: list[str] = []
     if stand_in is not None:
         stand_in.release()
+        outcomes += _wait_for_readings(home, None)  # the Stop hook's
     hook("session-end", repo, env, reason="prompt_input_exit", **where)
-    outcomes = _wait_for_readings(home, transcript.stat().st_size) if stand_in else []
+    if stand_in is not None:
+        outcomes += _wait_for_readings(home, transcript.stat().st_size)
     return _judge(session, home, asked is not None) | {"readings": outcomes}
 
 
-def _wait_for_readings(home: Path, size: int) -> list[str]:
-    """Until the readings took in the whole transcript; how each went (as polled)."""
+def _wait_for_readings(home: Path, size: int | None) -> list[str]:
+    """Until the readings took in `size` bytes of the transcript (None: until one reading
+    is noted and none runs); how each went (as polled)."""
     seen: dict[str, str] = {}
     deadline = time.monotonic() + _WAIT_S
     while time.monotonic() < deadline:
@@ -216,7 +220,8 @@ def _wait_for_readings(home: Path, size: int) -> list[str]:
             ).fetchone()
         if row is not None and row[1] is not None:
             seen.setdefault(str(row[1]), str(row[2]))
-        if row is not None and row[0] == size and not _extracting(home):
+        done = row is not None and (row[0] == size or (size is None and row[1] is not None))
+        if done and not _extracting(home):
             return [seen[at] for at in sorted(seen)]
         time.sleep(0.05)
     raise SystemExit(f"the extraction did not finish within {_WAIT_S:.0f} s")
@@ -306,7 +311,8 @@ def main() -> None:
 
 def _short(readings: list[str]) -> str:
     """The readings that did something (the last one usually finds nothing new)."""
-    shown = [r for r in readings if r != "nothing new to read"] or readings[-1:]
+    shown = list(dict.fromkeys(r for r in readings if r != "nothing new to read"))
+    shown = shown or readings[-1:]
     return re.sub(r"\s+", " ", "; ".join(shown))[:90]
 
 
