@@ -46,7 +46,7 @@ class Extraction(Struct, frozen=True):
     outcome: str
     queued: tuple[str, ...] = ()  # ids of the drafts now waiting
     refused: int = 0  # proposals the write rules turned down
-    sent: bool = False  # whether any of the transcript left the machine
+    sent: bool = False  # whether the transcript was handed to the endpoint
 
 
 class Extractor:
@@ -125,7 +125,7 @@ class Extractor:
                 continue
             try:
                 stored = writer.record(draft, project)
-            except (ValidationError, ContextdError):
+            except ContextdError:  # validation, a secret, a duplicate (superseded ones too)
                 refused += 1
                 continue
             known.add(draft.title.strip().casefold())
