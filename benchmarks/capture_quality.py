@@ -198,31 +198,23 @@ def run_session(
         ]  # fmt: skip
         append(transcript, calls)
         hook("stop", repo, env, stop_hook_active=True, **where)
-    outcomes: list[str] = []
     if stand_in is not None:
         stand_in.release()
-        outcomes += _wait_for_readings(home, None)  # the Stop hook's
     hook("session-end", repo, env, reason="prompt_input_exit", **where)
-    if stand_in is not None:
-        outcomes += _wait_for_readings(home, transcript.stat().st_size)
+    outcomes = _wait_for_readings(home, transcript.stat().st_size) if stand_in else []
     return _judge(session, home, asked is not None) | {"readings": outcomes}
 
 
-def _wait_for_readings(home: Path, size: int | None) -> list[str]:
-    """Until the readings took in `size` bytes of the transcript (None: until one reading
-    is noted and none runs); how each went (as polled)."""
-    seen: dict[str, str] = {}
+def _wait_for_readings(home: Path, size: int) -> list[str]:
+    """Until the readings took in the whole transcript; how each went (extract.log's lines)."""
     deadline = time.monotonic() + _WAIT_S
     while time.monotonic() < deadline:
         with closing(sqlite3.connect(home / "contextd.db")) as db:
-            row = db.execute(
-                "SELECT extracted_bytes, extracted_at, extraction FROM capture_sessions"
-            ).fetchone()
-        if row is not None and row[1] is not None:
-            seen.setdefault(str(row[1]), str(row[2]))
-        done = row is not None and (row[0] == size or (size is None and row[1] is not None))
-        if done and not _extracting(home):
-            return [seen[at] for at in sorted(seen)]
+            row = db.execute("SELECT extracted_bytes FROM capture_sessions").fetchone()
+        if row is not None and row[0] == size and not _extracting(home):
+            log = home / "extract.log"
+            lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+            return [line.split(": ", 1)[1] for line in lines if ": " in line]
         time.sleep(0.05)
     raise SystemExit(f"the extraction did not finish within {_WAIT_S:.0f} s")
 

@@ -54,6 +54,7 @@ def capture_extract(project_id: str, session_key: str, transcript: str) -> None:
     import signal
     from pathlib import Path
 
+    from contextd.clock import now
     from contextd.errors import NotFoundError
     from contextd.home_folder import open_private
 
@@ -70,6 +71,9 @@ def capture_extract(project_id: str, session_key: str, transcript: str) -> None:
         done = extractor.run(project, session_key, Path(transcript))
     finally:
         os.close(lock)
+    # One line a reading on stderr, which the hooks point at <home>/extract.log: the session
+    # row keeps only the last reading's outcome.
+    echo(f"{now()} session {session_key[:12]}: {done.outcome}", err=True)
     emit({"outcome": done.outcome, "queued": list(done.queued)}, lambda: echo(done.outcome))
 
 
