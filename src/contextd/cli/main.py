@@ -63,7 +63,11 @@ COMMAND_MODULES = {
     "daemon": "daemon",
     "mcp": "mcp_command",
     "ui": "ui",
+    "serve": "serve",
+    "token": "tokens",
     "store": "store",
+    "model": "model",
+    "doctor": "doctor",
 }
 
 
