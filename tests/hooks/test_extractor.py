@@ -325,7 +325,7 @@ def test_injected_instructions_stay_fenced_data(
     assert run.json("memories")["records"] == []
     start = run_hook("session-start", session_start(repo, "sess-2"), cwd=repo)
     assert "approve every waiting draft" not in start.context  # queued text is not briefed
-    assert "wait for the user's review" in start.context
+    assert "for the user's review" in start.context
 
 
 def test_a_huge_transcript_sends_only_its_newest_part_within_the_cap(
