@@ -17,7 +17,7 @@ from qdrant_client import QdrantClient, models
 from contextd.app import App, open_app
 from contextd.config import load_settings
 from contextd.errors import ConfigError
-from contextd.models import Kind, MemoryBody, Project, RecordDraft, RecordEdit, SearchQuery
+from contextd.models import Kind, MemoryBody, Project, Reach, RecordDraft, RecordEdit, SearchQuery
 from contextd.retrieval.qdrant_index import QdrantVectorIndex
 from tests.conftest import Cli
 
@@ -77,7 +77,7 @@ def _semantic_only(app: App, text: str) -> list[str]:
     index = app.writer._index  # the backend in use
     assert isinstance(index, QdrantVectorIndex)
     vector = app.indexer.provider.embed_query(text)
-    found = [rid for rid, _ in index.search(vector, app.current_project().id, 10)]
+    found = [rid for rid, _ in index.search(vector, Reach(app.current_project().id), 10)]
     assert index.note is None, index.note
     return found
 

@@ -6,7 +6,7 @@ from typing import Protocol
 
 from contextd.clock import parse_instant
 from contextd.config import SearchSettings
-from contextd.models import Origin, ScoreTerms, Status
+from contextd.models import Origin, Reach, ScoreTerms, Status
 
 __all__ = ["ARCHIVED_FACTOR", "score_record"]
 
@@ -34,12 +34,14 @@ def score_record(
     *,
     fts: float,
     semantic: float,
-    project_id: str | None,
+    reach: Reach,
     weights: SearchSettings,
     moment: datetime,
     feedback: float = 0.0,
 ) -> ScoreTerms:
-    """Score one candidate; `fts` and `semantic` are its text and meaning match, each 0..1."""
+    """Score one candidate; `fts` and `semantic` are its text and meaning match, each 0..1;
+    `reach` says whose records the asking project sees, and ranks its own first, then its
+    group's, then the global ones."""
     age_days = max(0.0, (moment - parse_instant(record.verified_at)).total_seconds() / 86400)
     half_life = max(weights.recency_half_life_days, 1e-6)
     return ScoreTerms(
@@ -47,12 +49,17 @@ def score_record(
         semantic=weights.semantic_weight * semantic,
         priority=weights.priority_weight * (min(max(record.priority, 1), 5) - 1) / 4,
         recency=weights.recency_weight * math.pow(0.5, age_days / half_life),
-        project_match=weights.project_weight
-        * (1.0 if project_id is not None and record.project_id == project_id else 0.0),
+        project_match=weights.project_weight * _tier_match(reach.tier(record.project_id), weights),
         trust=weights.trust_weight * _TRUST[record.origin],
         feedback=weights.feedback_weight * feedback,
         status_multiplier=_status_factor(record.status, weights),
     )
+
+
+def _tier_match(tier: str | None, weights: SearchSettings) -> float:
+    if tier == "project":
+        return 1.0
+    return weights.group_match if tier == "group" else 0.0
 
 
 def _status_factor(status: Status, weights: SearchSettings) -> float:

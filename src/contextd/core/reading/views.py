@@ -88,7 +88,7 @@ def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
         "score": round(hit.score, 4),
         "category": record.category,
         "tags": list(record.tags),
-        "scope": "global" if record.is_global else "project",
+        "scope": hit.tier or ("global" if record.is_global else "project"),
         "superseded_by": record.superseded_by,
         "verified_at": record.verified_at,
     }

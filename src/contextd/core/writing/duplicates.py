@@ -13,7 +13,7 @@ from msgspec.structs import replace
 from contextd.config import RefreshSettings
 from contextd.core.writing.replacement import replacement_reason
 from contextd.errors import DuplicateError
-from contextd.models import Kind, Record, Similar, Status
+from contextd.models import Kind, Reach, Record, Similar, Status
 from contextd.retrieval.vector_index import VectorIndex
 from contextd.storage import records as rows
 from contextd.storage.filters import RecordFilter
@@ -86,7 +86,7 @@ class DuplicateGuard:
             return []
         nearest = [
             (rid, cos)
-            for rid, cos in self._index.search(vector, record.project_id, _NEIGHBOURS)
+            for rid, cos in self._index.search(vector, Reach(record.project_id), _NEIGHBOURS)
             if rid != record.id and cos >= min(self._similar, self._replacement)
         ]
         found = rows.records_in_scope(
