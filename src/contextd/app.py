@@ -250,7 +250,8 @@ class App(Struct, dict=True):
         from contextd.core.workspace.status import project_status
 
         waiting = self.review.count(project)
-        return project_status(self.reader, self.index, project, self.settings.home, waiting)
+        group = self.groups.of(project)
+        return project_status(self.reader, self.index, project, self.settings.home, waiting, group)
 
     def inventory(self) -> "Inventory":
         """Every project's counts and activity, the global records, embeddings in use."""

@@ -5,6 +5,7 @@ from contextd.models import Group, Reach
 from contextd.storage.connection import Connection
 
 __all__ = [
+    "active_records",
     "add_member",
     "find_group",
     "group_of",
@@ -81,3 +82,13 @@ def remove_member(conn: Connection, group_id: str, project_id: str, left_at: str
         "DELETE FROM group_members WHERE project_id = ? AND group_id = ?", (project_id, group_id)
     )
     conn.execute("UPDATE projects SET updated_at = ? WHERE id = ?", (left_at, group_id))
+
+
+def active_records(conn: Connection, group_id: str) -> int:
+    """How many active records the group itself holds (that this developer may see)."""
+    visible, shown = conn.dialect.visible("records")
+    row = conn.execute(
+        f"SELECT count(*) FROM records WHERE project_id = ? AND status = 'active' AND {visible}",
+        (group_id, *shown),
+    ).fetchone()
+    return int(row[0])

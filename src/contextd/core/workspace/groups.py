@@ -14,7 +14,7 @@ from contextd.storage import groups as rows
 from contextd.storage import projects as project_rows
 from contextd.storage.store import Database
 
-__all__ = ["GroupDetail", "GroupService"]
+__all__ = ["GroupDetail", "GroupService", "group_view"]
 
 
 class GroupDetail(Struct, frozen=True):
@@ -73,6 +73,10 @@ class GroupService:
                 "`contextd group create NAME` makes one."
             )
         return found
+
+    def record_count(self, group: Group) -> int:
+        """Active records the group holds."""
+        return rows.active_records(self._db.connection(), group.id)
 
     def of(self, project: Project) -> Group | None:
         """The group `project` belongs to, if any."""
@@ -161,3 +165,16 @@ class GroupService:
             found for pid in group.members if (found := project_rows.get_project(conn, pid))
         )
         return GroupDetail(group, members)
+
+
+def group_view(detail: GroupDetail) -> dict[str, object]:
+    """A group and its members, as --json prints it."""
+    group = detail.group
+    return {
+        "id": group.id,
+        "slug": group.slug,
+        "name": group.name,
+        "members": [{"id": p.id, "slug": p.slug, "name": p.name} for p in detail.members],
+        "created_at": group.created_at,
+        "updated_at": group.updated_at,
+    }
