@@ -81,13 +81,13 @@ class Inventory(Struct, frozen=True):
     @property
     def totals(self) -> ScopeCounts:
         total = self.global_counts
-        for item in (*self.projects, *self.groups):
-            total = total.merged(item.counts)
+        for counts in [p.counts for p in self.projects] + [g.counts for g in self.groups]:
+            total = total.merged(counts)
         return total
 
     @property
     def last_activity(self) -> str | None:
-        stamps = [p.last_activity for p in (*self.projects, *self.groups)]
+        stamps = [p.last_activity for p in self.projects] + [g.last_activity for g in self.groups]
         stamps.append(self.global_activity)
         return max((s for s in stamps if s), default=None)
 
