@@ -384,6 +384,7 @@ class Stored(Struct, frozen=True):
     similar: list[Similar]
     shorts: dict[str, str]
     held: bool = False  # waiting in the review queue (its id is the draft's), not stored yet
+    group: str | None = None  # the slug of the project group it was written into
 
 
 class SearchResult(Struct, frozen=True):

@@ -129,6 +129,8 @@ def write_printout(
         return [(1, json_text(view, indent=2) + "\n")]
     new = shorts.get(view["id"], view["id"])
     where = " (global)" if view["project_id"] is None else ""
+    if view.get("group"):
+        where = f" (group {view['group']})"
     held = view.get("held_for_review") is True
     out: Printout = [
         (

@@ -177,7 +177,7 @@ class Toolkit:
         )
         project = None if is_global else here.project()
         stored = self.app.writer.record(draft, project, force=force, supersedes=supersedes or ())
-        view = written_view(stored.record, stored.similar, held=stored.held)
+        view = written_view(stored.record, stored.similar, held=stored.held, group=stored.group)
         return reply(view, written_text(view, "Stored"))
 
     def written(self, record: Record, verb: str) -> CallToolResult:

@@ -13,8 +13,9 @@ from msgspec.structs import replace
 from contextd.config import RefreshSettings
 from contextd.core.writing.replacement import replacement_reason
 from contextd.errors import DuplicateError
-from contextd.models import Kind, Reach, Record, Similar, Status
+from contextd.models import Kind, Record, Similar, Status
 from contextd.retrieval.vector_index import VectorIndex
+from contextd.storage import groups as group_rows
 from contextd.storage import records as rows
 from contextd.storage.filters import RecordFilter
 from contextd.storage.store import Database
@@ -84,9 +85,10 @@ class DuplicateGuard:
         """The stored records nearest `record` by its vector (one index search)."""
         if vector is None or self._index is None:
             return []
+        reach = group_rows.reach(self._db.connection(), record.project_id)
         nearest = [
             (rid, cos)
-            for rid, cos in self._index.search(vector, Reach(record.project_id), _NEIGHBOURS)
+            for rid, cos in self._index.search(vector, reach, _NEIGHBOURS)
             if rid != record.id and cos >= min(self._similar, self._replacement)
         ]
         found = rows.records_in_scope(

@@ -150,7 +150,7 @@ class RecordWriter:
         )
         similar = list(prepared[0].similar)
         shorts = self._reader.short_ids([records[0].id, *(s.record.id for s in similar)])
-        return Stored(records[0], similar, shorts)
+        return Stored(records[0], similar, shorts, group=self._group_slug(draft, project))
 
     def _hold(
         self, draft: RecordDraft, project: Project | None, *, force: bool, replaced: list[str]
@@ -167,7 +167,7 @@ class RecordWriter:
             review_rows.hold(conn, held)
         similar = list(prepared.similar)
         shorts = self._reader.short_ids([s.record.id for s in similar]) | {record.id: record.id}
-        return Stored(record, similar, shorts, held=True)
+        return Stored(record, similar, shorts, held=True, group=self._group_slug(draft, project))
 
     def create_many(
         self,
@@ -299,6 +299,11 @@ class RecordWriter:
             updated_at=stamp,
             verified_at=stamp,
         )
+
+    def _group_slug(self, draft: RecordDraft, project: Project | None) -> str | None:
+        if draft.group is None or draft.is_global or project is None or self._group_of is None:
+            return None
+        return self._group_of(draft.group, project).slug
 
     def _owner(self, draft: RecordDraft, project: Project | None) -> str | None:
         """Whose the new record is: global, a group the project belongs to, or the project."""
