@@ -117,3 +117,19 @@ def test_a_resident_index_takes_new_records_without_copying_its_matrix(app: App)
     kept.vectors_of([])
     assert kept._current()._vectors is room._vectors
     _agree(app, kept, project)
+
+
+def test_a_groups_vectors_are_in_reach_of_its_members_only(app: App) -> None:
+    assert app.indexer is not None
+    provider = app.indexer.provider
+    index = SqliteVectorIndex(app.db, provider.id, provider.dimensions)
+    member, outsider = app.current_project(), app.projects.ensure("outsider")
+    group = app.groups.create("Shop")
+    app.groups.add(group.slug, [member])
+    draft = RecordDraft(Kind.MEMORY, TOPICS[2], MemoryBody(), category="note", group="")
+    shared = app.writer.create(draft, member).id
+    query = provider.embed_query(TOPICS[2])
+    assert shared in dict(index.search(query, Reach(member.id, group.id), 20))
+    assert shared not in dict(index.search(query, Reach(member.id), 20))
+    assert shared not in dict(index.search(query, Reach(outsider.id), 20))
+    assert shared in dict(index.search(query, Reach(group.id), 20))  # the group's own reach

@@ -41,19 +41,26 @@ def show(record_id: str) -> None:
 @click.option("--all", "include_all", is_flag=True, help="Include superseded and archived ones.")
 @common_options
 def memories(kinds: tuple[str, ...], include_all: bool) -> None:
-    """List the project's records and the global ones, newest first."""
+    """List the project's records, its group's and the global ones, newest first."""
     app = get_app()
     project = app.current_project()
     records = app.reader.list_records(
         project, kinds=tuple(Kind(k) for k in kinds), include_inactive=include_all
     )
     shorts = app.reader.short_ids([r.id for r in records])
+    reach = app.reader.reach(project)
 
     def human() -> None:
         if not records:
             echo(f"No records yet in {project.name}; `contextd add` stores one.")
             return
-        table([record_row(r, shorts[r.id], extra=age(r.created_at)) for r in records])
+        rows = [
+            record_row(
+                r, shorts[r.id], extra=age(r.created_at), tier=reach.tier(r.project_id) or ""
+            )
+            for r in records
+        ]
+        table(rows)
 
     emit({"project": project_view(project), "records": [record_view(r) for r in records]}, human)
 
