@@ -4,6 +4,7 @@ This and contextd.home_folder (which the hooks use before anything else loads) a
 modules that read environment variables; this is the only one that reads the config file.
 """
 
+import json
 import math
 import os
 import re
@@ -16,8 +17,9 @@ from msgspec.structs import asdict, fields, replace
 
 from contextd import home_folder
 from contextd.agent_dirs import project_dirs
+from contextd.client.grammar import did_you_mean
 from contextd.clock import parse_span
-from contextd.errors import ConfigError
+from contextd.errors import ConfigError, InvalidInputError
 from contextd.server_url import url_problem
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "LifecycleSettings",
     "RefreshSettings",
     "SearchSettings",
+    "ServeSettings",
     "ShareSettings",
     "StoreSettings",
     "SyncSettings",
@@ -40,6 +43,7 @@ __all__ = [
     "load_settings",
     "parse_setting",
     "settings_view",
+    "toml_value",
     "resolve_home",
 ]
 
@@ -59,6 +63,10 @@ class EmbeddingSettings(Struct, frozen=True):
     timeout_s: float = 30.0
     precision: str = "fp32"  # local model: fp32, or int8 (faster, vectors a little different)
     threads: int = 0  # local model: onnxruntime threads per call (0: chosen by use)
+    # local model: word pieces of a record read (the rest is cut; it was trained on 128, reads
+    # at most 256). 128 takes 2.3-2.5x less CPU than 256 for a ~2,000-character record; on the
+    # ADR dev set hybrid search ranks as well, the meaning arm alone a little worse
+    max_tokens: int = 128
 
 
 class SearchSettings(Struct, frozen=True):
@@ -74,7 +82,7 @@ class SearchSettings(Struct, frozen=True):
     coverage_steepness: float = 24.0
     coverage_exponent: float = 2.0  # the full-text term grows as coverage to this power
     bm25_exponent: float = 3.0  # a candidate's bm25 relative to the best, to this power
-    semantic_share: float = 0.3  # the semantic arm's weight when full text is decisive
+    semantic_share: float = 0.5  # the semantic arm's weight when full text is decisive (CV)
     semantic_spread: float = 6.0  # standard deviations above the pool's mean: a full match
     zscore_spread: float = 4.0  # zscore: the same, for both arms
     rrf_k: float = 60.0
@@ -82,6 +90,15 @@ class SearchSettings(Struct, frozen=True):
     fts_weight: float = 1.0
     semantic_weight: float = 1.0
     semantic_floor: float = 0.15
+    # A record that matches by meaning alone (no word of the query) is a result only when its
+    # match is at least this share of the query's best match: below it, only the priors would
+    # rank it. Learnt from the eval sets: about the 2nd percentile of the meaning-only answers
+    # that reach the top ten (benchmarks/results/retrieval-i29.md).
+    evidence_share: float = 0.03
+    # When the best full-text match holds at least this share of the query's words (idf-
+    # weighted, as `coverage`), a record that holds none of them is no result at all: on the
+    # eval sets no answer found by meaning alone reached the top ten past 0.76.
+    full_text_decides: float = 0.9
     priority_weight: float = 0.35
     recency_weight: float = 0.25
     recency_half_life_days: float = 90.0
@@ -95,7 +112,7 @@ class SearchSettings(Struct, frozen=True):
     superseded_penalty: float = 0.35
     code_stale_factor: float = 0.6  # a record whose named code changed since it was verified
     successor_factor: float = 1.0
-    chain_bonus: float = 0.3
+    chain_bonus: float = 1.0  # chosen by leaving one eval set out (retrieval-i29.md)
     candidate_pool: int = 50
     related_factor: float = 0.5
     mmr_balance: float = 0.7
@@ -147,12 +164,12 @@ class DaemonSettings(Struct, frozen=True):
 
 class RefreshSettings(Struct, frozen=True):
     """How alike two records must be (cosine) to be refused as a duplicate or reported, and
-    (their words) to be merged by `refresh`."""
+    (their words, besides the cosine) to be refused as a duplicate or merged by `refresh`."""
 
     duplicate_threshold: float = 0.9
     similar_threshold: float = 0.65
     replacement_threshold: float = 0.4  # looser: a replacement changes the very words
-    merge_text_similarity: float = 0.9  # refresh merges only words this alike (and same meaning)
+    merge_text_similarity: float = 0.9  # a duplicate's words: this alike, same meaning
     summarizer: str = "none"  # or "openai": `refresh --summarize` proposes one record a cluster
 
 
@@ -217,6 +234,21 @@ class StoreSettings(Struct, frozen=True):
     pool_size: int = 8  # connections a long-lived process (daemon, MCP server, web view) keeps
 
 
+class ServeSettings(Struct, frozen=True):
+    """`contextd serve`, MCP over HTTP: the largest request body it reads, how many requests
+    a token may make a minute (counted in the store, so every serve process on it counts
+    together), how many requests one process answers at once (one more gets a 503 at once),
+    how long a client may take to send a request's headers, and the browser origins allowed
+    to call it (space-separated; none by default: agents send no Origin).
+    `requests_per_minute = 0` counts nothing (no limit, and no write per request)."""
+
+    max_body_kb: int = 1024
+    requests_per_minute: int = 600
+    max_in_flight: int = 64
+    header_timeout_s: float = 10.0
+    allowed_origins: str = ""
+
+
 class LifecycleSettings(Struct, frozen=True):
     """When an active record counts as stale: not verified for this many days, or (when
     `code_staleness` is on) the code it names changed in git since it was verified."""
@@ -247,6 +279,7 @@ class Settings(Struct, frozen=True):
     vectors: VectorSettings = field(default_factory=VectorSettings)
     share: ShareSettings = field(default_factory=ShareSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
+    serve: ServeSettings = field(default_factory=ServeSettings)
 
     @property
     def db_path(self) -> Path:
@@ -292,6 +325,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "vectors": VectorSettings,
     "share": ShareSettings,
     "store": StoreSettings,
+    "serve": ServeSettings,
 }
 
 
@@ -300,7 +334,14 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
     ("embeddings", "precision"): ("fp32", "int8"),
     ("search", "ranking"): ("hybrid", "fts", "semantic"),
-    ("search", "fusion"): ("adaptive", "zscore", "relative", "saturating", "weighted", "rrf"),
+    ("search", "fusion"): (
+        "adaptive",
+        "zscore",
+        "relative",
+        "saturating",
+        "weighted",
+        "rrf",
+    ),
     ("vectors", "backend"): ("sqlite", "qdrant"),
     ("refresh", "summarizer"): ("none", "openai"),
 }
@@ -336,6 +377,9 @@ _POSITIVE = {
     ("context", "max_memories"),
     ("hooks", "prompt_max_results"),
     ("context", "export_budget"),
+    ("serve", "max_body_kb"),
+    ("serve", "max_in_flight"),
+    ("serve", "header_timeout_s"),
 }
 
 
@@ -444,18 +488,24 @@ def _check_span(section: str, name: str, value: str) -> None:
         )
 
 
+_TYPE_WORDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+
+
 def parse_setting(key: str, raw: str) -> tuple[str, str, str | int | float | bool]:
     """Check a `section.name` key and convert the typed-in value to the setting's type.
 
     Raises:
-        ConfigError: the key is unknown or the value does not fit it.
+        InvalidInputError: the key is unknown (with the names it was probably meant to be) or
+            the value is not of the setting's type.
+        ConfigError: the value is of its type but does not fit the setting.
     """
     section, _, name = key.partition(".")
     cls = _SECTIONS.get(section)
     known = {f.name: f for f in fields(cls)} if cls else {}
     if name not in known:
-        every = ", ".join(f"{s}.{f.name}" for s, c in _SECTIONS.items() for f in fields(c))
-        raise ConfigError(f"Unknown setting {key!r}; known settings: {every}.")
+        every = [f"{s}.{f.name}" for s, c in _SECTIONS.items() for f in fields(c)]
+        hint = did_you_mean(key, every) or " `contextd config` lists every setting."
+        raise InvalidInputError(f"Unknown setting {key!r}.{hint}")
     expected: type[Any] = type(known[name].default)
     value: str | int | float | bool
     try:
@@ -466,9 +516,23 @@ def parse_setting(key: str, raw: str) -> tuple[str, str, str | int | float | boo
         else:
             value = expected(raw)
     except ValueError:
-        raise ConfigError(f"{key} takes a {expected.__name__}; {raw!r} is not one.") from None
+        raise InvalidInputError(
+            f"{key} takes {_TYPE_WORDS.get(expected, expected.__name__)}; {raw!r} is not one."
+        ) from None
     _check_choice(section, name, value)
     return section, name, value
+
+
+def toml_value(value: object) -> str:
+    """A setting's value as TOML writes it: true/false, numbers as they are, strings and
+    lists of them in double quotes (JSON's escapes are TOML's)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)
 
 
 def settings_view(settings: Settings) -> dict[str, Any]:
@@ -482,8 +546,6 @@ def default_config_text() -> str:
     for name, cls in _SECTIONS.items():
         lines.append(f"[{name}]")
         for item in fields(cls):
-            value = item.default
-            shown = str(value).lower() if isinstance(value, bool) else repr(value)
-            lines.append(f"# {item.name} = {shown}".replace("'", '"'))
+            lines.append(f"# {item.name} = {toml_value(item.default)}")
         lines.append("")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ token never appears on a command line."""
 
 import errno
 import os
+import signal
 import socket
 import webbrowser
 from collections.abc import Callable
@@ -24,12 +25,17 @@ __all__ = ["LOOPBACK", "bind", "open_in_browser", "serve"]
 LOOPBACK = "127.0.0.1"
 
 
-def bind(port: int) -> socket.socket:
-    """A listening socket on the loopback address; port 0 takes a free one."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+def bind(port: int, host: str = LOOPBACK) -> socket.socket:
+    """A listening socket on `host` (the loopback address unless another is asked for);
+    port 0 takes a free one."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((LOOPBACK, port))
+        sock.bind((host, port))
+    except socket.gaierror as exc:
+        sock.close()
+        raise InvalidInputError(f"{host!r} is not an address this machine has.") from exc
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
@@ -37,7 +43,8 @@ def bind(port: int) -> socket.socket:
                 f"Port {port} is already in use; pick another with --port, or leave it out for "
                 "a free one."
             ) from exc
-        raise InvalidInputError(f"Cannot listen on {LOOPBACK}:{port} ({exc.strerror}).") from exc
+        raise InvalidInputError(f"Cannot listen on {host}:{port} ({exc.strerror}).") from exc
+
     sock.listen(64)
     return sock
 
@@ -65,7 +72,7 @@ def serve(
     open_browser: bool,
     announce: Callable[[Access], None],
 ) -> None:
-    """Serve the web view until interrupted (Ctrl-C)."""
+    """Serve the web view until interrupted (Ctrl-C or SIGTERM)."""
     sock = bind(port)
     access = Access(sock.getsockname()[1], write=write)
     config = uvicorn.Config(
@@ -81,12 +88,20 @@ def serve(
     server = uvicorn.Server(config)
     # Named before the browser starts: Ctrl-C while it does still removes the file.
     launcher = core.settings.home / f"ui-{access.port}.html" if open_browser else None
+    # uvicorn shuts down on SIGTERM, then raises it again under the handler it found: let
+    # that be this one, so the process ends through the `finally` below, not around it.
+    previous = signal.signal(signal.SIGTERM, _stop)
     try:
         announce(access)
         if launcher is not None:
             open_in_browser(access, launcher)
         server.run(sockets=[sock])
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
         if launcher is not None:
             launcher.unlink(missing_ok=True)
+
+
+def _stop(_signal: int, _frame: object) -> None:
+    raise KeyboardInterrupt  # a stop asked for, as Ctrl-C is
