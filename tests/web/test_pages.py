@@ -207,4 +207,4 @@ def test_search_counts_only_the_records_that_match(
     ids = _store(app, [*_unrelated()[:40], MATCHING])
     page = make_client().get("/p/orbit/records", params={"q": "task queue"}).text
     assert _ids_in(page) == [ids[-1]]
-    assert re.search(r"\b1 hits? for", page)
+    assert re.search(r"\b1 hit for", page)
