@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from contextd.core.upkeep.refresh import Refresher
     from contextd.core.upkeep.semantic_index import IndexService
     from contextd.core.upkeep.summaries import Summarizer
+    from contextd.core.workspace.groups import GroupService
     from contextd.core.workspace.inventory import Inventory
     from contextd.core.workspace.projects import ProjectService
     from contextd.core.workspace.sessions import SessionService
@@ -107,6 +108,12 @@ class App(Struct, dict=True):
         return ProjectService(self.db)
 
     @cached_property
+    def groups(self) -> "GroupService":
+        from contextd.core.workspace.groups import GroupService
+
+        return GroupService(self.db)
+
+    @cached_property
     def duplicates(self) -> "DuplicateGuard":
         from contextd.core.writing.duplicates import DuplicateGuard
 
@@ -134,6 +141,7 @@ class App(Struct, dict=True):
             files,
             developer=self.developer,
             review=self.settings.capture.review,
+            group_of=lambda name, project: self.groups.target(name, project),
         )
 
     @cached_property
@@ -309,7 +317,8 @@ class App(Struct, dict=True):
         from contextd.core.workspace.status import project_status
 
         waiting = self.review.count(project)
-        return project_status(self.reader, self.index, project, self.settings.home, waiting)
+        group = self.groups.of(project)
+        return project_status(self.reader, self.index, project, self.settings.home, waiting, group)
 
     def inventory(self) -> "Inventory":
         """Every project's counts and activity, the global records, embeddings in use."""

@@ -104,6 +104,9 @@ class SearchSettings(Struct, frozen=True):
     recency_weight: float = 0.25
     recency_half_life_days: float = 90.0
     project_weight: float = 0.5
+    # A record of the project's group gets this share of project_weight: its own records all
+    # of it, global ones none, so a group's rank between the two (0 < group_match < 1).
+    group_match: float = 0.5
     trust_weight: float = 0.2
     feedback_weight: float = 0.6
     feedback_similarity: float = 0.8  # a learned answer helps queries at least this alike

@@ -25,6 +25,7 @@ COMMAND_MODULES = {
     "init": "projects",
     "attach": "projects",
     "detach": "projects",
+    "group": "groups",
     "add": "hot",
     "decide": "hot",
     "constrain": "hot",

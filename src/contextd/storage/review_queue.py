@@ -7,6 +7,7 @@ from msgspec import Struct
 
 from contextd.models import RecordDraft
 from contextd.storage.connection import Connection
+from contextd.storage.filters import in_reach
 
 __all__ = [
     "Held", "count_waiting", "decide", "get", "hold", "kept", "remove", "replace_draft", "waiting",
@@ -59,7 +60,7 @@ def hold(conn: Connection, held: Held) -> None:
 
 
 def _scope(project_id: str | None) -> tuple[str, list[object]]:
-    return "(project_id = ? OR project_id IS NULL)", [project_id]
+    return in_reach("review_queue", project_id)
 
 
 def waiting(conn: Connection, project_id: str | None, developer: str) -> list[Held]:

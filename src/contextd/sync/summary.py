@@ -32,6 +32,7 @@ def store_summary(db: Database, survey: Inventory, *, detail: bool = False) -> d
             "slug": item.project.slug,
             "name": item.project.name,
             "git_remote": item.project.git_remote,
+            "group": item.group,
             **_counts(item.counts),
             "last_activity": item.last_activity,
             "last_checkpoint": None
@@ -55,6 +56,16 @@ def store_summary(db: Database, survey: Inventory, *, detail: bool = False) -> d
         "projects": projects,
         "global": _counts(global_counts)
         | {"last_activity": survey.global_activity, "categories": _categories(global_counts)},
+        "groups": [
+            {
+                "slug": g.group.slug,
+                "name": g.group.name,
+                "members": list(g.members),
+                **_counts(g.counts),
+                "last_activity": g.last_activity,
+            }
+            for g in survey.groups
+        ],
     }
 
 
