@@ -93,8 +93,14 @@ def cli_reference() -> str:
                 n for n in command.list_commands(ctx) if not _hidden(command.get_command(ctx, n))
             ]
             if names:
-                out.append("Commands: " + ", ".join(f"`{path} {n}`" for n in names) + ".\n")
+                links = (f"[`{path} {n}`](#{_slug(f'{path} {n}')})" for n in names)
+                out.append("Commands: " + ", ".join(links) + ".\n")
     return "\n".join(out)
+
+
+def _slug(path: str) -> str:
+    """The anchor Markdown's table of contents gives the heading `path`."""
+    return path.replace(" ", "-").lower()
 
 
 def _hidden(command: click.Command | None) -> bool:
