@@ -18,6 +18,7 @@ from contextd.config import Settings
 from contextd.embeddings import select_provider
 from contextd.home_folder import make_private
 from contextd.models import Project
+from contextd.storage.dialect import acting_as
 from contextd.storage.sqlite.database import SqliteDatabase, store_writable
 from contextd.storage.store import Database
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from contextd.core.workspace.projects import ProjectService
     from contextd.core.workspace.sessions import SessionService
     from contextd.core.workspace.status import StatusReport
+    from contextd.core.workspace.tokens import TokenService
     from contextd.core.writing.duplicates import DuplicateGuard
     from contextd.core.writing.review import ReviewQueue
     from contextd.core.writing.writer import RecordWriter
@@ -63,12 +65,39 @@ class App(Struct, dict=True):
     # wires it: the daemon fills them on a thread of its own; a command or an in-process
     # server starts the daemon to do it, when config allows.
     vectors_wanted: Callable[[], None] | None = None
+    # The developer this App works for when one process serves several (a token's, for
+    # `contextd serve`); its requests run within storage's acting_as(acting) as well.
+    acting: str = ""
 
     @property
     def developer(self) -> str:
-        """Whose sessions and checkpoints are whose: on a team server the login role (with
-        `[store] developer` after a slash), in a home `[store] developer` ('' by default)."""
-        return self.db.developer or self.settings.developer
+        """Whose sessions and checkpoints are whose: the developer it acts for; else on a
+        team server the login role (with `[store] developer` after a slash), in a home
+        `[store] developer` ('' by default)."""
+        return self.acting or self.db.developer or self.settings.developer
+
+    def acting_for(self, developer: str) -> "App":
+        """The same store, vectors and settings, working for `developer`: services of its
+        own (each says whose sessions and checkpoints it reads), nothing opened twice."""
+        return App(
+            self.settings,
+            self.db,
+            self.provider_note,
+            self.indexer,
+            self.vector_index,
+            self.vectors_wanted,
+            acting=developer,
+        )
+
+    @contextmanager
+    def acting_in_store(self) -> Iterator[None]:
+        """Within the block, the store itself reads and writes as the developer this App
+        acts for (whose sessions and personal records a statement may see)."""
+        if not self.acting:
+            yield
+            return
+        with acting_as(self.acting):
+            yield
 
     @cached_property
     def projects(self) -> "ProjectService":
@@ -183,6 +212,12 @@ class App(Struct, dict=True):
         from contextd.core.workspace.sessions import SessionService
 
         return SessionService(self.db, self.developer)
+
+    @cached_property
+    def tokens(self) -> "TokenService":
+        from contextd.core.workspace.tokens import TokenService
+
+        return TokenService(self.db)
 
     @cached_property
     def hook_state(self) -> "HookState":

@@ -31,6 +31,7 @@ __all__ = [
     "LifecycleSettings",
     "RefreshSettings",
     "SearchSettings",
+    "ServeSettings",
     "ShareSettings",
     "StoreSettings",
     "SyncSettings",
@@ -232,6 +233,21 @@ class StoreSettings(Struct, frozen=True):
     pool_size: int = 8  # connections a long-lived process (daemon, MCP server, web view) keeps
 
 
+class ServeSettings(Struct, frozen=True):
+    """`contextd serve`, MCP over HTTP: the largest request body it reads, how many requests
+    a token may make a minute (counted in the store, so every serve process on it counts
+    together), how many requests one process answers at once (one more gets a 503 at once),
+    how long a client may take to send a request's headers, and the browser origins allowed
+    to call it (space-separated; none by default: agents send no Origin).
+    `requests_per_minute = 0` counts nothing (no limit, and no write per request)."""
+
+    max_body_kb: int = 1024
+    requests_per_minute: int = 600
+    max_in_flight: int = 64
+    header_timeout_s: float = 10.0
+    allowed_origins: str = ""
+
+
 class LifecycleSettings(Struct, frozen=True):
     """When an active record counts as stale: not verified for this many days, or (when
     `code_staleness` is on) the code it names changed in git since it was verified."""
@@ -263,6 +279,7 @@ class Settings(Struct, frozen=True):
     vectors: VectorSettings = field(default_factory=VectorSettings)
     share: ShareSettings = field(default_factory=ShareSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
+    serve: ServeSettings = field(default_factory=ServeSettings)
 
     @property
     def db_path(self) -> Path:
@@ -308,6 +325,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "vectors": VectorSettings,
     "share": ShareSettings,
     "store": StoreSettings,
+    "serve": ServeSettings,
 }
 
 
@@ -352,6 +370,9 @@ _POSITIVE = {
     ("context", "max_memories"),
     ("hooks", "prompt_max_results"),
     ("context", "export_budget"),
+    ("serve", "max_body_kb"),
+    ("serve", "max_in_flight"),
+    ("serve", "header_timeout_s"),
 }
 
 

@@ -41,6 +41,7 @@ def test_config_json_shows_the_paths_and_every_settings_section(run: Cli, home: 
         "hooks",
         "sync",
         "vectors",
+        "serve",
     }
     assert settings["embeddings"]["provider"] == "hashing"  # from the test config.toml
     assert settings["embeddings"]["dimensions"] == 384

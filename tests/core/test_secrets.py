@@ -46,6 +46,7 @@ SECRETS = {
     + "Hd9sK2mQ7xZ4vB8nL1wR6tY3pF5gJ0cE"
     + "/sendMessage",
     "NATS nkey seed": "the account seed is SA" + ("CQ7LMKZUB5XWYF3HPA2JV6ENRSTDGO4I" * 2)[:56],
+    "contextd token": "the CI bot's is ctd_k3v9q2m0x7aa_" + ("Vt2hQ9zL0pXw4Rk7mN1cB8sD" * 2)[:43],
     # Beside a lookalike of technical prose, a credential is still one.
     "GitHub token    ": f"sha256={GITHUB}",
     "secret assigned to a name ": "API tokens: Xk3dQz9LmP2vRq8WbT5y",

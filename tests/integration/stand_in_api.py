@@ -48,6 +48,10 @@ class _Handler(BaseHTTPRequestHandler):
             "stop_sequence": None,
             "usage": {"input_tokens": 10, "output_tokens": 1},
         }
+        call = self._tool_call(request)
+        if call is not None:
+            self._call_tool(message, call, bool(request.get("stream")))
+            return
         if not request.get("stream"):
             text = [{"type": "text", "text": ANSWER}]
             self._json(message | {"content": text, "stop_reason": "end_turn"})
@@ -63,6 +67,43 @@ class _Handler(BaseHTTPRequestHandler):
             (
                 "message_delta",
                 {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}},
+            ),
+            ("message_stop", {}),
+        ):
+            event = json.dumps({"type": kind} | data)
+            self.wfile.write(f"event: {kind}\ndata: {event}\n\n".encode())
+            self.wfile.flush()
+
+    def _tool_call(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The flavour "anthropic-tool": a turn offered TOOL that has no tool result yet is
+        answered by calling it (with TOOL_INPUT); every other request gets the one line."""
+        wanted = os.environ.get("STAND_IN_TOOL")
+        offered = {t.get("name") for t in request.get("tools") or [] if isinstance(t, dict)}
+        if not wanted or wanted not in offered or "tool_result" in json.dumps(request):
+            return None
+        return wanted, json.loads(os.environ.get("STAND_IN_TOOL_INPUT") or "{}")
+
+    def _call_tool(
+        self, message: dict[str, Any], call: tuple[str, dict[str, Any]], stream: bool
+    ) -> None:
+        name, arguments = call
+        block = {"type": "tool_use", "id": "toolu_stand_in", "name": name, "input": arguments}
+        if not stream:
+            self._json(message | {"content": [block], "stop_reason": "tool_use"})
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        started = block | {"input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
+        for kind, data in (
+            ("message_start", {"message": message}),
+            ("content_block_start", {"index": 0, "content_block": started}),
+            ("content_block_delta", {"index": 0, "delta": delta}),
+            ("content_block_stop", {"index": 0}),
+            (
+                "message_delta",
+                {"delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}},
             ),
             ("message_stop", {}),
         ):

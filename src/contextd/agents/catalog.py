@@ -146,7 +146,7 @@ AGENTS: tuple[Agent, ...] = (
         ("claude",),
         (
             # User scope of `claude mcp add --scope user`: top-level "mcpServers" of ~/.claude.json.
-            Target(".claude.json", Format.JSON, (McpJsonWriter(style="claude"),)),
+            Target(".claude.json", Format.JSON, (McpJsonWriter(style="claude", remote="claude"),)),
             Target(
                 ".claude/settings.json",
                 Format.JSON,
@@ -170,7 +170,7 @@ AGENTS: tuple[Agent, ...] = (
         (".cursor",),
         ("cursor", "cursor-agent"),
         (
-            Target(".cursor/mcp.json", Format.JSON, (McpJsonWriter(),)),
+            Target(".cursor/mcp.json", Format.JSON, (McpJsonWriter(remote="cursor"),)),
             Target(
                 ".cursor/hooks.json",
                 Format.JSON,
@@ -187,7 +187,7 @@ AGENTS: tuple[Agent, ...] = (
             Target(
                 ".gemini/settings.json",
                 Format.JSON,
-                (McpJsonWriter(), HookWriter(_GEMINI_HOOKS, _gemini_handler)),
+                (McpJsonWriter(remote="gemini"), HookWriter(_GEMINI_HOOKS, _gemini_handler)),
             ),
         ),
         note=_GEMINI_TRUST,
@@ -201,7 +201,7 @@ AGENTS: tuple[Agent, ...] = (
             Target(
                 ".codeium/windsurf/mcp_config.json",
                 Format.JSON,
-                (McpJsonWriter(style="windsurf"),),
+                (McpJsonWriter(style="windsurf", remote="windsurf"),),
             ),
         ),
     ),
@@ -214,7 +214,7 @@ AGENTS: tuple[Agent, ...] = (
             Target(
                 "opencode/opencode.json",
                 Format.JSON,
-                (McpJsonWriter(container="mcp", style="opencode"),),
+                (McpJsonWriter(container="mcp", style="opencode", remote="opencode"),),
                 base="config",
             ),
         ),

@@ -19,7 +19,7 @@ from msgspec.structs import replace
 
 from contextd.agents.catalog import AGENTS, Agent, Places, Target, detect
 from contextd.agents.files import Format, Parsed, backup, parse, render, write_atomically
-from contextd.agents.writers import Launcher, ShapeError, Writer
+from contextd.agents.writers import Launcher, McpTomlWriter, ShapeError, Writer
 from contextd.core.workspace.capped import MB, Cap, read_capped
 from contextd.errors import ConfigError, ContextdError, NotFoundError
 
@@ -107,13 +107,44 @@ def run_setup(
     launcher = launcher or Launcher(executable)
     files: list[FileChange] = []
     failures: list[AgentFailure] = []
+    if launcher.url and not remove:
+        agents, failures = _taking_urls(agents, names)
     for agent in agents:
+        targets = agent.targets
+        if launcher.url and not remove:  # hooks run the local store: not for a remote server
+            targets = tuple(t for t in targets if not all(_is_hooks(w) for w in t.writers))
         try:
-            planned = [_plan(agent.name, t, places, launcher, remove) for t in agent.targets]
+            planned = [_plan(agent.name, t, places, launcher, remove) for t in targets]
             files += planned if dry_run else [_write(change) for change in planned]
         except ContextdError as exc:
             failures.append(AgentFailure(agent.name, str(exc)))
     return SetupReport(executable, agents, files, dry_run, remove, failures)
+
+
+def _taking_urls(
+    agents: list[Agent], names: Sequence[str]
+) -> tuple[list[Agent], list[AgentFailure]]:
+    """The agents whose config file can name an HTTP server; one named on the command line
+    that cannot is reported (one merely detected is left out)."""
+    able = [a for a in agents if any(_remote_capable(w) for t in a.targets for w in t.writers)]
+    refused = [
+        AgentFailure(
+            a.name,
+            f"{a.label} takes a remote MCP server only in its own settings (Connectors), not "
+            "in a config file; add the URL there.",
+        )
+        for a in agents
+        if a not in able and a.name in names
+    ]
+    return able, refused
+
+
+def _is_hooks(writer: Writer) -> bool:
+    return writer.what.startswith("hooks")
+
+
+def _remote_capable(writer: Writer) -> bool:
+    return bool(getattr(writer, "remote", None)) or isinstance(writer, McpTomlWriter)
 
 
 def _plan(
@@ -129,6 +160,8 @@ def _plan(
     had_ours = _strips_anything(path, text, target)
     what = []
     for writer in target.writers:
+        if launcher.url and not remove and _is_hooks(writer):
+            continue  # hooks run the local store: not for an agent on a remote server
         before = _snapshot(parsed, target.fmt)
         if remove:
             _edit(path, writer, partial(writer.strip, parsed.data))

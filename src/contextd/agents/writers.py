@@ -50,6 +50,10 @@ class Launcher(Struct, frozen=True):
     home: str = ""  # the store setup wired the agents to
     home_chosen: bool = False  # by --home or $CONTEXTD_HOME (else the default, ~/.contextd)
     project: str | None = None  # named by --project
+    # `setup --url`: the agent reaches a `contextd serve` at this address instead, with the
+    # bearer token read from the environment variable `token_env` (never written down).
+    url: str = ""
+    token_env: str = ""
 
     def pinned(self, *, always: bool = False) -> dict[str, str]:
         """CONTEXTD_HOME (when chosen, or `always`) and CONTEXTD_PROJECT (when named)."""
@@ -61,6 +65,25 @@ class Launcher(Struct, frozen=True):
 
     def shell(self, *args: str) -> str:
         return shlex.join(self.argv(*args))
+
+    def authorization(self, reference: str) -> dict[str, str]:
+        """The Authorization header naming the token's variable as the agent spells a
+        reference to one (`${VAR}`, `${env:VAR}`, `{env:VAR}`)."""
+        return {"Authorization": "Bearer " + reference.format(self.token_env)}
+
+
+# Each agent's HTTP entry: the key holding the URL, the entry's fixed keys, and how its config
+# refers to an environment variable (the token is never written into the file).
+_REMOTE: dict[str, tuple[str, dict[str, Any], str]] = {
+    "claude": ("url", {"type": "http"}, "${{{}}}"),  # Claude Code's ~/.claude.json
+    "cursor": ("url", {}, "${{env:{}}}"),
+    "gemini": ("httpUrl", {}, "${{{}}}"),
+    "windsurf": ("serverUrl", {}, "${{env:{}}}"),
+    "opencode": ("url", {"type": "remote", "enabled": True}, "{{env:{}}}"),
+}
+# What a stdio entry holds that an HTTP one must not (and the other way round).
+_LOCAL_KEYS = ("type", "command", "args", "env", "enabled")
+_REMOTE_KEYS = ("url", "httpUrl", "serverUrl", "headers")
 
 
 class Wired(Struct, frozen=True):
@@ -114,12 +137,22 @@ class McpJsonWriter(Struct, frozen=True):
     # "windsurf": also env with a chosen home (an app started outside the shell that set it)
     style: str = "stdio"
     what: str = "MCP server contextd"
+    remote: str = ""  # the agent's HTTP entry (a key of _REMOTE); '' when it takes none
 
     def install(self, data: MutableMapping[str, Any], launcher: Launcher) -> None:
         servers = _object(data, self.container, create=True)
         old = servers.get(SERVER_NAME)
         old = dict(old) if isinstance(old, MutableMapping) else {}
-        servers[SERVER_NAME] = old | self._entry(old, launcher)
+        if launcher.url:
+            kept = {k: v for k, v in old.items() if k not in _LOCAL_KEYS + _REMOTE_KEYS}
+            servers[SERVER_NAME] = kept | self._remote_entry(launcher)
+            return
+        kept = {k: v for k, v in old.items() if k not in _REMOTE_KEYS}
+        servers[SERVER_NAME] = kept | self._entry(kept, launcher)
+
+    def _remote_entry(self, launcher: Launcher) -> dict[str, Any]:
+        url_key, fixed, reference = _REMOTE[self.remote]
+        return fixed | {url_key: launcher.url, "headers": launcher.authorization(reference)}
 
     def _entry(self, old: dict[str, Any], launcher: Launcher) -> dict[str, Any]:
         if self.style == "opencode":
@@ -141,6 +174,8 @@ class McpJsonWriter(Struct, frozen=True):
         if not isinstance(entry, Mapping):
             return None
         command = entry.get("command")
+        if command is None and any(key in entry for key in _REMOTE_KEYS):
+            return Wired("mcp", "")  # an HTTP entry starts no program
         if isinstance(command, list):  # opencode: the whole argv
             command = command[0] if command else ""
         return Wired("mcp", command if isinstance(command, str) else "")
@@ -167,9 +202,19 @@ class McpTomlWriter(Struct, frozen=True):
         if not isinstance(servers, MutableMapping):
             raise ShapeError("mcp_servers")
         entry = servers.get(SERVER_NAME)
+        if launcher.url:  # Codex's streamable HTTP entry, its token from the environment
+            if not isinstance(entry, MutableMapping):
+                entry = servers[SERVER_NAME] = tomlkit.table()
+            for key in ("command", "args", "env", "env_vars"):
+                entry.pop(key, None)
+            entry["url"] = launcher.url
+            entry["bearer_token_env_var"] = launcher.token_env
+            return
         if not isinstance(entry, MutableMapping):
             servers[SERVER_NAME] = self._table(servers, launcher, blank_after=not created)
             return
+        for key in ("url", "bearer_token_env_var"):
+            entry.pop(key, None)
         args = [*_SERVE, *_tail(_plain(entry.get("args")), 0)]
         for key, value in (("command", launcher.executable), ("args", args)):
             if _plain(entry.get(key)) != value:  # untouched values keep their layout

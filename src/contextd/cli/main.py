@@ -63,6 +63,8 @@ COMMAND_MODULES = {
     "daemon": "daemon",
     "mcp": "mcp_command",
     "ui": "ui",
+    "serve": "serve",
+    "token": "tokens",
     "store": "store",
     "model": "model",
     "doctor": "doctor",

@@ -2,11 +2,14 @@
 
 import difflib
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import click
+from msgspec.structs import replace
 
 from contextd.agents.catalog import AGENTS, Places
 from contextd.agents.setup import Action, FileChange, SetupReport, find_executable, run_setup
@@ -15,10 +18,11 @@ from contextd.cli._context import common_options, state
 from contextd.cli._output import emit, table
 from contextd.client.printer import echo, style
 from contextd.config import resolve_home
-from contextd.errors import ConfigError
+from contextd.errors import ConfigError, InvalidInputError
 
 __all__ = ["COMMANDS", "places_here"]
 
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _AGENT_CHOICES = [agent.name for agent in AGENTS] + ["all"]
 _COLOUR = {
     Action.ADDED: "green",
@@ -62,8 +66,25 @@ def _launcher(executable: str) -> Launcher:
     is_flag=True,
     help="Instead: install a pre-commit hook here refusing record files with a secret.",
 )
+@click.option(
+    "--url",
+    metavar="URL",
+    help="Instead of a local server: the address of a `contextd serve` (https://…/mcp).",
+)
+@click.option(
+    "--token-env",
+    metavar="VAR",
+    help="With --url: the environment variable holding your token (never written to a file).",
+)
 @common_options
-def setup(agents: tuple[str, ...], dry_run: bool, remove: bool, git_hooks: bool) -> None:
+def setup(
+    agents: tuple[str, ...],
+    dry_run: bool,
+    remove: bool,
+    git_hooks: bool,
+    url: str | None,
+    token_env: str | None,
+) -> None:
     """Add contextd's MCP server and hooks to your agents' config files.
 
     Detects Claude Code, Codex CLI, Cursor, Gemini CLI, Windsurf, opencode and Claude Desktop
@@ -83,6 +104,8 @@ def setup(agents: tuple[str, ...], dry_run: bool, remove: bool, git_hooks: bool)
         )
         return
     launcher = _launcher(executable)
+    if url is not None or token_env is not None:
+        launcher = replace(launcher, url=_served_url(url, token_env), token_env=token_env or "")
     report = run_setup(
         places, executable, names=agents, dry_run=dry_run, remove=remove, launcher=launcher
     )
@@ -91,6 +114,27 @@ def setup(agents: tuple[str, ...], dry_run: bool, remove: bool, git_hooks: bool)
         echo(f"{failure.agent}: {failure.message}", err=True)
     if report.failures:
         sys.exit(ConfigError.exit_code)
+
+
+def _served_url(url: str | None, token_env: str | None) -> str:
+    """--url, checked: an http(s) address, given with --token-env naming a variable."""
+    if url is None or token_env is None:
+        raise InvalidInputError(
+            "Give --url and --token-env together: the server's address and the environment "
+            "variable that holds your token."
+        )
+    if not _VARIABLE.fullmatch(token_env):
+        raise InvalidInputError(
+            f"--token-env {token_env!r} is not an environment variable name (letters, digits "
+            "and _, not starting with a digit); name the variable, not the token."
+        )
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username:
+        raise InvalidInputError(
+            f"--url {url!r} is not the http:// or https:// address of a server, without a user "
+            "or password in it (like https://memory.example.com/mcp)."
+        )
+    return url
 
 
 def _payload(report: SetupReport, places: Places) -> dict[str, Any]:

@@ -1,9 +1,15 @@
 """The one client a stdio server talks to: its name, the project each call is about, and the
 session it opens; and the resolvers that hand a tool its place (`Here`), which the SDK fills
-before a tool runs, never the model."""
+before a tool runs, never the model.
+
+Over HTTP (contextd.http) every request is a connection of its own (`serving`): the server's
+lifespan, entered once for all of them, cannot say whose a call is.
+"""
 
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, ListRoots, Resolve
@@ -15,19 +21,34 @@ from contextd.errors import ContextdError
 from contextd.mcp.project import Chooser, Place, ServerPlace
 from contextd.models import Project
 
-__all__ = ["Connection", "Here", "connection_middleware", "connection_of"]
+__all__ = ["Connection", "Here", "connection_middleware", "connection_of", "serving"]
+
+# The connection of the HTTP request being answered (see `serving`); None on stdio.
+_REQUEST: ContextVar["Connection | None"] = ContextVar("contextd_mcp_request", default=None)
 
 
 class Connection:
     """Which project a call is about is contextd.mcp.project's to say; the session opens with
     the first call that resolves one, named after the client, and closes with the connection.
+
+    A `lasting` connection (one HTTP request) joins the developer's session open on the
+    project, or opens one, and leaves it open: the developer's next request, to whichever
+    server process, carries on in it.
     """
 
-    def __init__(self, app: App, where: ServerPlace | None = None) -> None:
+    def __init__(
+        self,
+        app: App,
+        where: ServerPlace | None = None,
+        *,
+        client_name: str | None = None,
+        lasting: bool = False,
+    ) -> None:
         self.app = app
-        self.client_name: str | None = None
+        self.client_name = client_name
         self.chooser = Chooser(app, where)
         self.session_id: str | None = None
+        self._lasting = lasting
         self._opening = threading.Lock()  # tool calls run in threads: open one session only
 
     def wants_roots(
@@ -55,6 +76,11 @@ class Connection:
         with self._opening:
             if self.session_id is not None or self.client_name is None:
                 return
+            if self._lasting:
+                found = self.app.sessions.open_for(project)
+                if found is not None:
+                    self.session_id = found.id
+                    return
             try:
                 self.session_id = self.app.sessions.start(project, self.client_name).id
             except ContextdError:
@@ -62,7 +88,7 @@ class Connection:
 
     def close(self) -> None:
         with self._opening:
-            if self.session_id is not None:
+            if self.session_id is not None and not self._lasting:
                 self.app.sessions.end(self.session_id)
 
     def heard(self, method: str, params: object) -> None:
@@ -73,10 +99,24 @@ class Connection:
             self.chooser.roots = None
 
 
+@contextmanager
+def serving(connection: Connection) -> Iterator[None]:
+    """Within the block (one HTTP request), `connection` is the one every call arrives on."""
+    token = _REQUEST.set(connection)
+    try:
+        yield
+    finally:
+        _REQUEST.reset(token)
+
+
+def _arriving_on(lifespan_context: object) -> object:
+    return _REQUEST.get() or lifespan_context
+
+
 async def connection_middleware(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
     """Every inbound message, seen by the connection it arrives on (the server's lifespan
     yields one per connection, so one server may serve several)."""
-    connection = ctx.lifespan_context
+    connection = _arriving_on(ctx.lifespan_context)
     if isinstance(connection, Connection):
         connection.heard(ctx.method, ctx.params)
     return await call_next(ctx)
@@ -98,7 +138,8 @@ def _client_name(params: object) -> str | None:
 
 def connection_of(ctx: Context) -> Connection:
     """The connection a call arrives on."""
-    connection = ctx.request_context.lifespan_context  # the server's lifespan yields it
+    # The server's lifespan yields it (on stdio), or the HTTP request set it.
+    connection = _arriving_on(ctx.request_context.lifespan_context)
     assert isinstance(connection, Connection)
     return connection
 

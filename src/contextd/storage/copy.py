@@ -64,6 +64,10 @@ TABLES: dict[str, tuple[str, ...]] = {
         "id", "project_id", "developer", "draft", "supersedes", "queued_at", "state", "reason",
         "decided_at",
     ),
+    "http_tokens": (
+        "name", "lookup", "secret_hash", "read_only", "project", "created_at", "expires_at",
+        "revoked_at", "used_at", "window_start", "window_count",
+    ),
 }  # fmt: skip
 # Tables whose rows a database numbers itself: read in that order, numbered anew.
 _NUMBERED = {"records", "embeddings", "feedback"}

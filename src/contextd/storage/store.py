@@ -40,8 +40,9 @@ class Database(ABC):
     @property
     def developer(self) -> str:
         """Whose sessions and personal records this store's connections read and write: ''
-        for a home's store (one developer); on a team server, who the server says we are."""
-        return ""
+        for a home's store (one developer); on a team server, who the server says we are;
+        within `acting_as`, the developer a request acts for."""
+        return self.dialect.developer
 
     @abstractmethod
     def connection(self) -> "Connection":

@@ -46,14 +46,22 @@ _BUSY = (
 _LIMITS = {"headers": HEADERS_S, "body": BODY_S, "stalled": STALLED_S, "closing": STALLED_S}
 
 
-def admitting(most: int | None = None) -> type[H11Protocol]:
+def admitting(
+    most: int | None = None,
+    *,
+    body_bytes: int = MAX_BODY_BYTES,
+    headers_s: float = HEADERS_S,
+) -> type[H11Protocol]:
     """uvicorn's h11 protocol under these limits, for one server: its connections are
     counted together, at most `most` (by default MAX_CONNECTIONS, fewer when the process may
-    open few files)."""
+    open few files); a request body over `body_bytes` closes its connection; `headers_s` for
+    a request's headers (another server than the view may give its clients longer)."""
     shared = _Gate(most if most is not None else _connections_allowed())
 
     class Admitted(_Admitted):
         gate = shared
+        most_body = body_bytes
+        limits = {**_LIMITS, "headers": headers_s}
 
     return Admitted
 
@@ -93,6 +101,8 @@ class _Gate:
 
 class _Admitted(H11Protocol):
     gate: ClassVar[_Gate]
+    most_body: ClassVar[int]
+    limits: ClassVar[dict[str, float]]
     _phase: str | None = None
     _timer: asyncio.TimerHandle | None = None
     _stalled = False
@@ -106,7 +116,7 @@ class _Admitted(H11Protocol):
     def data_received(self, data: bytes) -> None:
         if self._phase == "body":
             self._body_bytes += len(data)
-            if self._body_bytes > MAX_BODY_BYTES:
+            if self._body_bytes > self.most_body:
                 self.close_now()
                 return
         super().data_received(data)
@@ -161,7 +171,7 @@ class _Admitted(H11Protocol):
         self._body_bytes = 0
         self.gate.waits(self, phase is not None)
         if phase is not None:
-            self._timer = self.loop.call_later(_LIMITS[phase], self.close_now)
+            self._timer = self.loop.call_later(self.limits[phase], self.close_now)
 
     def _waiting_for(self) -> str | None:
         """What of its client the connection waits for; None while the app answers."""

@@ -24,12 +24,17 @@ __all__ = ["LOOPBACK", "bind", "open_in_browser", "serve"]
 LOOPBACK = "127.0.0.1"
 
 
-def bind(port: int) -> socket.socket:
-    """A listening socket on the loopback address; port 0 takes a free one."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+def bind(port: int, host: str = LOOPBACK) -> socket.socket:
+    """A listening socket on `host` (the loopback address unless another is asked for);
+    port 0 takes a free one."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((LOOPBACK, port))
+        sock.bind((host, port))
+    except socket.gaierror as exc:
+        sock.close()
+        raise InvalidInputError(f"{host!r} is not an address this machine has.") from exc
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
@@ -37,7 +42,8 @@ def bind(port: int) -> socket.socket:
                 f"Port {port} is already in use; pick another with --port, or leave it out for "
                 "a free one."
             ) from exc
-        raise InvalidInputError(f"Cannot listen on {LOOPBACK}:{port} ({exc.strerror}).") from exc
+        raise InvalidInputError(f"Cannot listen on {host}:{port} ({exc.strerror}).") from exc
+
     sock.listen(64)
     return sock
 

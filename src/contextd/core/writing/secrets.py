@@ -18,7 +18,7 @@ from msgspec import Struct
 
 from contextd.core.writing.lookalikes import lookalike_spans, ordinary_value, wordlike
 
-__all__ = ["Finding", "find_secrets"]
+__all__ = ["CONTEXTD_TOKEN", "Finding", "find_secrets"]
 
 
 class Finding(Struct, frozen=True):
@@ -27,6 +27,9 @@ class Finding(Struct, frozen=True):
     end: int
 
 
+# A bearer token of `contextd serve` (contextd.core.workspace.tokens makes them): its public
+# part, then its secret.
+CONTEXTD_TOKEN = re.compile(r"\bctd_([a-z0-9]{12})_([A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])")
 _TOKEN_FORMATS: list[tuple[str, re.Pattern[str]]] = [
     (kind, re.compile(pattern))
     for kind, pattern in [
@@ -56,6 +59,7 @@ _TOKEN_FORMATS: list[tuple[str, re.Pattern[str]]] = [
         ),
         ("NATS nkey seed", r"\bS[ACNOUX][A-Z2-7]{56}\b"),
         ("Telegram bot token", r"(?<!\d)\d{6,12}:AA[A-Za-z0-9_-]{30,40}(?![A-Za-z0-9_-])"),
+        ("contextd token", CONTEXTD_TOKEN.pattern),
     ]
 ]
 

@@ -14,17 +14,10 @@ class PostgresDialect(Dialect):
     null_safe_eq: ClassVar[str] = "IS NOT DISTINCT FROM"
     index_join: ClassVar[str] = "JOIN"
     vector_placeholder: ClassVar[str] = "CAST(? AS vector)"
+    apart: ClassVar[bool] = True
 
     def __init__(self, developer: str = "") -> None:
-        self.developer = developer  # '' (no store opened yet): the team's rows only
-
-    def visible(self, table: str, alias: str | None = None) -> tuple[str, tuple[object, ...]]:
-        """A record is the team's (no owner) or this developer's; a session (an agent's
-        session, a held draft) is theirs."""
-        row = alias or table
-        if table in ("sessions", "capture_sessions", "review_queue"):
-            return f"{row}.developer = ?", (self.developer,)
-        return f"({row}.owner = '' OR {row}.owner = ?)", (self.developer,)
+        self.own_developer = developer  # '' (no store opened yet): the team's rows only
 
     def json_rows(self, source: str, alias: str) -> str:
         return f"jsonb_array_elements_text(CAST({source} AS jsonb)) AS {alias}(value)"

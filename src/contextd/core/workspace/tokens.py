@@ -1,0 +1,137 @@
+"""Bearer tokens for `contextd serve`: one per developer, named after them. A token is shown
+once, when it is made; the store keeps only a hash of its secret. A presented token is found
+by its public part and its secret compared in constant time; a revoked or expired one admits
+no one. Every check reads the store, so a revocation holds at once in every serve process.
+"""
+
+import hashlib
+import hmac
+import re
+import secrets
+import time
+from datetime import UTC, datetime, timedelta
+
+from msgspec import Struct
+
+from contextd.clock import now, parse_span, to_iso
+from contextd.core.writing.secrets import CONTEXTD_TOKEN
+from contextd.errors import ConflictError, InvalidInputError, NotFoundError
+from contextd.storage import http_tokens as rows
+from contextd.storage.store import Database
+
+__all__ = ["PREFIX", "Caller", "Issued", "TokenService", "TokenRow"]
+
+TokenRow = rows.TokenRow
+PREFIX = "ctd_"  # what a contextd token begins with (its shape: secrets.CONTEXTD_TOKEN)
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+
+
+class Caller(Struct, frozen=True):
+    """Who a request comes from, as its token says."""
+
+    developer: str  # the token's name
+    read_only: bool
+    project: str | None  # what a call that names no project works on
+    lookup: str  # the token's public part (for counting its requests)
+
+
+class Issued(Struct, frozen=True):
+    """A token just made: its row, and the token itself (shown once, kept nowhere)."""
+
+    row: TokenRow
+    token: str
+
+
+class TokenService:
+    """The tokens of one store."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def create(
+        self,
+        name: str,
+        *,
+        read_only: bool = False,
+        project: str | None = None,
+        expires: str = "90d",
+    ) -> Issued:
+        """A new token for developer `name`, read-only or not, working on `project` when a
+        call names none, valid for `expires` (`90d`, `12h`; `never`).
+
+        Raises:
+            InvalidInputError: the name or the span is not one contextd can use.
+            ConflictError: a token of that name is in use (revoke it first).
+        """
+        if not _NAME.fullmatch(name):
+            raise InvalidInputError(
+                f"{name!r} cannot name a token: use 1-64 letters, digits, '.', '_', '@' or '-' "
+                "(the developer it acts for), starting with a letter or digit."
+            )
+        seconds = parse_span(expires)
+        if seconds is None:
+            raise InvalidInputError(
+                f"--expires {expires!r} is not a length of time; give one like 90d, 12h or 2w, "
+                "or `never`."
+            )
+        stamp = now()
+        ends = to_iso(datetime.now(UTC) + timedelta(seconds=seconds)) if seconds else None
+        lookup = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(12))
+        secret = secrets.token_urlsafe(32)
+        row = TokenRow(name, lookup, _digest(secret), read_only, project, stamp, ends, None, None)
+        with self._db.transaction() as conn:
+            existing = rows.get_token(conn, name)
+            if existing is not None and _usable(existing, stamp):
+                raise ConflictError(
+                    f"A token named {name!r} is in use; `contextd token revoke {name}` first, "
+                    "then create it again."
+                )
+            rows.delete_token(conn, name)  # a revoked or expired one gives way
+            rows.insert_token(conn, row)
+        return Issued(row, f"{PREFIX}{lookup}_{secret}")
+
+    def list_tokens(self) -> list[TokenRow]:
+        return rows.list_tokens(self._db.connection())
+
+    def revoke(self, name: str) -> TokenRow:
+        """Revoke the token named `name` (idempotent).
+
+        Raises:
+            NotFoundError: there is no such token.
+        """
+        with self._db.transaction() as conn:
+            found = rows.revoke_token(conn, name, now())
+            revoked = rows.get_token(conn, name) if found else None
+        if revoked is None:
+            raise NotFoundError(f"No token is named {name!r}; `contextd token list` lists them.")
+        return revoked
+
+    def admit(self, presented: str) -> Caller | None:
+        """Who `presented` (the bearer token of a request) is, or None: malformed, unknown,
+        revoked or expired alike (a caller learns nothing of which)."""
+        shape = CONTEXTD_TOKEN.fullmatch(presented)
+        if shape is None:
+            return None
+        row = rows.get_by_lookup(self._db.connection(), shape.group(1))
+        if row is None:
+            return None
+        if not hmac.compare_digest(row.secret_hash, _digest(shape.group(2))):
+            return None
+        if not _usable(row, now()):
+            return None
+        return Caller(row.name, row.read_only, row.project, row.lookup)
+
+    def count_request(self, caller: Caller) -> int:
+        """Count a request of the caller's; how many it made in this minute so far (every
+        process serving this store counts into the same number)."""
+        minute = int(time.time() // 60)
+        return rows.count_request(self._db.connection(), caller.lookup, minute, now())
+
+
+def _digest(secret: str) -> str:
+    # The secret is 256 random bits: a fast hash is as safe as a slow one against guessing.
+    return hashlib.sha256(secret.encode("ascii")).hexdigest()
+
+
+def _usable(row: TokenRow, stamp: str) -> bool:
+    return row.revoked_at is None and (row.expires_at is None or row.expires_at > stamp)

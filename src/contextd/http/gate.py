@@ -1,0 +1,148 @@
+"""What every request to `contextd serve` passes before MCP: the path, the Origin check the
+MCP spec asks of HTTP servers (a browser page on another site must not call a server it can
+reach), the bearer token, the request rate of the token (counted in the store), and how many
+requests this process answers at once. Each refusal is quick and says what to do; no token
+is ever logged or echoed.
+
+A request let through runs as the token's developer (App.acting_in_store) on a connection of
+its own (contextd.mcp.connection.serving), in the project its token names unless a tool's
+`project` argument names another.
+"""
+
+import math
+import time
+
+import anyio
+from starlette.types import Receive, Scope, Send
+
+from contextd.app import App
+from contextd.config import ServeSettings
+from contextd.core.recall.presentation import one_line
+from contextd.core.workspace.tokens import Caller
+from contextd.errors import ContextdError
+from contextd.http.metadata import metadata_reply, metadata_url
+from contextd.http.replies import refusal
+from contextd.http.servers import TeamServers
+from contextd.mcp.connection import Connection, serving
+from contextd.mcp.project import ServerPlace
+
+__all__ = ["MCP_PATH", "Gate"]
+
+MCP_PATH = "/mcp"
+
+
+class Gate:
+    """The ASGI app of `contextd serve`."""
+
+    def __init__(self, core: App, servers: TeamServers, limits: ServeSettings) -> None:
+        self._core = core
+        self._servers = servers
+        self._limits = limits
+        self._origins = frozenset(limits.allowed_origins.split())
+        self._in_flight = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return  # no websockets (uvicorn runs with ws="none"); lifespan is the app's
+        path = str(scope["path"])
+        if path.startswith("/.well-known/oauth-protected-resource"):
+            await metadata_reply(scope)(scope, receive, send)
+            return
+        if path.rstrip("/") != MCP_PATH:
+            await refusal(404, f"Nothing is served at {path}; MCP is at {MCP_PATH}.")(
+                scope, receive, send
+            )
+            return
+        problem = self._origin_problem(scope)
+        if problem is not None:
+            await refusal(403, problem)(scope, receive, send)
+            return
+        if self._in_flight >= self._limits.max_in_flight:
+            busy = "The server is answering as many requests as it may; try again in a second."
+            await refusal(503, busy, {"retry-after": "1"})(scope, receive, send)
+            return
+        self._in_flight += 1
+        try:
+            await self._admitted(scope, receive, send)
+        finally:
+            self._in_flight -= 1
+
+    async def _admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
+        presented = _bearer(scope)
+        try:
+            caller = await anyio.to_thread.run_sync(self._core.tokens.admit, presented or "")
+            count = 0
+            if caller is not None and self._limits.requests_per_minute:
+                count = await anyio.to_thread.run_sync(self._core.tokens.count_request, caller)
+        except ContextdError as exc:  # the store is down or refuses: say so, quickly
+            await refusal(503, f"The store cannot be reached: {exc}", {"retry-after": "5"})(
+                scope, receive, send
+            )
+            return
+        if caller is None:
+            await self._unauthorized(scope, receive, send, presented is not None)
+            return
+        if self._limits.requests_per_minute and count > self._limits.requests_per_minute:
+            wait = max(1, math.ceil(60 - time.time() % 60))
+            message = (
+                f"Token {caller.developer!r} made more than {self._limits.requests_per_minute} "
+                f"requests this minute; try again in {wait} s."
+            )
+            await refusal(429, message, {"retry-after": str(wait)})(scope, receive, send)
+            return
+        await self._serve(caller, scope, receive, send)
+
+    async def _serve(self, caller: Caller, scope: Scope, receive: Receive, send: Send) -> None:
+        app, transport = await self._servers.serving(caller.developer, caller.read_only)
+        place = ServerPlace(app.settings.cwd, caller.project)
+        connection = Connection(app, place, client_name=_agent(scope), lasting=True)
+        with app.acting_in_store(), serving(connection):
+            await transport.handle_request(scope, receive, send)
+
+    async def _unauthorized(self, scope: Scope, receive: Receive, send: Send, had: bool) -> None:
+        challenge = f'Bearer realm="contextd", resource_metadata="{metadata_url(scope)}"'
+        if had:
+            challenge += ', error="invalid_token"'
+            message = (
+                "The bearer token is not one this server admits (unknown, revoked or expired); "
+                "ask for a new one (`contextd token create NAME`)."
+            )
+        else:
+            message = (
+                "This server needs a bearer token: send `Authorization: Bearer <token>` (made "
+                "by `contextd token create NAME`)."
+            )
+        await refusal(401, message, {"www-authenticate": challenge})(scope, receive, send)
+
+    def _origin_problem(self, scope: Scope) -> str | None:
+        """Why a request from a browser page may not come in (the MCP spec: a server must
+        check Origin); None for agents, which send none."""
+        origin = _header(scope, b"origin")
+        if origin is None or origin in self._origins:
+            return None
+        return (
+            f"Requests from web pages at {one_line(origin)[:200]} are refused; list the origin in "
+            "[serve] allowed_origins to allow it."
+        )
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def _bearer(scope: Scope) -> str | None:
+    """The token of `Authorization: Bearer <token>`, None when there is no such header."""
+    value = _header(scope, b"authorization")
+    if value is None:
+        return None
+    scheme, _, token = value.strip().partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _agent(scope: Scope) -> str:
+    """What the client calls itself (its User-Agent's first word), for the session it opens."""
+    agent = (_header(scope, b"user-agent") or "").split(" ")[0]
+    return one_line(agent)[:80] or "mcp client"

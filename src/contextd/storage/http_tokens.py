@@ -1,0 +1,108 @@
+"""SQL for the bearer tokens `contextd serve` admits: one row per developer, the secret kept
+only as a hash, and the count of the token's requests in the current minute (in the store,
+so that every serve process on it counts together)."""
+
+from msgspec import Struct
+
+from contextd.storage.connection import Connection
+
+__all__ = [
+    "TokenRow",
+    "count_request",
+    "delete_token",
+    "get_by_lookup",
+    "get_token",
+    "insert_token",
+    "list_tokens",
+    "revoke_token",
+]
+
+
+class TokenRow(Struct, frozen=True):
+    name: str
+    lookup: str
+    secret_hash: str
+    read_only: bool
+    project: str | None
+    created_at: str
+    expires_at: str | None
+    revoked_at: str | None
+    used_at: str | None
+
+
+_COLUMNS = (
+    "name, lookup, secret_hash, read_only, project, created_at, expires_at, revoked_at, used_at"
+)
+
+
+def _row(values: tuple[object, ...]) -> TokenRow:
+    name, lookup, secret_hash, read_only, project, created, expires, revoked, used = values
+    return TokenRow(
+        str(name),
+        str(lookup),
+        str(secret_hash),
+        bool(read_only),
+        None if project is None else str(project),
+        str(created),
+        None if expires is None else str(expires),
+        None if revoked is None else str(revoked),
+        None if used is None else str(used),
+    )
+
+
+def insert_token(conn: Connection, token: TokenRow) -> None:
+    conn.execute(
+        f"INSERT INTO http_tokens({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            token.name,
+            token.lookup,
+            token.secret_hash,
+            int(token.read_only),
+            token.project,
+            token.created_at,
+            token.expires_at,
+            token.revoked_at,
+            token.used_at,
+        ),
+    )
+
+
+def delete_token(conn: Connection, name: str) -> None:
+    conn.execute("DELETE FROM http_tokens WHERE name = ?", (name,))
+
+
+def get_token(conn: Connection, name: str) -> TokenRow | None:
+    row = conn.execute(f"SELECT {_COLUMNS} FROM http_tokens WHERE name = ?", (name,)).fetchone()
+    return _row(tuple(row)) if row else None
+
+
+def get_by_lookup(conn: Connection, lookup: str) -> TokenRow | None:
+    row = conn.execute(f"SELECT {_COLUMNS} FROM http_tokens WHERE lookup = ?", (lookup,)).fetchone()
+    return _row(tuple(row)) if row else None
+
+
+def list_tokens(conn: Connection) -> list[TokenRow]:
+    return [
+        _row(tuple(r)) for r in conn.execute(f"SELECT {_COLUMNS} FROM http_tokens ORDER BY name")
+    ]
+
+
+def revoke_token(conn: Connection, name: str, revoked_at: str) -> bool:
+    """Revoke the token (idempotent); False when there is none of that name."""
+    conn.execute(
+        "UPDATE http_tokens SET revoked_at = coalesce(revoked_at, CAST(? AS TEXT)) WHERE name = ?",
+        (revoked_at, name),
+    )
+    return get_token(conn, name) is not None
+
+
+def count_request(conn: Connection, lookup: str, minute: int, used_at: str) -> int:
+    """Count one request of the token in `minute`, in one statement (atomic on either
+    backend, whichever process runs it); the requests counted in that minute so far."""
+    rows = conn.execute(
+        "UPDATE http_tokens SET "
+        "window_count = CASE WHEN window_start = ? THEN window_count + 1 ELSE 1 END, "
+        "window_start = ?, used_at = ? WHERE lookup = ? RETURNING window_count",
+        (minute, minute, used_at, lookup),
+    ).fetchall()  # read to the end: SQLite holds the write until the statement is done
+    return int(rows[0][0]) if rows else 0

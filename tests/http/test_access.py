@@ -1,0 +1,189 @@
+"""Who may call `contextd serve`: a bearer token per developer, refused with 401 when it is
+missing, made up, revoked or expired; read-only tokens get the read tools only; a browser
+page from another origin is refused; and two developers' sessions and personal records stay
+apart. Real serve processes, the SDK's Streamable HTTP client, on both stores."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.http.served import connect, new_token, result_data, run, serve, text_of
+
+READ_ONLY_TOOLS = {
+    "get_project_summary",
+    "get_context",
+    "search",
+    "get_entry",
+    "prune_stale",
+    "verify_quality",
+    "session_info",
+    "get_compaction_report",
+}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+ACCEPT = {"accept": "application/json, text/event-stream"}
+
+
+def _post(url: str, token: str | None, **headers: str) -> httpx.Response:
+    sent = {**ACCEPT, **headers}
+    if token is not None:
+        sent["authorization"] = f"Bearer {token}"
+    return httpx.post(url, json=INIT, headers=sent, timeout=30)
+
+
+def test_only_a_live_token_gets_in(backend: str, home: Path, repo: Path) -> None:
+    good = new_token(home, "alice")
+    revoked = new_token(home, "bob")
+    expiring = new_token(home, "carol", "--expires", "1s")
+    made_up = "ctd_" + "a" * 12 + "_" + "b" * 43
+    with serve(repo) as served:
+        assert _post(served.url, good).status_code == 200
+        subprocess.run(
+            [sys.executable, "-m", "contextd", "token", "revoke", "bob"],
+            check=True,
+            capture_output=True,
+        )
+        time.sleep(1.1)  # carol's token has run out
+        for token in (None, made_up, "not-even-the-shape", revoked, expiring):
+            answer = _post(served.url, token)
+            assert answer.status_code == 401, (token, answer.text)
+            challenge = answer.headers["www-authenticate"]
+            assert challenge.startswith("Bearer ")
+            assert "resource_metadata=" in challenge
+            assert ("invalid_token" in challenge) == (token is not None)
+            assert "token" in answer.json()["error"]
+        # the token is never echoed back, in a refusal or anywhere
+        assert good not in _post(served.url, good[:-1] + "x").text
+        metadata = httpx.get(
+            served.url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+        )
+        assert metadata.json()["resource"] == served.url
+        assert metadata.json()["bearer_methods_supported"] == ["header"]
+
+        async def with_sdk() -> None:
+            async with connect(served.url, good) as client:
+                assert {t.name for t in (await client.list_tools()).tools} >= READ_ONLY_TOOLS
+
+        run(with_sdk)
+        refused_sdk = False
+        try:
+
+            async def without() -> None:
+                async with connect(served.url, made_up) as client:
+                    await client.list_tools()
+
+            run(without)
+        except Exception:  # the SDK raises on a 401 (its own exception group)
+            refused_sdk = True
+        assert refused_sdk
+    assert good not in served.log and made_up not in served.log
+
+
+def test_a_browser_page_from_another_origin_is_refused(home: Path, repo: Path) -> None:
+    token = new_token(home, "alice")
+    with serve(repo) as served:
+        answer = _post(served.url, token, origin="https://evil.example")
+        assert answer.status_code == 403
+        assert "allowed_origins" in answer.json()["error"]
+        assert "access-control-allow-origin" not in answer.headers
+        preflight = httpx.options(
+            served.url,
+            headers={"origin": "https://evil.example", "access-control-request-method": "POST"},
+        )
+        assert preflight.status_code == 403
+        assert "access-control-allow-origin" not in preflight.headers
+        assert _post(served.url.replace("/mcp", "/other"), token).status_code == 404
+
+
+def test_a_read_only_token_gets_only_the_read_tools(backend: str, home: Path, repo: Path) -> None:
+    reader = new_token(home, "rita", "--read-only", "--project", "orbit")
+    writer = new_token(home, "will", "--project", "orbit")
+    with serve(repo) as served:
+
+        async def body() -> None:
+            async with connect(served.url, reader) as client:
+                names = {t.name for t in (await client.list_tools()).tools}
+                assert names == READ_ONLY_TOOLS
+                refused = await client.call_tool(
+                    "remember", {"text": "a reader cannot store this", "category": "gotcha"}
+                )
+                assert refused.is_error
+            async with connect(served.url, writer) as client:
+                stored = await client.call_tool(
+                    "remember",
+                    {
+                        "text": "Writers store over HTTP in the token's project",
+                        "category": "gotcha",
+                    },
+                )
+                assert result_data(stored)["id"]
+            async with connect(served.url, reader) as client:
+                found = await client.call_tool("get_context", {"query": "writers store over HTTP"})
+                assert "Writers store over HTTP" in text_of(found)
+                assert "<project-memory>" in text_of(found)
+
+        run(body)
+
+
+def test_two_developers_keep_their_sessions_and_checkpoints_apart(
+    backend: str, home: Path, repo: Path
+) -> None:
+    alice = new_token(home, "alice", "--project", "orbit")
+    bob = new_token(home, "bob", "--project", "orbit")
+    with serve(repo) as served:
+
+        async def body() -> None:
+            async with connect(served.url, alice) as client:
+                mine = result_data(
+                    await client.call_tool(
+                        "checkpoint",
+                        {"summary": "Alice stopped halfway through the billing migration"},
+                    )
+                )
+                info = result_data(await client.call_tool("session_info", {}))
+                alice_session = info["session"]["id"]
+                assert info["session"]["developer"] == "alice"
+            async with connect(served.url, bob) as client:
+                theirs = await client.call_tool("get_entry", {"id": mine["id"]})
+                assert theirs.is_error
+                found = await client.call_tool("search", {"query": "billing migration halfway"})
+                assert "Alice stopped" not in text_of(found)
+                info = result_data(await client.call_tool("session_info", {}))
+                assert info["session"]["id"] != alice_session
+                assert info["session"]["developer"] == "bob"
+                ended = result_data(await client.call_tool("end_session", {"summary": "bob done"}))
+                assert ended["id"] == info["session"]["id"]
+            async with connect(served.url, alice) as client:
+                info = result_data(await client.call_tool("session_info", {}))
+                assert info["session"]["id"] == alice_session  # still open: bob ended his own
+                assert info["session"]["ended_at"] is None
+                again = result_data(await client.call_tool("get_entry", {"id": mine["id"]}))
+                assert again["title"].startswith("Alice stopped")
+
+        run(body)
+
+
+@pytest.mark.parametrize("flag", ["--read-only"])
+def test_serve_read_only_serves_the_read_tools_to_every_token(
+    flag: str, home: Path, repo: Path
+) -> None:
+    token = new_token(home, "alice")
+    with serve(repo, flag) as served:
+
+        async def body() -> None:
+            async with connect(served.url, token) as client:
+                assert {t.name for t in (await client.list_tools()).tools} == READ_ONLY_TOOLS
+
+        run(body)

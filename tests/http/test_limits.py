@@ -1,0 +1,65 @@
+"""What keeps one client from taking the server: a token's request rate, counted in the
+store so that two serve processes on it count together (429 with Retry-After); a body over
+[serve] max_body_kb (413, before MCP reads it); and the token commands' bad input."""
+
+from pathlib import Path
+
+import httpx
+
+from tests.conftest import Cli
+from tests.http.conftest import set_serve
+from tests.http.served import new_token, serve
+from tests.http.test_access import ACCEPT, INIT
+
+
+def test_a_tokens_rate_is_counted_across_serve_processes(home: Path, repo: Path) -> None:
+    set_serve(home, requests_per_minute=4)
+    token = new_token(home, "alice")
+    other = new_token(home, "bob")
+    headers = {**ACCEPT, "authorization": f"Bearer {token}"}
+    with serve(repo) as first, serve(repo) as second:
+        answers = []
+        for i in range(9):  # alternately to each process
+            url = (first.url, second.url)[i % 2]
+            answers.append(httpx.post(url, json=INIT, headers=headers, timeout=30))
+        codes = [a.status_code for a in answers]
+        # Refused from the fifth request on (the two processes count into one number); from
+        # the ninth at the latest, should a minute begin while these are sent.
+        assert codes[:4] == [200] * 4 and 429 in codes and codes.index(429) <= 8, codes
+        over = answers[codes.index(429)]
+        assert 1 <= int(over.headers["retry-after"]) <= 60
+        assert "alice" in over.json()["error"]
+        others = {**ACCEPT, "authorization": f"Bearer {other}"}
+        assert httpx.post(second.url, json=INIT, headers=others, timeout=30).status_code == 200
+
+
+def test_a_body_over_the_limit_is_refused_unread(home: Path, repo: Path) -> None:
+    set_serve(home, max_body_kb=4)
+    token = new_token(home, "alice")
+    headers = {**ACCEPT, "authorization": f"Bearer {token}"}
+    big = {**INIT, "params": {**INIT["params"], "padding": "x" * 8000}}  # type: ignore[dict-item]
+    with serve(repo) as served:
+        assert httpx.post(served.url, json=INIT, headers=headers, timeout=30).status_code == 200
+        assert httpx.post(served.url, json=big, headers=headers, timeout=30).status_code == 413
+
+
+def test_token_commands_refuse_bad_input_in_a_sentence(home: Path, repo: Path, run: Cli) -> None:
+    made = run.json("token", "create", "alice", "--read-only", "--expires", "never")
+    assert made["token"].startswith("ctd_") and made["expires_at"] is None
+    listed = run.json("token", "list")["tokens"]
+    assert [(t["name"], t["state"], t["read_only"]) for t in listed] == [("alice", "active", True)]
+    assert made["token"] not in str(listed)  # only ever shown when made
+    for args, words in (
+        (["token", "create", "alice"], "revoke"),
+        (["token", "create", "no spaces"], "cannot name a token"),
+        (["token", "create", "bob", "--expires", "soon"], "length of time"),
+        (["token", "create", "bob", "--project", "nowhere"], "nowhere"),
+        (["token", "revoke", "carol"], "No token"),
+    ):
+        result = run(*args)
+        assert result.exit_code != 0, args
+        assert words in result.output, result.output
+        assert "Traceback" not in result.output
+    assert run.json("token", "revoke", "alice")["token"]["state"] == "revoked"
+    again = run.json("token", "create", "alice")  # a revoked name may be given a new token
+    assert again["token"] != made["token"]
