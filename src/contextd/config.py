@@ -241,10 +241,13 @@ class ServeSettings(Struct, frozen=True):
     to call it (space-separated; none by default: agents send no Origin).
     `requests_per_minute = 0` counts nothing (no limit, and no write per request)."""
 
-    max_body_kb: int = 1024
+    max_body_kb: int = 1024  # the largest request body it reads
+    # requests a token may make a minute, counted in the store (every serve process on it
+    # together); 0 counts nothing: no limit, and no write per request
     requests_per_minute: int = 600
-    max_in_flight: int = 64
-    header_timeout_s: float = 10.0
+    max_in_flight: int = 64  # requests one process answers at once (one more gets a 503)
+    header_timeout_s: float = 10.0  # how long a client may take to send a request's headers
+    # browser origins allowed to call it, space-separated (none: agents send no Origin)
     allowed_origins: str = ""
 
 
