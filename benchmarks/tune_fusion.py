@@ -9,7 +9,10 @@ Each dataset is loaded once into a store under --cache (through the normal write
 `contextd eval` does) and its query vectors are kept beside it, so later runs only rank;
 the ranking is the real recall path with the settings given.
 
-With --grid, every combination of the values is ranked, and the queries of every dataset
+With --grid, every combination of the values is ranked. With --folds 0 each dataset is held
+out in turn: the combination that best keeps up with the better single arm on the other
+datasets is scored on it (leave-one-set-out), and each combination's MRR margin over the
+better arm is listed per set with its mean and spread. Otherwise the queries of every dataset
 are split into folds (a dataset's projects, when it has several, else by query id). For
 each fold the combination that best keeps up with the better single arm on the other folds
 (the summed shortfall over every dataset and metric, then the summed gain) is chosen and
@@ -152,6 +155,46 @@ def _shortfall(
     return short, -gain
 
 
+def _leave_one_set_out(
+    datasets: list[Dataset],
+    combos: list[list[str]],
+    runs: list[dict[str, list[dict[str, float]]]],
+    arms: dict[str, tuple[list[dict[str, float]], list[dict[str, float]]]],
+) -> dict[str, list[dict[str, float]]]:
+    """Each set's rows under the combination that did best on the other sets."""
+    held = {}
+    for d in datasets:
+        train = {o.name: list(range(len(o.queries))) for o in datasets if o is not d}
+        best = min(
+            range(len(combos)),
+            key=lambda j: _shortfall({n: r for n, r in runs[j].items() if n in train}, arms, train),
+        )
+        print(f"without {d.name}: {' '.join(combos[best])}")
+        held[d.name] = runs[best][d.name]
+    return held
+
+
+def _margins(
+    datasets: list[Dataset],
+    combos: list[list[str]],
+    runs: list[dict[str, list[dict[str, float]]]],
+    arms: dict[str, tuple[list[dict[str, float]], list[dict[str, float]]]],
+) -> None:
+    """Each combination's MRR minus the better arm's, per set, with mean and spread."""
+    print("\nhybrid MRR minus the better arm's, per set (mean and standard deviation across sets)")
+    for j, combo in enumerate(combos):
+        margins = []
+        for d in datasets:
+            everything = list(range(len(d.queries)))
+            ours = _mean(runs[j][d.name], everything)["mrr"]
+            fts, sem = (_mean(arm, everything)["mrr"] for arm in arms[d.name])
+            margins.append(ours - max(fts, sem))
+        spread = statistics.pstdev(margins) if len(margins) > 1 else 0.0
+        cells = " ".join(f"{m:+.3f}" for m in margins)
+        mean = statistics.fmean(margins)
+        print(f"  {' '.join(combo):60} {cells}  mean {mean:+.3f} sd {spread:.3f}")
+
+
 def cross_validate(datasets: list[Dataset], grid: list[str], folds: int) -> None:
     axes = []
     for spec in grid:
@@ -164,19 +207,23 @@ def cross_validate(datasets: list[Dataset], grid: list[str], folds: int) -> None
     for number, combo in enumerate(combos, 1):
         runs.append({d.name: d.rows(combo, "hybrid") for d in datasets})
         print(f"  {number}/{len(combos)} {' '.join(combo)}", file=sys.stderr)
-    split = {d.name: d.folds(folds) for d in datasets}
     held: dict[str, list[dict[str, float]]] = {d.name: [{}] * len(d.queries) for d in datasets}
-    for fold in range(folds):
-        train = {n: [i for i, f in enumerate(s) if f != fold] for n, s in split.items()}
-        best = min(range(len(combos)), key=lambda j: _shortfall(runs[j], arms, train))
-        print(f"fold {fold}: {' '.join(combos[best])}")
-        for name, assigned in split.items():
-            for i, f in enumerate(assigned):
-                if f == fold:
-                    held[name][i] = runs[best][name][i]
+    if folds == 0:  # leave one set out: each set is scored with what the others chose
+        held = _leave_one_set_out(datasets, combos, runs, arms)
+    else:
+        split = {d.name: d.folds(folds) for d in datasets}
+        for fold in range(folds):
+            train = {n: [i for i, f in enumerate(s) if f != fold] for n, s in split.items()}
+            best = min(range(len(combos)), key=lambda j: _shortfall(runs[j], arms, train))
+            print(f"fold {fold}: {' '.join(combos[best])}")
+            for name, assigned in split.items():
+                for i, f in enumerate(assigned):
+                    if f == fold:
+                        held[name][i] = runs[best][name][i]
     everything = {d.name: list(range(len(d.queries))) for d in datasets}
     best = min(range(len(combos)), key=lambda j: _shortfall(runs[j], arms, everything))
     print(f"chosen on all queries: {' '.join(combos[best])}")
+    _margins(datasets, combos, runs, arms)
     print(f"\n{'held-out':28}" + "".join(f"{m:>10}" for m in QUALITY))
     for d in datasets:
         fts, sem = (_mean(arm, everything[d.name]) for arm in arms[d.name])
@@ -196,7 +243,7 @@ def main() -> None:
     parser.add_argument("--ranking", choices=["hybrid", "fts", "semantic"])
     parser.add_argument("--categories", action="store_true")
     parser.add_argument("--grid", action="append", default=[])
-    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--folds", type=int, default=5, help="0: leave one dataset out")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     datasets = [Dataset(folder, args.cache) for folder in args.datasets]

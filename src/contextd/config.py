@@ -4,6 +4,7 @@ This and contextd.home_folder (which the hooks use before anything else loads) a
 modules that read environment variables; this is the only one that reads the config file.
 """
 
+import json
 import math
 import os
 import re
@@ -16,8 +17,9 @@ from msgspec.structs import asdict, fields, replace
 
 from contextd import home_folder
 from contextd.agent_dirs import project_dirs
+from contextd.client.grammar import did_you_mean
 from contextd.clock import parse_span
-from contextd.errors import ConfigError
+from contextd.errors import ConfigError, InvalidInputError
 from contextd.server_url import url_problem
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "load_settings",
     "parse_setting",
     "settings_view",
+    "toml_value",
     "resolve_home",
 ]
 
@@ -64,6 +67,10 @@ class EmbeddingSettings(Struct, frozen=True):
     # local model: onnxruntime threads per call (0: chosen by use, two in a resident process,
     # one per call in batches)
     threads: int = 0
+    # local model: word pieces of a record read (the rest is cut; it was trained on 128, reads
+    # at most 256). 128 takes 2.3-2.5x less CPU than 256 for a ~2,000-character record; on the
+    # ADR dev set hybrid search ranks as well, the meaning arm alone a little worse
+    max_tokens: int = 128
 
 
 class SearchSettings(Struct, frozen=True):
@@ -80,7 +87,7 @@ class SearchSettings(Struct, frozen=True):
     coverage_steepness: float = 24.0  # adaptive: how sharply that trust turns around the midpoint
     coverage_exponent: float = 2.0  # the full-text term grows as coverage to this power
     bm25_exponent: float = 3.0  # a candidate's bm25 relative to the best, to this power
-    semantic_share: float = 0.3  # the semantic arm's weight when full text is decisive
+    semantic_share: float = 0.5  # the semantic arm's weight when full text is decisive (CV)
     # adaptive: standard deviations above the pool's mean cosine that make a full match
     semantic_spread: float = 6.0
     zscore_spread: float = 4.0  # zscore: the same, for both arms
@@ -89,6 +96,15 @@ class SearchSettings(Struct, frozen=True):
     fts_weight: float = 1.0  # the weight of the full-text term
     semantic_weight: float = 1.0  # the weight of the semantic term
     semantic_floor: float = 0.15  # a cosine at or below this is no semantic match
+    # A record that matches by meaning alone (no word of the query) is a result only when its
+    # match is at least this share of the query's best match: below it, only the priors would
+    # rank it. Learnt from the eval sets: about the 2nd percentile of the meaning-only answers
+    # that reach the top ten (benchmarks/results/retrieval-i29.md).
+    evidence_share: float = 0.03
+    # When the best full-text match holds at least this share of the query's words (idf-
+    # weighted, as `coverage`), a record that holds none of them is no result at all: on the
+    # eval sets no answer found by meaning alone reached the top ten past 0.76.
+    full_text_decides: float = 0.9
     priority_weight: float = 0.35  # the weight of a record's priority (1-5)
     recency_weight: float = 0.25  # the weight of how recently a record was verified
     recency_half_life_days: float = 90.0  # the recency term halves every this many days
@@ -99,7 +115,9 @@ class SearchSettings(Struct, frozen=True):
     superseded_penalty: float = 0.35  # multiplier for NOT CURRENT records shown on request
     code_stale_factor: float = 0.6  # multiplier: a record whose named code changed since verified
     successor_factor: float = 1.0  # share of a superseded match's score credited to its successor
-    chain_bonus: float = 0.3  # a current record matched both directly and through its history
+    # a current record matched both directly and through its history (chosen by leaving one
+    # eval set out, retrieval-i29.md)
+    chain_bonus: float = 1.0
     candidate_pool: int = 50  # candidates taken from each of full text and vectors
     related_factor: float = 0.5  # the score of a linked record relative to its parent
     mmr_balance: float = 0.7  # --mmr: relevance against diversity (1: relevance alone)
@@ -156,14 +174,15 @@ class DaemonSettings(Struct, frozen=True):
 
 class RefreshSettings(Struct, frozen=True):
     """How alike two records must be (cosine) to be refused as a duplicate or reported, and
-    (their words) to be merged by `refresh`."""
+    (their words, besides the cosine) to be refused as a duplicate or merged by `refresh`."""
 
     duplicate_threshold: float = 0.9  # at or above: refused as a restatement (unless --force)
     similar_threshold: float = 0.65  # at or above: reported as similar (refresh: clusters)
     # a looser match that, with a change cue, flags a likely replacement (a replacement
     # changes the very words)
     replacement_threshold: float = 0.4
-    # refresh merges only words this alike, with the same negations, numbers and names
+    # a duplicate's words (refused, or merged by refresh): this alike, with the same
+    # negations, numbers and names
     merge_text_similarity: float = 0.9
     # none, or openai: `refresh --summarize` sends clusters to the [chat] endpoint, which
     # proposes one record a cluster
@@ -337,7 +356,14 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
     ("embeddings", "precision"): ("fp32", "int8"),
     ("search", "ranking"): ("hybrid", "fts", "semantic"),
-    ("search", "fusion"): ("adaptive", "zscore", "relative", "saturating", "weighted", "rrf"),
+    ("search", "fusion"): (
+        "adaptive",
+        "zscore",
+        "relative",
+        "saturating",
+        "weighted",
+        "rrf",
+    ),
     ("vectors", "backend"): ("sqlite", "qdrant"),
     ("refresh", "summarizer"): ("none", "openai"),
 }
@@ -484,18 +510,24 @@ def _check_span(section: str, name: str, value: str) -> None:
         )
 
 
+_TYPE_WORDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+
+
 def parse_setting(key: str, raw: str) -> tuple[str, str, str | int | float | bool]:
     """Check a `section.name` key and convert the typed-in value to the setting's type.
 
     Raises:
-        ConfigError: the key is unknown or the value does not fit it.
+        InvalidInputError: the key is unknown (with the names it was probably meant to be) or
+            the value is not of the setting's type.
+        ConfigError: the value is of its type but does not fit the setting.
     """
     section, _, name = key.partition(".")
     cls = _SECTIONS.get(section)
     known = {f.name: f for f in fields(cls)} if cls else {}
     if name not in known:
-        every = ", ".join(f"{s}.{f.name}" for s, c in _SECTIONS.items() for f in fields(c))
-        raise ConfigError(f"Unknown setting {key!r}; known settings: {every}.")
+        every = [f"{s}.{f.name}" for s, c in _SECTIONS.items() for f in fields(c)]
+        hint = did_you_mean(key, every) or " `contextd config` lists every setting."
+        raise InvalidInputError(f"Unknown setting {key!r}.{hint}")
     expected: type[Any] = type(known[name].default)
     value: str | int | float | bool
     try:
@@ -506,9 +538,23 @@ def parse_setting(key: str, raw: str) -> tuple[str, str, str | int | float | boo
         else:
             value = expected(raw)
     except ValueError:
-        raise ConfigError(f"{key} takes a {expected.__name__}; {raw!r} is not one.") from None
+        raise InvalidInputError(
+            f"{key} takes {_TYPE_WORDS.get(expected, expected.__name__)}; {raw!r} is not one."
+        ) from None
     _check_choice(section, name, value)
     return section, name, value
+
+
+def toml_value(value: object) -> str:
+    """A setting's value as TOML writes it: true/false, numbers as they are, strings and
+    lists of them in double quotes (JSON's escapes are TOML's)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)
 
 
 def settings_view(settings: Settings) -> dict[str, Any]:
@@ -522,8 +568,6 @@ def default_config_text() -> str:
     for name, cls in _SECTIONS.items():
         lines.append(f"[{name}]")
         for item in fields(cls):
-            value = item.default
-            shown = str(value).lower() if isinstance(value, bool) else repr(value)
-            lines.append(f"# {item.name} = {shown}".replace("'", '"'))
+            lines.append(f"# {item.name} = {toml_value(item.default)}")
         lines.append("")
     return "\n".join(lines)

@@ -64,7 +64,7 @@ def test_an_api_key_env_setting_takes_a_variable_name_never_a_key(run: Cli, home
     key = "sk-proj-" + "Ab3dE5gH7jK9mN1pQ3sT5vX7z" * 2
     for value in (key, "my openai key"):
         result = run("config", "set", "embeddings.api_key_env", value)
-        assert result.exit_code == 5, result.output
+        assert result.exit_code == 2, result.output
         assert key not in result.output and "Ab3dE5gH7jK9" not in result.output
     assert b"Ab3dE5gH7jK9" not in (home / "config.toml").read_bytes()
     assert run("config", "set", "embeddings.api_key_env", "OPENAI_API_KEY").exit_code == 0
@@ -74,7 +74,7 @@ def test_an_api_key_env_setting_takes_a_variable_name_never_a_key(run: Cli, home
 def test_a_secret_in_any_config_value_is_refused_without_echo(run: Cli, home: Path) -> None:
     url = "https://bob:" + "Hunter2Secret!" + "@embed.internal/v1"
     result = run("config", "set", "embeddings.api_base", url)
-    assert result.exit_code == 5 and "password in a URL" in result.stderr
+    assert result.exit_code == 2 and "password in a URL" in result.stderr
     assert "Hunter2Secret" not in result.output
     assert b"Hunter2Secret" not in (home / "config.toml").read_bytes()
 
@@ -82,7 +82,7 @@ def test_a_secret_in_any_config_value_is_refused_without_echo(run: Cli, home: Pa
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN", "infinity"])
 def test_config_set_refuses_numbers_that_are_not_finite(run: Cli, value: str) -> None:
     result = run("config", "set", "--", "search.fts_weight", value)
-    assert result.exit_code == 5 and "finite" in result.stderr, result.output
+    assert result.exit_code == 2 and "finite" in result.stderr, result.output
     assert not math.isnan(run.json("config")["settings"]["search"]["fts_weight"])
 
 

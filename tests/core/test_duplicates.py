@@ -267,3 +267,38 @@ def test_a_checkpoint_restating_a_superseded_decision_is_still_refused(run: Cli)
     run.json(*POSTGRES, "--supersedes", old["id"])
     result = run("checkpoint", "Use NATS for the task queue")
     assert result.exit_code == 4 and "repeats decision" in result.stderr
+
+
+RULE = "Never let import-worker call metrics-agent"
+
+
+@pytest.mark.usefixtures("local_model")  # the real model puts these at cosine 0.9 and above
+@pytest.mark.parametrize(
+    "other",
+    [
+        "Always let import-worker call metrics-agent",  # the negation reversed
+        "Never let metrics-agent call import-worker",  # the roles reversed
+        "Never let export-worker call metrics-agent",  # another component
+        "Never let import-worker call metrics-agent-v2",  # another version of it
+        "Never let import-worker call metrics-agent twice",  # another number
+    ],
+)
+def test_a_rule_that_says_something_else_is_stored_however_close_its_vector(
+    run: Cli, other: str
+) -> None:
+    rule = run.json("add", RULE, "--category", "convention")
+    stored = run("add", other, "--category", "convention", "--json")
+    assert stored.exit_code == 0, stored.output
+    similar = json.loads(stored.stdout)["similar"]
+    assert [s["id"] for s in similar] == [rule["id"]]  # still shown beside it, to judge
+    assert similar[0]["similarity"] >= 0.9  # what a vector-only guard refused
+
+
+@pytest.mark.usefixtures("local_model")
+def test_a_restatement_of_a_rule_is_still_refused_by_the_real_model(run: Cli) -> None:
+    rule = run.json("add", RULE, "--category", "convention")
+    for again in (RULE + ".", "Never let the import-worker call metrics-agent"):
+        refused = run("add", again, "--category", "convention")
+        assert refused.exit_code == 4, again
+        assert rule["id"] in refused.stderr and "% the same as" in refused.stderr
+    assert len(run.json("memories")["records"]) == 1

@@ -207,7 +207,7 @@ def test_cli_recall_prints_the_context_to_stdout_and_the_summary_to_stderr(run: 
     assert decision["id"] in result.stdout
     assert "Use NATS for the task queue" in result.stdout
     assert "passages" not in result.stdout
-    assert re.search(r"1 passages, ~\d+/400 tokens", result.stderr)
+    assert re.search(r"1 passage, ~\d+/400 tokens", result.stderr)
     assert decision["id"] not in result.stderr
 
 

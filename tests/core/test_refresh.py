@@ -78,7 +78,7 @@ def test_a_dry_run_says_what_it_would_do_and_changes_nothing(run: Cli) -> None:
     assert run("show", twin["id"]).exit_code == 0
     text = run("refresh", "--dry-run").stdout
     assert text.startswith("Dry run: nothing was changed.")
-    assert "would merge 1 duplicates into 1 records" in text
+    assert "would merge 1 duplicate into 1 record" in text
 
 
 @pytest.mark.usefixtures("repo")
@@ -200,7 +200,7 @@ def test_a_person_is_shown_the_duplicates_and_asked_in_a_terminal(repo: Path, ru
     assert run("show", near["id"]).exit_code == 0
     code, output = refresh_in_a_terminal(repo, b"y\n")
     assert code == 0, output
-    assert "merged 1 duplicates into 1 older records" in output
+    assert "merged 1 duplicate into 1 older record" in output
     assert run("show", near["id"]).exit_code != 0
 
 

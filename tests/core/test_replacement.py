@@ -1,10 +1,11 @@
-"""The 'likely replaces' flag: a change cue in what the new record states, nothing else."""
+"""The 'likely replaces' flag: a change cue in what the new record states, tied to the record
+it names when it names one."""
 
 import itertools
 
 import pytest
 
-from contextd.core.writing.replacement import replacement_reason
+from contextd.core.writing.replacement import likely_replaced
 from contextd.models import (
     Body,
     ConstraintBody,
@@ -14,6 +15,7 @@ from contextd.models import (
     MemoryBody,
     Origin,
     Record,
+    Similar,
     Status,
 )
 
@@ -47,6 +49,17 @@ def _record(title: str, body: Body | None = None, status: Status = Status.ACTIVE
 
 
 NOTE = _record("GPU scheduler uses NATS for task transport")
+LOOSER = 0.4
+
+
+def _reason(new: Record, *near: tuple[Record, float]) -> str | None:
+    found = likely_replaced(new, [Similar(r, s) for r, s in near], LOOSER)
+    return found.replaces if found else None
+
+
+def _flagged(new: Record, *near: tuple[Record, float]) -> str | None:
+    found = likely_replaced(new, [Similar(r, s) for r, s in near], LOOSER)
+    return found.record.id if found else None
 
 
 def test_the_quick_starts_decision_does_not_replace_the_note_it_agrees_with() -> None:
@@ -59,23 +72,83 @@ def test_the_quick_starts_decision_does_not_replace_the_note_it_agrees_with() ->
             what_we_tried="Redis streams; dropped them after a week",
         ),
     )
-    assert replacement_reason(decision, NOTE) is None
+    assert _reason(decision, (NOTE, 0.7)) is None
 
 
 @pytest.mark.parametrize(
     ("title", "phrase"),
     [
         ("Work dispatch moved to NATS JetStream", "moved to"),
-        ("Moved CI from Travis to CircleCI after the minutes cap", "Moved CI from Travis to"),
-        ("CircleCI retired; pipelines are GitHub Actions", "retired"),
-        ("Alembic replaced by Atlas with a declarative schema", "replaced"),
         ("Bumped the bcrypt cost to 12", "Bumped"),
         ("Python 3.12 is now the floor for every service", "is now"),
-        ("New tables use UUIDv7 keys instead of v4", "instead of"),
     ],
 )
-def test_a_change_cue_in_the_title_names_the_change(title: str, phrase: str) -> None:
-    assert replacement_reason(_record(title), NOTE) == f"it says \u201c{phrase}\u201d"
+def test_a_cue_that_names_nothing_old_flags_the_closest_record(title: str, phrase: str) -> None:
+    other = _record("Deploys wait for the nightly backup")
+    assert _reason(_record(title), (NOTE, 0.6), (other, 0.5)) == f"it says \u201c{phrase}\u201d"
+    assert _flagged(_record(title), (NOTE, 0.6), (other, 0.5)) == NOTE.id
+    assert _reason(_record(title), (NOTE, 0.3)) is None  # not similar enough
+
+
+QUEUE = _record("Use NATS JetStream for the task queue")
+DEPLOYS = _record("Deploys drain the task queue before they start")
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Move the task queue from NATS JetStream to Redis Streams",
+        "Replace NATS JetStream with Redis Streams for the task queue",
+        "Switch the task queue from JetStream to Redis Streams",
+        "Migrate off NATS to Redis Streams",
+        "Use Redis Streams instead of NATS JetStream",
+        "Deprecate JetStream in favour of Redis Streams",
+        "Drop JetStream for Redis Streams",
+        "JetStream retired; the task queue is Redis Streams",
+        "NATS JetStream replaced by Redis Streams",
+    ],
+)
+def test_an_imperative_replacement_flags_the_record_that_names_what_it_lets_go(
+    title: str,
+) -> None:
+    """Even when another record is closer: the cue names JetStream, which only QUEUE holds."""
+    assert _flagged(_record(title), (DEPLOYS, 0.75), (QUEUE, 0.55)) == QUEUE.id
+
+
+def test_a_named_record_may_be_loosely_similar_but_not_unrelated() -> None:
+    terraform = _record("Infrastructure definitions migrated to Terraform, state in S3")
+    new = _record("Switched from Terraform to OpenTofu 1.6 after the BSL relicensing")
+    assert _flagged(new, (terraform, 0.3)) == terraform.id
+    assert _flagged(new, (terraform, 0.2)) is None
+
+
+def test_a_cue_naming_something_no_near_record_holds_flags_nothing() -> None:
+    new = _record("Replace Kiam with IAM Roles for Service Accounts")
+    assert _flagged(new, (DEPLOYS, 0.8)) is None
+
+
+def test_a_newer_record_under_the_same_title_replaces_it() -> None:
+    old = _record("8. Keycloak User Administrators Configuration\n\n## Context\nOne realm.")
+    new = _record("9. Keycloak User Administrators Configuration\n\n## Context\nTwo realms.")
+    assert _reason(new, (old, 0.8)) == "it has the same title"
+
+
+def test_a_body_sentence_that_names_an_older_record_as_past_flags_it() -> None:
+    signon = _record("ADR003: Use GOV.UK Signon\n\n## Context\nUsers sign in with Signon.")
+    notify = _record("ADR002: Use GOV.UK Notify\n\n## Context\nEmails go through Notify.")
+    new = _record(
+        "ADR015: Use an identity provider\n\n## Context\n"
+        "In [ADR003 Use GOV.UK Signon] we decided to wait and see. See ADR002 for email."
+    )
+    assert _flagged(new, (notify, 0.6), (signon, 0.5)) == signon.id
+
+
+def test_cues_in_a_long_records_body_alone_flag_nothing() -> None:
+    new = _record(
+        "ADR040: Ensuring cluster stability\n\n## Context\nNodes are no longer replaced "
+        "by hand; we drain them instead of deleting them."
+    )
+    assert _flagged(new, (NOTE, 0.8)) is None
 
 
 def test_a_decisions_why_and_a_constraints_reason_can_carry_the_cue() -> None:
@@ -89,23 +162,25 @@ def test_a_decisions_why_and_a_constraints_reason_can_carry_the_cue() -> None:
             reason="SMS codes were retired after the SIM-swap", hardness=Hardness.STRONG
         ),
     )
-    assert replacement_reason(decision, NOTE) == "it says \u201cno longer\u201d"
-    assert replacement_reason(constraint, NOTE) == "it says \u201cretired\u201d"
+    sms = _record("Admins sign in with a code sent by SMS")
+    assert _reason(decision, (NOTE, 0.6)) == "it says \u201cno longer\u201d"
+    assert _reason(constraint, (sms, 0.3)) == "it says \u201cSMS codes were retired\u201d"
 
 
 def test_other_technologies_named_without_a_cue_are_not_a_replacement() -> None:
     old = _record("Background jobs go through RQ on Redis")
-    assert replacement_reason(_record("The nightly batch is a Kubernetes CronJob"), old) is None
+    assert _reason(_record("The nightly batch is a Kubernetes CronJob"), (old, 0.7)) is None
 
 
 def test_only_an_active_record_other_than_itself_can_be_replaced() -> None:
     new = _record("Work dispatch moved to NATS JetStream")
     gone = _record("Work dispatch on RQ", status=Status.SUPERSEDED)
-    assert replacement_reason(new, gone) is None
-    assert replacement_reason(new, new) is None
+    assert _reason(new, (gone, 0.8)) is None
+    assert _reason(new, (new, 1.0)) is None
 
 
 def test_a_long_cue_is_shown_clipped() -> None:
     new = _record("Rolled the billing API server back from Bun to Node 22")
-    reason = replacement_reason(new, NOTE)
+    bun = _record("The billing API server runs on Bun")
+    reason = _reason(new, (bun, 0.7))
     assert reason is not None and len(reason) <= 52

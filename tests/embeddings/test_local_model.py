@@ -34,8 +34,9 @@ def reference() -> dict[str, Any]:
 @pytest.fixture(scope="module", params=["onnxruntime", "numpy"])
 def model(request: pytest.FixtureRequest) -> LocalMiniLM:
     """The packaged model as a warmed process runs it (onnxruntime), and as a one-shot
-    command does (numpy); loaded once for the module."""
-    loaded = LocalMiniLM(runtime=request.param)
+    command does (numpy), reading as far as sentence-transformers does; loaded once for the
+    module."""
+    loaded = LocalMiniLM(runtime=request.param, max_tokens=MAX_TOKENS)
     loaded.warm()
     assert loaded.runtime == request.param
     return loaded
@@ -104,6 +105,26 @@ def test_many_texts_embed_in_their_own_order_across_batches(
     assert len(many) == len(expected) > 3 * 8
     for together, alone in zip(many, expected, strict=True):
         assert _cosine(together, alone) >= 0.99999
+
+
+def test_by_default_a_record_is_read_to_its_128th_word_piece() -> None:
+    """What follows the first 128 word pieces changes nothing by default, and does when the
+    model is told to read further (embeddings.max_tokens)."""
+    words = " ".join(f"queue{n} worker" for n in range(60))  # ~150 word pieces
+    head, longer = (
+        f"Workers drain the task queue. {words}",
+        f"Workers drain the task queue. {words} Redis",
+    )
+    default = LocalMiniLM(runtime="numpy")
+    assert _cosine(*default.embed_documents([head, longer])) >= 0.99999
+    further = LocalMiniLM(runtime="numpy", max_tokens=MAX_TOKENS)
+    assert _cosine(*further.embed_documents([head, longer])) < 0.9999
+
+
+@pytest.mark.parametrize("max_tokens", [0, MAX_TOKENS + 1])
+def test_a_read_length_the_model_cannot_take_is_refused(max_tokens: int) -> None:
+    with pytest.raises(ValueError, match="max_tokens"):
+        LocalMiniLM(max_tokens=max_tokens)
 
 
 def test_vectors_are_unit_length_and_384_wide(
@@ -351,3 +372,23 @@ def test_a_resident_process_runs_one_text_on_two_threads_an_ingest_two_calls_on_
     warmed.warm()
     text = "why did we move the task queue off redis"
     assert _cosine(warmed.embed_query(text), LocalMiniLM().embed_query(text)) >= 0.99999
+
+
+def test_a_configured_read_length_the_model_cannot_take_is_one_clear_sentence(
+    home: Path,
+) -> None:
+    config = home / "config.toml"
+    config.write_text(
+        '[embeddings]\nprovider = "local"\nmax_tokens = 1000\n[hooks]\nautostart_daemon = false\n',
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "contextd", "search", "task queue"],
+        capture_output=True,
+        encoding="utf-8",
+        env=os.environ | {"CONTEXTD_HOME": str(home)},
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "embeddings.max_tokens must be 1 to 256" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -144,7 +144,7 @@ def test_pre_compact_tells_the_user_what_it_snapshotted_and_what_the_scan_flagge
     assert snap.reply is not None and set(snap.reply) == {"systemMessage"}
     message = snap.reply["systemMessage"]
     assert re.match(
-        r"contextd: before this auto compaction, snapshotted the [1-9]\d* records this "
+        r"contextd: before this auto compaction, snapshotted the [1-9]\d* records? this "
         r"session was given in orbit;",
         message,
     ), message

@@ -219,7 +219,7 @@ def test_a_near_identical_restatement_inside_the_import_becomes_one_record(
 ) -> None:
     constraints = ck_copy / ".context" / "constraints.json"
     entries = json.loads(constraints.read_text(encoding="utf-8"))
-    reworded = "Publish only to NATS subjects under tasks.*, always"
+    reworded = "Publish only to the NATS subjects under tasks.*"
     entries.insert(0, entries[0] | {"id": "con-000", "rule": reworded, "status": "deprecated"})
     constraints.write_text(json.dumps(entries), encoding="utf-8")
     out = run.json("import", "context-keeper", str(ck_copy))

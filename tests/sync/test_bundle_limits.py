@@ -90,4 +90,4 @@ def test_a_bundle_under_the_cap_still_imports_and_the_cap_can_be_raised(
     assert raised.exit_code == 0, raised.output
     assert laptop.json("config")["settings"]["sync"]["max_bundle_mb"] == 2
     refused = laptop("config", "set", "sync.max_bundle_mb", "0")
-    assert refused.exit_code == 5 and "greater than 0" in refused.output
+    assert refused.exit_code == 2 and "greater than 0" in refused.output

@@ -1,5 +1,5 @@
 """`contextd ui` as a real process: started with --json, its address read from the first line,
-stopped with Ctrl-C (SIGINT) by its own pid."""
+stopped with Ctrl-C (SIGINT, or the signal asked for) by its own pid."""
 
 import json
 import os
@@ -22,7 +22,9 @@ class Served(Struct):
 
 
 @contextmanager
-def running_ui(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[Served]:
+def running_ui(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, stop: int = signal.SIGINT
+) -> Iterator[Served]:
     process = subprocess.Popen(
         [sys.executable, "-m", "contextd", "ui", "--json", *args],
         cwd=cwd,
@@ -44,6 +46,6 @@ def running_ui(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Iter
         yield served
     finally:
         if process.poll() is None:
-            process.send_signal(signal.SIGINT)
+            process.send_signal(stop)
         out, err = process.communicate(timeout=30)
         served.output += [out, err]

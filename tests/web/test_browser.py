@@ -88,7 +88,7 @@ def test_search_shows_hits_and_explains_them_on_demand(
     browser.get(reader.url.replace("/?", "/p/orbit/records?"))
     _htmx_ready(browser)
     _css(browser, "#q").send_keys("task queue")
-    _wait(browser, lambda d: "hits for" in _css(d, "#count").text)
+    _wait(browser, lambda d: " for “task queue”" in _css(d, "#count").text)
     first = _css(browser, "#hits tbody tr a.rid")
     assert first.get_attribute("href").endswith(f"/r/{store.nats}")
     assert "semantic" not in _css(browser, "#results").text

@@ -3,6 +3,7 @@ with one sentence and the right status."""
 
 import html
 import re
+from collections.abc import Callable
 
 import pytest
 from starlette.testclient import TestClient
@@ -10,6 +11,7 @@ from starlette.testclient import TestClient
 from contextd.app import App
 from contextd.core.reading.reader import RecordReader
 from contextd.models import Kind, MemoryBody, RecordDraft
+from tests.retrieval.test_relevance_gate import MATCHING, _store, _unrelated
 from tests.web.conftest import SCRIPT_TITLE, Store
 
 
@@ -195,3 +197,14 @@ def test_a_record_replacing_two_draws_both_in_the_first_column(
     columns = {rid: int(x) for rid, x in boxes}
     assert columns[store.script] == columns[store.checkpoint] < columns[merged.id]
     assert svg.count('class="edge"') == 2
+
+
+def test_search_counts_only_the_records_that_match(
+    make_client: Callable[..., TestClient], app: App
+) -> None:
+    """The web view searches through the same ranking as the CLI: records that do not match
+    the query are not listed to fill the page (it once said "16 hits" for one)."""
+    ids = _store(app, [*_unrelated()[:40], MATCHING])
+    page = make_client().get("/p/orbit/records", params={"q": "task queue"}).text
+    assert _ids_in(page) == [ids[-1]]
+    assert re.search(r"\b1 hit for", page)

@@ -3,6 +3,7 @@ token, never writes the token anywhere but the line that announces it, and opens
 without putting the token on a command line."""
 
 import os
+import signal
 import socket
 import stat
 import sys
@@ -112,6 +113,25 @@ def test_open_hands_the_browser_a_private_file_not_the_token(
         assert stat.S_IMODE(launcher.stat().st_mode) == 0o600
         assert served.url in launcher.read_text(encoding="utf-8")
     assert not launcher.exists()  # removed when the server stops
+
+
+def test_sigterm_stops_it_cleanly_and_removes_the_launcher(
+    repo: Path, tmp_path: Path, home: Path
+) -> None:
+    log = tmp_path / "browser-args"
+    browser = tmp_path / "fake-browser"
+    browser.write_text(f'#!/bin/sh\necho "$@" >> {log}\n', encoding="utf-8")
+    browser.chmod(0o700)
+    env = os.environ | {"BROWSER": str(browser)}
+    with running_ui(repo, "--open", env=env, stop=signal.SIGTERM) as served:
+        launcher = home / f"ui-{served.base.rsplit(':', 1)[1]}.html"
+        deadline = time.monotonic() + 20
+        while not log.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert launcher.exists()
+    assert not launcher.exists()
+    assert served.process.returncode == 0
+    assert "Stopped." in served.output[-1]
 
 
 def test_ctrl_c_while_the_browser_starts_still_removes_the_launcher(

@@ -12,7 +12,7 @@ from msgspec import Struct
 from contextd.app import App, can_write_store, open_app
 from contextd.client.launch import start_quietly
 from contextd.client.options import Option
-from contextd.client.printer import echo
+from contextd.client.printer import COLOUR_MODES, echo, use_colour
 from contextd.config import Settings, load_settings
 from contextd.errors import ContextdError
 
@@ -90,6 +90,13 @@ def _click_option(option: Option) -> Callable[[F], F]:
     )
 
 
+def _colour(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    """--color for contextd's printer and for click's own messages (help, usage errors)."""
+    if value:
+        use_colour(value)
+        ctx.find_root().color = {"always": True, "never": False}.get(value)
+
+
 common_options = option_bundle(
     click.option(
         "--json",
@@ -117,8 +124,16 @@ common_options = option_bundle(
         callback=_remember("project"),
         help="Act on this project (default: $CONTEXTD_PROJECT, then the folder).",
     ),
+    click.option(
+        "--color",
+        type=click.Choice(COLOUR_MODES),
+        expose_value=False,
+        is_eager=True,
+        callback=_colour,
+        help="Colour: auto (a terminal, unless $NO_COLOR is set), always or never.",
+    ),
 )
-"""--json, --home and --project, on every command (and on the root group)."""
+"""--json, --home, --project and --color, on every command (and on the root group)."""
 
 
 def get_settings() -> Settings:

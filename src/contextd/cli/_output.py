@@ -1,9 +1,12 @@
 """The only code that prints: JSON for scripts, aligned text for people."""
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
 
 from contextd.cli._context import state
+from contextd.cli._pager import paged
 from contextd.client.printer import (
     echo,
     json_text,
@@ -22,7 +25,19 @@ from contextd.models import Kind, Record, Similar, Status
 if TYPE_CHECKING:  # types only: a write never loads the reader
     from contextd.core.reading.reader import RecordDetail
 
-__all__ = ["KIND_HEADINGS", "emit", "record_block", "record_row", "report_write", "table", "warn"]
+__all__ = [
+    "KIND_HEADINGS",
+    "emit",
+    "limit_option",
+    "more_note",
+    "record_block",
+    "record_row",
+    "report_write",
+    "table",
+    "warn",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 KIND_HEADINGS = {
     Kind.MEMORY: "Memories",
@@ -33,12 +48,32 @@ KIND_HEADINGS = {
 }
 
 
-def emit(payload: dict[str, Any], human: Callable[[], None]) -> None:
-    """Print `payload` as JSON under --json, else let `human` print text."""
+def emit(payload: dict[str, Any], human: Callable[[], None], *, long: bool = False) -> None:
+    """Print `payload` as JSON under --json, else let `human` print text; a `long` listing
+    goes through the pager on a terminal (contextd.cli._pager)."""
     if state().json:
         echo(json_text(payload, indent=2))
+    elif long:
+        paged(human)
     else:
         human()
+
+
+def limit_option(default: int | None = None) -> Callable[[F], F]:
+    """--limit N on a listing: at most N entries (default: every one, or `default`)."""
+    return click.option(
+        "--limit",
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=default is not None,
+        help="Show at most this many." + ("" if default else " (default: all)"),
+    )
+
+
+def more_note(shown: int, total: int) -> None:
+    """After a listing cut by --limit: how many were left out (on stderr)."""
+    if total > shown:
+        echo(f"{total - shown} more not shown; raise --limit to see them.", err=True)
 
 
 def report_write(

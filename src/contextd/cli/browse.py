@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 import click
 
 from contextd.cli._context import common_options, get_app
-from contextd.cli._output import emit, record_block, record_row, table
+from contextd.cli._output import emit, limit_option, more_note, record_block, record_row, table
 from contextd.client.printer import echo
 from contextd.clock import age
 from contextd.core.reading.views import detail_view, project_view, record_view
@@ -23,7 +23,13 @@ _KINDS = click.Choice([k.value for k in Kind])
 @click.argument("record_id", metavar="ID")
 @common_options
 def show(record_id: str) -> None:
-    """Show one record in full, with what replaced it if it is superseded."""
+    """Show one record in full, with what replaced it if it is superseded.
+
+    \b
+    Examples:
+      contextd show 01a23782                # an id's first characters are enough
+      contextd show 01a23782 --json
+    """
     app = get_app()
     detail = app.reader.detail(record_id)
     linked = [
@@ -39,14 +45,24 @@ def show(record_id: str) -> None:
 @click.command()
 @click.option("--kind", "kinds", multiple=True, type=_KINDS, help="Only this kind (repeatable).")
 @click.option("--all", "include_all", is_flag=True, help="Include superseded and archived ones.")
+@limit_option()
 @common_options
-def memories(kinds: tuple[str, ...], include_all: bool) -> None:
-    """List the project's records and the global ones, newest first."""
+def memories(kinds: tuple[str, ...], include_all: bool, limit: int | None) -> None:
+    """List the project's records and the global ones, newest first (through a pager on a
+    terminal).
+
+    \b
+    Examples:
+      contextd memories                       # every current record
+      contextd memories --kind decision --limit 20
+      contextd memories --all --json          # with superseded and archived ones
+    """
     app = get_app()
     project = app.current_project()
-    records = app.reader.list_records(
+    found = app.reader.list_records(
         project, kinds=tuple(Kind(k) for k in kinds), include_inactive=include_all
     )
+    records = found[:limit] if limit else found
     shorts = app.reader.short_ids([r.id for r in records])
 
     def human() -> None:
@@ -55,7 +71,9 @@ def memories(kinds: tuple[str, ...], include_all: bool) -> None:
             return
         table([record_row(r, shorts[r.id], extra=age(r.created_at)) for r in records])
 
-    emit({"project": project_view(project), "records": [record_view(r) for r in records]}, human)
+    payload = {"project": project_view(project), "records": [record_view(r) for r in records]}
+    emit(payload, human, long=True)
+    more_note(len(records), len(found))
 
 
 @click.command()

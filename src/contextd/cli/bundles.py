@@ -11,8 +11,11 @@ import click
 
 from contextd.app import can_write_store
 from contextd.cli._context import common_options, get_app, get_settings, state
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
+from contextd.cli._progress import progress_bar
 from contextd.cli.survey import print_summary
+from contextd.client.grammar import counted
 from contextd.client.printer import echo, style
 from contextd.clock import parse_when, to_iso
 from contextd.core.workspace.capped import Cap, read_capped, read_stream_capped
@@ -23,7 +26,7 @@ from contextd.sync.summary import store_summary
 __all__ = ["COMMANDS", "print_merge"]
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 @common_options
 def bundle() -> None:
     """Exchange records with another machine through a JSON file (no SSH needed)."""
@@ -41,7 +44,13 @@ def export_bundle(out: str, since: str | None) -> None:
     """Write every project's records, supersede links and deletions (or --project's) to FILE.
 
     A store that cannot be written (a read-only home) is exported without remembering what
-    was sent, which only conflict detection uses."""
+    was sent, which only conflict detection uses.
+
+    \b
+    Examples:
+      contextd bundle export --out laptop.json
+      contextd bundle export --out - --since 30d | ssh desk contextd bundle import --file -
+    """
     remember = can_write_store(get_settings())
     app = get_app(read_only=not remember)
     chosen = state().project
@@ -64,8 +73,9 @@ def export_bundle(out: str, since: str | None) -> None:
     emit(
         payload,
         lambda: echo(
-            f"Exported {len(bundle_.records)} records and {len(bundle_.tombstones)} deletions "
-            f"of {len(bundle_.projects)} projects to {out}."
+            f"Exported {counted(len(bundle_.records), 'record')} and "
+            f"{counted(len(bundle_.tombstones), 'deletion')} "
+            f"of {counted(len(bundle_.projects), 'project')} to {out}."
         ),
     )
 
@@ -77,17 +87,27 @@ _NOT_REMEMBERED = (
 )
 
 
+_BAR_FROM = 50  # new records; each is embedded, so a big bundle takes a while
+
+
 @bundle.command(name="import")
 @click.option("--file", "file_", required=True, metavar="FILE", help="The bundle ('-': stdin).")
 @click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
 @common_options
 def import_bundle(file_: str, dry_run: bool) -> None:
     """Merge a bundle by record id: newer versions win, divergences are listed, deletions
-    travel."""
+    travel.
+
+    \b
+    Examples:
+      contextd bundle import --file laptop.json --dry-run
+      contextd bundle import --file laptop.json
+    """
     app = get_app()
     source = "the bundle on stdin" if file_ == "-" else file_
     text = _read(file_, bundle_cap(app.settings.sync.max_bundle_mb))
-    report = app.sync.import_text(text, source, dry_run=dry_run)
+    with progress_bar("embedding", at_least=_BAR_FROM) as bar:
+        report = app.sync.import_text(text, source, dry_run=dry_run, progress=bar.update)
     view = report.view(app.sync.store_id())
     emit(view, lambda: print_merge(view, f"Merged {source}"))
 
@@ -109,7 +129,7 @@ def print_merge(view: dict[str, Any], headline: str) -> None:
         f"{view['updated']} updated",
         f"{view['unchanged']} unchanged",
         f"{view['deleted']} deleted",
-        f"{view['conflicts']} conflicts",
+        counted(view["conflicts"], "conflict"),
     ]
     if view.get("kept_local"):
         parts.append(f"{view['kept_local']} newer here (kept)")

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, get_app, get_settings
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
 from contextd.client import rendezvous, to_daemon
 from contextd.client.printer import echo
@@ -22,7 +23,7 @@ _START_WAIT_S = 60.0  # the first start loads the model and the vectors
 _FAILURE = "Error: "  # how `daemon run` reports why it could not start (see _why_it_failed)
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 def daemon() -> None:
     """The warm daemon: keeps the model, the store and the vectors loaded for the hooks."""
 

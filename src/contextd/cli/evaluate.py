@@ -1,9 +1,7 @@
 """`contextd eval DIR`: score retrieval on a dataset, in a scratch store."""
 
 import contextlib
-import sys
 from pathlib import Path
-from typing import Any
 
 import click
 from msgspec.structs import asdict, replace
@@ -11,6 +9,7 @@ from msgspec.structs import asdict, replace
 from contextd.app import open_app, scratch_settings
 from contextd.cli._context import common_options, get_settings
 from contextd.cli._output import emit, table
+from contextd.cli._progress import Bar
 from contextd.client.printer import echo
 from contextd.errors import ProviderUnavailableError
 from contextd.evaluation import METRICS, Evaluator, load_dataset
@@ -37,18 +36,13 @@ def evaluate(folder: Path, ranking: str | None) -> None:
     settings = get_settings()
     if ranking is not None:
         settings = replace(settings, search=replace(settings.search, ranking=ranking))
-    bars: dict[str, Any] = {}
+    bars: dict[str, Bar] = {}
 
     def progress(stage: str, done: int, total: int) -> None:
-        bar = bars.get(stage)
-        if bar is None:
-            bar = bars[stage] = click.progressbar(
-                length=total, label=f"{stage:<8}", file=sys.stderr
-            )
-            bar.__enter__()
-        bar.update(done - bar.pos)
+        bar = bars.setdefault(stage, Bar(f"{stage:<8}"))
+        bar.update(done, total)
         if done >= total:
-            bar.__exit__(None, None, None)
+            bar.close()
 
     with scratch_settings(settings) as scratch, open_app(scratch) as app:
         # The index build time measures indexing: the model loads (and the local model's

@@ -7,6 +7,7 @@ import click
 from contextd.agents.agent_files import Target
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
+from contextd.client.grammar import counted
 from contextd.client.printer import echo
 
 __all__ = ["COMMANDS"]
@@ -58,7 +59,7 @@ def export(target: str, path: Path | None, force: bool, check: bool) -> None:
             "unchanged": "Already current:",
         }[outcome.action]
         left = f", {briefing.omitted} left out for the budget" if briefing.omitted else ""
-        echo(f"{verb} {outcome.path} ({briefing.included} records{left}).")
+        echo(f"{verb} {outcome.path} ({counted(briefing.included, 'record')}{left}).")
 
     emit(payload, human)
 

@@ -36,7 +36,7 @@ def _command(command: commands.Command) -> click.Command:
         declared_options(*command.options),
         common_options,
     )
-    return click.command(command.name, help=command.help)(decorate(run))
+    return click.command(command.name, help=command.help_text)(decorate(run))
 
 
 def _argument(command: commands.Command) -> Any:

@@ -1,15 +1,14 @@
 """import context-keeper | kept: another tool's memory brought in as this project's records."""
 
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
 from contextd.cli._context import common_options, get_app
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
+from contextd.cli._progress import progress_bar
 from contextd.client.printer import clip, echo, style
 from contextd.importers import Importer, ImportReport, SourceEntry, read_context_keeper, read_kept
 
@@ -25,7 +24,7 @@ dry_run_option = click.option(
 )
 
 
-@click.group(name="import")
+@click.group(name="import", cls=SuggestingGroup)
 @common_options
 def import_group() -> None:
     """Bring in the memory another tool kept, as records of the current project (origin
@@ -61,25 +60,14 @@ def _run(
     app = get_app()
     project = app.current_project()
     report = ImportReport(source, str(folder), project.slug, dry_run)
-    with _progress_bar(len(entries)) as progress:
-        Importer(app.writer, app.reader, app.db).run(project, entries, report, progress)
+    with progress_bar("checking", at_least=_BAR_FROM) as bar:
+        Importer(app.writer, app.reader, app.db).run(project, entries, report, bar.update)
     shorts = app.reader.short_ids(_ids(report))
     emit(report.view(), lambda: _print(report, shorts))
     refusal = report.first_refusal()
     if refusal is not None:
         echo(f"Error: {refusal}", err=True)
         click.get_current_context().exit(_REFUSED_EXIT)
-
-
-@contextmanager
-def _progress_bar(total: int) -> Iterator[Callable[[int, int], None] | None]:
-    """A bar on a terminal's stderr while a big import's entries are checked."""
-    if total < _BAR_FROM or not sys.stderr.isatty():
-        yield None
-        return
-    bar: Any = click.progressbar(length=total, label="checking", file=sys.stderr, show_pos=True)
-    with bar:
-        yield lambda done, _total: bar.update(done - bar.pos)
 
 
 def _ids(report: ImportReport) -> list[str]:

@@ -6,7 +6,8 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, declared_options, get_app
-from contextd.cli._output import emit, record_row, report_write, table
+from contextd.cli._output import emit, limit_option, more_note, record_row, report_write, table
+from contextd.client.grammar import counted
 from contextd.client.options import Option
 from contextd.client.printer import echo, style
 from contextd.clock import age
@@ -179,7 +180,7 @@ def stale(days: int | None, code: bool) -> None:
 
     def human() -> None:
         if not records:
-            echo(f"Nothing unverified for more than {limit} days.")
+            echo(f"Nothing unverified for more than {counted(limit, 'day')}.")
             return
         table(
             [record_row(r, shorts[r.id], extra=f"verified {age(r.verified_at)}") for r in records]
@@ -189,7 +190,7 @@ def stale(days: int | None, code: bool) -> None:
             "`contextd archive ID` retires it."
         )
 
-    emit({"days": limit, "records": [record_view(r) for r in records]}, human)
+    emit({"days": limit, "records": [record_view(r) for r in records]}, human, long=True)
 
 
 def _stale_code() -> None:
@@ -216,7 +217,8 @@ def _stale_code() -> None:
                     fg="bright_black",
                 )
             )
-        echo(f"\n{len(found)} records name code that changed since they were verified.")
+        names = "record names" if len(found) == 1 else "records name"
+        echo(f"\n{len(found)} {names} code that changed since it was verified.")
 
     emit(
         {
@@ -233,23 +235,33 @@ def _stale_code() -> None:
             ],
         },
         human,
+        long=True,
     )
 
 
 @click.command()
+@limit_option()
 @common_options
-def quality() -> None:
+def quality(limit: int | None) -> None:
     """Find duplicates, thin rationale, missing tags, isolated and stale records, with the fix
-    for each."""
+    for each (through a pager on a terminal).
+
+    \b
+    Examples:
+      contextd quality                 # every issue, and the command that fixes it
+      contextd quality --limit 10
+      contextd quality --json | jq '.counts'
+    """
     app = get_app()
     project = app.current_project()
     duplicates = app.consolidation.survey(project).merges
-    issues = scan_quality(
+    found = scan_quality(
         app.reader, project, app.settings.lifecycle.stale_days, duplicates=duplicates
     )
     counts: dict[str, int] = {}
-    for issue in issues:
+    for issue in found:
         counts[issue.kind] = counts.get(issue.kind, 0) + 1
+    issues = found[:limit] if limit else found
     shorts = app.reader.short_ids([i.record.id for i in issues])
 
     def human() -> None:
@@ -276,7 +288,9 @@ def quality() -> None:
             ],
         },
         human,
+        long=True,
     )
+    more_note(len(issues), len(found))
 
 
 COMMANDS = [update, supersede, archive, unarchive, delete, verify, stale, quality]

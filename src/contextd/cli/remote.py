@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 import click
 
 from contextd.cli._context import common_options, get_app, option_bundle
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table, warn
 from contextd.cli.bundles import print_merge
 from contextd.cli.survey import print_summary
@@ -42,7 +43,7 @@ def _batch(choice: bool | None) -> bool:
     return not sys.stdin.isatty() if choice is None else choice
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 @common_options
 def remote() -> None:
     """Other machines reached over the system ssh: survey, pull from, push to."""

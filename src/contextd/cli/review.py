@@ -6,6 +6,7 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, get_app
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
 from contextd.cli.lifecycle import edit_from, edit_options
 from contextd.client.printer import echo, style
@@ -40,7 +41,7 @@ def _in_person() -> None:
         )
 
 
-@click.group(invoke_without_command=True)
+@click.group(invoke_without_command=True, cls=SuggestingGroup)
 @common_options
 @click.pass_context
 def review(ctx: click.Context) -> None:

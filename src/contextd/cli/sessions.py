@@ -6,6 +6,7 @@ import click
 from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
 from contextd.client.printer import echo, style
 from contextd.clock import age, now
@@ -46,7 +47,7 @@ def _session_view(session: SessionRow) -> dict[str, Any]:
     return asdict(session) | {"open": session.ended_at is None, "seconds": seconds}
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 @common_options
 def session() -> None:
     """Stretches of work by one agent on one project (one open per project)."""
@@ -78,7 +79,7 @@ def start(agent: str) -> None:
                 f"started {age(closed.started_at)}."
             )
 
-    emit(payload, human)
+    emit(payload, human, long=True)
 
 
 @session.command()

@@ -91,6 +91,12 @@ def setup(
     (config folder or binary on PATH). Idempotent; every other setting (and comment) is kept;
     each changed file is backed up beside itself first. An agent whose file cannot be read is
     left alone and reported; the others are still set up (exit code 5 then).
+
+    \b
+    Examples:
+      contextd setup                        # every agent installed here
+      contextd setup --agent claude --dry-run
+      contextd setup --agent all --remove
     """
     places = places_here()
     executable = find_executable(sys.argv[0], places.search_path)

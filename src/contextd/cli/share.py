@@ -8,6 +8,7 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
+from contextd.client.grammar import counted
 from contextd.client.printer import echo
 from contextd.core.recall.presentation import shown_name
 from contextd.share.history import Refusal
@@ -39,7 +40,7 @@ def share(check: bool) -> None:
 
     def human() -> None:
         verb = "Shared memory is on" if outcome.created else "Shared memory was already on"
-        echo(f"{verb} in {outcome.folder}: {outcome.written} records written there.")
+        echo(f"{verb} in {outcome.folder}: {counted(outcome.written, 'record')} written there.")
         if outcome.written:
             echo("Commit the folder to share them; `git status` shows the new files.")
 
@@ -82,7 +83,7 @@ def log(span: str | None) -> None:
             rows.append([change.what, change.kind, change.id[:13], change.title, detail])
         table(rows)
 
-    emit({"span": span or "HEAD", "changes": [asdict(c) for c in found]}, human)
+    emit({"span": span or "HEAD", "changes": [asdict(c) for c in found]}, human, long=True)
 
 
 COMMANDS = [share, log]

@@ -10,6 +10,7 @@ from contextd.app import App
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit
 from contextd.cli.setup import places_here
+from contextd.client.grammar import counted
 from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import project_view, record_view
@@ -25,7 +26,13 @@ __all__ = ["COMMANDS"]
 @common_options
 def status() -> None:
     """Overview of the current project: git, what is stored, where work stopped, which agents
-    are wired, and whether the embedding endpoint and the vector store answer."""
+    are wired, and whether the embedding endpoint and the vector store answer.
+
+    \b
+    Examples:
+      contextd status
+      contextd status --project orbit --json
+    """
     app = get_app()
     project = app.current_project()
     report = app.status(project)
@@ -156,7 +163,7 @@ def _rows(report: StatusReport, shared: SharedView | None) -> list[tuple[str, st
         rows.append(("Embeddings", _probe_cell(report.reach.embeddings)))
         rows.append(("Vectors", f"{index.backend}: {_probe_cell(report.reach.vectors)}"))
     if shared is not None:
-        rows.append(("Shared", f"{shared.records} records in {shared.folder}"))
+        rows.append(("Shared", f"{counted(shared.records, 'record')} in {shared.folder}"))
     if report.waiting_review:
         rows.append(("Review", f"{report.waiting_review} waiting (contextd review)"))
     return rows

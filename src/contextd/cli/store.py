@@ -4,6 +4,7 @@ SQLite file."""
 import click
 
 from contextd.cli._context import common_options, get_app
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
 from contextd.client.printer import echo
 
@@ -18,7 +19,7 @@ _LABELS = {
 }
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 def store() -> None:
     """The store itself: where it is and moving it."""
 

@@ -8,6 +8,7 @@ import click
 
 from contextd.app import App
 from contextd.cli._context import common_options, get_app, state
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
 from contextd.cli.remote import conflicts, resolve
 from contextd.client.printer import echo
@@ -19,7 +20,7 @@ from contextd.models import Project
 __all__ = ["COMMANDS"]
 
 
-@click.group(invoke_without_command=True)
+@click.group(invoke_without_command=True, cls=SuggestingGroup)
 @click.option("--adopt", is_flag=True, help="Turn hand edits of the mirror into records.")
 @click.option("--force", is_flag=True, help="Overwrite hand-edited mirror files (edits are lost).")
 @click.option("--yes", is_flag=True, help="Adopt without asking.")

@@ -5,6 +5,7 @@ from typing import Any
 import click
 
 from contextd.cli._context import common_options, get_app, state
+from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
 from contextd.client.printer import echo, style
 from contextd.clock import now
@@ -30,7 +31,7 @@ def _view(row: TokenRow) -> dict[str, Any]:
     }
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 @common_options
 def token() -> None:
     """Bearer tokens for `contextd serve`: one per developer, named after them."""

@@ -28,7 +28,13 @@ __all__ = ["COMMANDS"]
 @common_options
 def ui(port: int, open_browser: bool, write: bool) -> None:
     """Browse the store in a web browser: projects, records and their history, sessions,
-    quality. Serves until Ctrl-C."""
+    quality. Serves until Ctrl-C (or SIGTERM).
+
+    \b
+    Examples:
+      contextd ui --open                    # a read-only view in your browser
+      contextd ui --write --port 8765
+    """
     # Deferred: the web stack (Starlette, uvicorn, Jinja2) loads only for this command.
     from contextd.web.access import Access
     from contextd.web.server import serve

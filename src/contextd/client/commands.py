@@ -29,6 +29,14 @@ class Command:
 
     __slots__ = ("argument", "asks", "help", "kind", "name", "options")
 
+    @property
+    def help_text(self) -> str:
+        """The help with its examples, as `--help` shows it (\\b keeps click's lines)."""
+        lines = EXAMPLES.get(self.name, ())
+        if not lines:
+            return self.help
+        return self.help + "\n\n\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
     def __init__(
         self,
         name: str,
@@ -179,6 +187,41 @@ COMMANDS: dict[str, Command] = {
     **{KINDS[kind].command: _record_command(kind) for kind in KINDS},
 }
 _TABLE = {name: command.options for name, command in COMMANDS.items()}
+
+# What `--help` shows under each command, typed as a person would.
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "search": (
+        'contextd search "task queue"',
+        "contextd search retries --kind decision --since 30d",
+        "contextd search --tag queue --limit 5 --json",
+    ),
+    "recall": (
+        'contextd recall "how do workers pick up tasks?"',
+        "contextd recall --path src/queue/worker.py --budget 1500",
+    ),
+    "add": (
+        'contextd add "Deploys need the VPN on release days" --category gotcha',
+        'contextd add "Use snake_case for table names" --category convention --global',
+    ),
+    "decide": (
+        'contextd decide "Use NATS for the task queue" \\',
+        '    --problem "Redis pub/sub dropped tasks when workers reconnected" \\',
+        '    --why "JetStream keeps durable consumers, so a worker resumes where it stopped"',
+    ),
+    "constrain": (
+        'contextd constrain "Never edit an applied migration" --hardness absolute \\',
+        '    --reason "Applied migrations are checksummed on every deploy" \\',
+        "    --scope 'migrations/**'",
+    ),
+    "pipeline": (
+        'contextd pipeline "Release" --purpose "Ship a tagged build to the package index" \\',
+        '    --step "bump the version" --step "tag and push" --step "publish the wheel"',
+    ),
+    "checkpoint": (
+        'contextd checkpoint "Halfway through moving the queue to NATS" \\',
+        '    --goal "Queue on NATS" --next "port the retry worker"',
+    ),
+}
 
 
 def parse(argv: list[str]) -> Parsed | None:

@@ -6,6 +6,8 @@ refuse) it leaves to click, which says what is wrong. The standard library only.
 
 from collections.abc import Mapping
 
+from contextd.client.printer import COLOUR_MODES
+
 __all__ = ["COMMON", "Option", "Parsed", "parse"]
 
 
@@ -74,6 +76,7 @@ COMMON = (
     Option("--json", "json", "Print machine-readable JSON.", kind="flag"),
     Option("--home", "home", "Store folder.", metavar="DIR"),
     Option("--project", "project", "Act on this project.", metavar="NAME"),
+    Option("--color", "color", "Colour: auto, always or never.", choices=COLOUR_MODES),
 )
 
 

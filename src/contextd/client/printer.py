@@ -1,10 +1,10 @@
 """The one printer: every line the CLI prints goes through `write` (or `echo`), in the
 in-process commands and in the daemon's fast client alike. It styles as click styles, shows
-colours only on a terminal, writes UTF-8 where a stream claims ASCII, degrades what another
-encoding cannot carry (a Windows console's cp1252: ✓ becomes "ok", an unknown character "?",
-and in JSON a \\u escape, so the data stays whole) and makes whatever it prints safe for a
-terminal (`terminal_text`). The standard library only: the fast client must not pay for
-importing click.
+colours on a terminal unless $NO_COLOR or --color says otherwise, writes UTF-8 where a stream
+claims ASCII, degrades what another encoding cannot carry (a Windows console's cp1252: ✓
+becomes "ok", an unknown character "?", and in JSON a \\u escape, so the data stays whole)
+and makes whatever it prints safe for a terminal (`terminal_text`). The standard library
+only: the fast client must not pay for importing click.
 """
 
 import codecs
@@ -15,8 +15,10 @@ import sys
 from typing import Any
 
 __all__ = [
+    "COLOUR_MODES",
     "Printout",
     "clip",
+    "colour_on",
     "echo",
     "json_text",
     "terminal_text",
@@ -26,6 +28,7 @@ __all__ = [
     "style",
     "table_lines",
     "terminal_width",
+    "use_colour",
     "write",
 ]
 
@@ -40,6 +43,10 @@ _KIND_COLOUR = {
     "memory": "green",
 }
 _RESET = "\x1b[0m"
+
+# --color: auto (a terminal, unless $NO_COLOR is set: no-color.org), always, never.
+COLOUR_MODES = ("auto", "always", "never")
+_colour_mode = "auto"
 
 # Our own decorations, in the plain ASCII a console without them shows instead.
 _PLAIN = {
@@ -186,6 +193,20 @@ def table_lines(rows: list[list[str]], clip_column: int | None = 3) -> list[str]
     return lines
 
 
+def use_colour(mode: str) -> None:
+    """What --color asked for, for everything printed from now on in this process."""
+    global _colour_mode
+    _colour_mode = mode if mode in COLOUR_MODES else "auto"
+
+
+def colour_on(stream: object) -> bool:
+    """Whether styles reach `stream`: --color always or never, else a terminal without
+    $NO_COLOR (set and not empty)."""
+    if _colour_mode != "auto":
+        return _colour_mode == "always"
+    return not os.environ.get("NO_COLOR") and _isatty(stream)
+
+
 def write(printout: Printout) -> None:
     """Print each piece on its stream; what a stream's encoding cannot carry is degraded
     (`_encoded`), never refused."""
@@ -206,7 +227,7 @@ def _encoded(stream: object, text: str) -> str | bytes:
     UTF-8 bytes on a stream that claims ASCII (click's choice), and in any other encoding
     with what it cannot carry degraded (`_degraded`)."""
     text = terminal_text(text)
-    if not _isatty(stream):
+    if not colour_on(stream):
         text = strip(text)
     encoding = getattr(stream, "encoding", None) or "ascii"
     try:

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from contextd.client import commands, to_daemon
-from contextd.client.printer import Printout, write
+from contextd.client.printer import Printout, use_colour, write
 from contextd.client.rendezvous import Unsafe
 from contextd.client.results import answer_printout
 from contextd.client.words import refusal_printout
@@ -39,6 +39,7 @@ def answer(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     command, values = commands.COMMANDS[parsed.command], parsed.values
+    use_colour(str(values["color"] or "auto"))
     where = place(values["home"], values["project"])
     if where is None:
         return None

@@ -6,6 +6,7 @@ client that uses it."""
 
 from typing import Any
 
+from contextd.client.grammar import counted
 from contextd.client.printer import (
     Printout,
     clip,
@@ -78,7 +79,7 @@ def recall_printout(answer: dict[str, Any], explain: bool, as_json: bool) -> Pri
         }
         return [(1, _json(payload, answer))]
     omitted = answer["omitted"]
-    footer = f"\n{len(hits)} passages, ~{answer['tokens']}/{answer['budget']} tokens" + (
+    footer = f"\n{counted(len(hits), 'passage')}, ~{answer['tokens']}/{answer['budget']} tokens" + (
         f", {omitted} more left out for the budget" if omitted else ""
     )
     out = _note(answer)

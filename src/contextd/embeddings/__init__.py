@@ -32,7 +32,8 @@ def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> Pr
     `home`/models (None: neither).
 
     Raises:
-        ConfigError: an unknown provider name or a non-positive width.
+        ConfigError: an unknown provider name, a non-positive width, or a length the local
+            model cannot read.
     """
     name = settings.provider
     if settings.dimensions <= 0:
@@ -45,9 +46,14 @@ def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> Pr
         return ProviderChoice(HashingEmbedder(settings.dimensions), None)
     if name == "local":
         from contextd.embeddings.hashing import HashingEmbedder
-        from contextd.embeddings.local import LocalMiniLM
+        from contextd.embeddings.local import MAX_TOKENS, LocalMiniLM
         from contextd.embeddings.model_files import INSTALL_HINT, find_model
 
+        if not 1 <= settings.max_tokens <= MAX_TOKENS:
+            raise ConfigError(
+                f"embeddings.max_tokens must be 1 to {MAX_TOKENS} (the word pieces the local "
+                f"model reads of a record), not {settings.max_tokens}."
+            )
         found = find_model(home)
         if found is None:
             return ProviderChoice(
@@ -60,6 +66,7 @@ def select_provider(settings: EmbeddingSettings, home: Path | None = None) -> Pr
             precision=settings.precision,
             threads=settings.threads,
             cache_dir=None if home is None else home / "models",
+            max_tokens=settings.max_tokens,
         )
         return ProviderChoice(model, None)
     if name == "openai":

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from contextd.config import EmbeddingSettings
 from contextd.embeddings.model_files import (
     INSTALL_HINT,
     MODEL_PACKAGE,
@@ -41,7 +42,7 @@ __all__ = ["INSTALL_HINT", "MAX_TOKENS", "MODEL_PACKAGE", "LocalMiniLM", "find_m
 log = logging.getLogger(__name__)
 
 MODEL_NAME = "all-MiniLM-L6-v2"
-MAX_TOKENS = 256
+MAX_TOKENS = 256  # the most word pieces the model reads (its sentence-transformers setting)
 _QUERY_CACHE = 256
 # Measured on 128 notes of ~35 tokens, one thread per call: 8 and 16 alike, 32 slower (the
 # intermediates leave the cache); two calls side by side beat one call on two threads.
@@ -68,7 +69,9 @@ class LocalMiniLM:
     they carry another id). `cache_dir` keeps the built graphs (None: built each time).
     `runtime` None chooses by the first call (see the module's notes); "numpy" or
     "onnxruntime" forces one (tests, benchmarks). `threads` is onnxruntime's per call; 0
-    chooses by use (see _threads_for).
+    chooses by use (see _threads_for). `max_tokens`: how many word pieces of a text are read
+    (at most MAX_TOKENS); time grows a little faster than the tokens read (see
+    embeddings.max_tokens for what reading less costs in ranking).
     """
 
     dimensions = 384
@@ -81,7 +84,11 @@ class LocalMiniLM:
         threads: int = 0,
         cache_dir: Path | None = None,
         runtime: str | None = None,
+        max_tokens: int = EmbeddingSettings().max_tokens,
     ) -> None:
+        if not 1 <= max_tokens <= MAX_TOKENS:
+            raise ValueError(f"max_tokens must be 1 to {MAX_TOKENS}, not {max_tokens}")
+        self._max_tokens = max_tokens
         self.id = f"local:{MODEL_NAME}" + ("" if precision == "fp32" else f":{precision}")
         self.precision = precision
         self._location = model_dir if isinstance(model_dir, ModelLocation) else None
@@ -203,7 +210,7 @@ class LocalMiniLM:
                 from contextd.embeddings.tokenizer import load_tokenizer  # only when needed
 
                 try:
-                    tokenizer = load_tokenizer(folder, MAX_TOKENS)
+                    tokenizer = load_tokenizer(folder, self._max_tokens)
                 except Exception as exc:  # the tokenizers package raises plain Exception
                     raise _unreadable(folder, exc) from exc
                 self._loaded = (tokenizer, self._runtime(folder, use))

@@ -17,6 +17,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from contextd.app import App
+from contextd.client.grammar import counted
 from contextd.config import Settings
 from contextd.core.recall.compaction import report_text
 from contextd.core.recall.presentation import (
@@ -117,14 +118,16 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
     waiting = app.review.count(project)
     if waiting:
         parts.append(
-            f"contextd: {waiting} records agents wrote wait for the user's review (`contextd "
-            "review`); they are not memory yet, so do not write them again."
+            f"contextd: {counted(waiting, 'record')} agents wrote "
+            f"{'waits' if waiting == 1 else 'wait'} for the user's review (`contextd review`); "
+            "they are not memory yet, so do not write them again."
         )
     # The nudge looks at the records the briefing chose from: the newest of each kind.
     issues = scan_quality(app.reader, project, app.settings.lifecycle.stale_days, candidates)
     if issues:
         parts.append(
-            f"contextd: {len(issues)} records need attention (thin rationale, stale or "
+            f"contextd: {counted(len(issues), 'record')} {'needs' if len(issues) == 1 else 'need'} "
+            "attention (thin rationale, stale or "
             "untagged); run verify_quality when there is a quiet moment."
         )
     shared = app.shares.view(project) if shared_checkout(project.checkout) else None
@@ -303,12 +306,14 @@ def _pre_compact(app: App, project: Project, hook: HookEvent) -> str:
     trigger = "manual" if hook.trigger == "manual" else "auto"
     given = app.hook_state.snapshot(hook.session_key, project, trigger, len(issues))
     lines = [
-        f"contextd: before this {trigger} compaction, snapshotted the {given} records this "
-        f"session was given in {shown_name(project.name)}; the next briefing says which it lost."
+        f"contextd: before this {trigger} compaction, snapshotted the "
+        f"{counted(given, 'record')} this session was given in {shown_name(project.name)}; "
+        "the next briefing says which it lost."
     ]
     if issues:
         lines.append(
-            f"The quality scan flagged {len(issues)} records (`contextd quality` to fix them):"
+            f"The quality scan flagged {counted(len(issues), 'record')} (`contextd quality` to fix "
+            "them):"
         )
         shown = issues[:_FLAGGED_SHOWN]
         lines += [

@@ -5,6 +5,7 @@ from typing import Annotated
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from contextd.client.grammar import counted
 from contextd.core.reading.views import record_view
 from contextd.core.recall.presentation import one_line
 from contextd.core.upkeep.quality import scan_quality
@@ -34,7 +35,7 @@ def register(kit: Toolkit) -> None:
         stale = app.reader.stale(here.project(), limit)
         data = {"days": limit, "records": [record_view(r) for r in stale]}
         lines = [f"{r.id} {one_line(r.title)} (verified {r.verified_at[:10]})" for r in stale]
-        head = f"{len(stale)} records not verified in {limit} days"
+        head = f"{counted(len(stale), 'record')} not verified in {counted(limit, 'day')}"
         return reply(data, fenced_lines(head + (":" if stale else "."), lines))
 
     @kit.tool(READ)

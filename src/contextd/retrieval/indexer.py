@@ -15,7 +15,7 @@ _BATCH = 64
 
 
 def embedding_text(record: Record) -> str:
-    """Title first (the model reads 256 tokens at most), then hints, tags and body."""
+    """Title first (the local model reads the first 128 word pieces), then hints, tags and body."""
     parts = [record.title, *record.retrieval_hints, " ".join(record.tags), search_text(record)]
     return "\n".join(p for p in parts if p)
 

@@ -38,18 +38,26 @@ def score_record(
     weights: SearchSettings,
     moment: datetime,
     feedback: float = 0.0,
+    match_share: float = 1.0,
 ) -> ScoreTerms:
-    """Score one candidate; `fts` and `semantic` are its text and meaning match, each 0..1."""
+    """Score one candidate; `fts` and `semantic` are its text and meaning match, each 0..1.
+
+    `match_share` (0..1) is how well it matches beside the query's best match; the priors
+    (priority, recency, project, trust) count in that proportion, so they order records
+    that match alike and never lift a faint match over a strong one.
+    """
+    share = min(max(match_share, 0.0), 1.0)
     age_days = max(0.0, (moment - parse_instant(record.verified_at)).total_seconds() / 86400)
     half_life = max(weights.recency_half_life_days, 1e-6)
     return ScoreTerms(
         fts=weights.fts_weight * fts,
         semantic=weights.semantic_weight * semantic,
-        priority=weights.priority_weight * (min(max(record.priority, 1), 5) - 1) / 4,
-        recency=weights.recency_weight * math.pow(0.5, age_days / half_life),
-        project_match=weights.project_weight
+        priority=share * weights.priority_weight * (min(max(record.priority, 1), 5) - 1) / 4,
+        recency=share * weights.recency_weight * math.pow(0.5, age_days / half_life),
+        project_match=share
+        * weights.project_weight
         * (1.0 if project_id is not None and record.project_id == project_id else 0.0),
-        trust=weights.trust_weight * _TRUST[record.origin],
+        trust=share * weights.trust_weight * _TRUST[record.origin],
         feedback=weights.feedback_weight * feedback,
         status_multiplier=_status_factor(record.status, weights),
     )

@@ -48,8 +48,55 @@ class _Candidate(Struct, frozen=True):
     via: str | None = None
 
 
+def _relevance(candidate: _Candidate) -> float:
+    """How well a candidate matches the query itself: its match terms, before any prior or
+    status factor."""
+    terms = candidate.terms
+    return terms.fts + terms.semantic + terms.feedback
+
+
 def _best_first(candidates: list[_Candidate]) -> list[_Candidate]:
     return sorted(candidates, key=lambda c: (c.score, c.head.id), reverse=True)
+
+
+class _Scorer:
+    """score_record for one query: its project, its moment, and its best match."""
+
+    def __init__(self, weights: SearchSettings, project_id: str | None, strongest: float) -> None:
+        self._weights = weights
+        self._project_id = project_id
+        self._strongest = strongest
+        self._moment = datetime.now(UTC)
+
+    def terms(
+        self,
+        head: rows.RecordHead,
+        fts: float,
+        semantic: float,
+        feedback: float,
+        share_of: float | None = None,
+    ) -> ScoreTerms:
+        """The head's terms; the priors count by its match (or `share_of`, a match given
+        as weighted terms) beside the query's best. Without words to match (a filtered
+        listing) the priors alone order the records."""
+        weights = self._weights
+        if share_of is None:
+            share_of = (
+                weights.fts_weight * fts
+                + weights.semantic_weight * semantic
+                + weights.feedback_weight * feedback
+            )
+        share = share_of / self._strongest if self._strongest > 0 else 1.0
+        return score_record(
+            head,
+            fts=fts,
+            semantic=semantic,
+            project_id=self._project_id,
+            weights=weights,
+            moment=self._moment,
+            feedback=feedback,
+            match_share=share,
+        )
 
 
 class Retriever:
@@ -111,8 +158,10 @@ class Retriever:
         named = records_naming(conn, query.path, scope) if query.path else set()
         rankable = self._rankable(lexical, sem, learned) + sorted(named - lexical.keys())
         heads |= rows.heads_in_scope(conn, [rid for rid in rankable if rid not in heads], scope)
-        ranked = self._rank(heads, lexical, fts, sem, learned, project_id, named)
-        ranked = self._forward_superseded(ranked, wanted)
+        # Every word of the query found in one record: a record holding none is no answer.
+        by_meaning = found.coverage < self._weights.full_text_decides
+        ranked = self._rank(heads, lexical, fts, sem, learned, project_id, named, by_meaning)
+        ranked = self._forward_superseded(ranked, wanted, project_id)
         ranked = _answers_first(ranked, answers)
         if query.diversify and meaning and meaning.vector is not None:
             ranked = self._diversify(ranked, query.limit)
@@ -203,64 +252,103 @@ class Retriever:
         learned: dict[str, float],
         project_id: str | None,
         named: set[str],
+        by_meaning: bool = True,
     ) -> list[_Candidate]:
-        moment = datetime.now(UTC)
+        """Every candidate with evidence that it matches, scored; the priors count in
+        proportion to how well each matches beside the best (see score_record).
+
+        Evidence is a full-text match, a file asked for, a learned answer, or (when
+        `by_meaning`) a meaning term that is a fair share of the best match."""
         changed = code_changes.current_changes(self._db.connection(), list(heads))
+        weights = self._weights
+        match = {
+            rid: weights.fts_weight * fts.get(rid, 0.0)
+            + weights.semantic_weight * sem.get(rid, 0.0)
+            + weights.feedback_weight * learned.get(rid, 0.0)
+            for rid in heads
+        }
+        strongest = max(match.values(), default=0.0)
         ranked = []
+        scorer = _Scorer(weights, project_id, strongest)
         for rid, head in heads.items():
-            terms = score_record(
-                head,
-                fts=fts.get(rid, 0.0),
-                semantic=sem.get(rid, 0.0),
-                project_id=project_id,
-                weights=self._weights,
-                moment=moment,
-                feedback=learned.get(rid, 0.0),
-            )
+            terms = scorer.terms(head, fts.get(rid, 0.0), sem.get(rid, 0.0), learned.get(rid, 0.0))
             if rid in changed:  # the code it names changed since it was verified
                 terms = replace(
-                    terms,
-                    status_multiplier=terms.status_multiplier * self._weights.code_stale_factor,
+                    terms, status_multiplier=terms.status_multiplier * weights.code_stale_factor
                 )
-            # A full-text match is kept even when it scores under the pool's mean.
-            if rid in lexical or rid in named or terms.semantic > 0 or terms.feedback > 0:
+            # A full-text match is kept even when it scores under the pool's mean; a match by
+            # meaning alone only when it is a fair share of the best match (see the setting).
+            meant = (
+                by_meaning
+                and terms.semantic > 0
+                and match[rid] >= weights.evidence_share * strongest
+            )
+            if rid in lexical or rid in named or meant or terms.feedback > 0:
                 ranked.append(_Candidate(head, terms.total, terms))
         return _best_first(ranked)
 
     def _forward_superseded(
-        self, ranked: list[_Candidate], wanted: RecordFilter
+        self, ranked: list[_Candidate], wanted: RecordFilter, project_id: str | None
     ) -> list[_Candidate]:
-        """Credit each superseded match to its chain's current record, then keep what was asked.
+        """Credit a superseded match to its chain's current record when the question is about
+        that chain, then keep what was asked.
 
-        A current record matched both directly and through its predecessors gets its best
-        match plus `chain_bonus` times the next best: the whole history is about the query.
+        A question is about a chain when the chain's current record matches it itself, or when
+        one of its old records is the best match of all: then a question worded like an old
+        fact finds the fact that replaced it. An old record that merely matches something else
+        the question says is left out, so a long old record that touches many topics does not
+        carry its successor into questions about none of them. The current record then matches
+        as its best-matching member plus `chain_bonus` times the next best (the whole history
+        is about the query), and its own priors count on that match.
         """
         conn = self._db.connection()
         best = {c.head.id: c for c in ranked if c.head.status in wanted.statuses}
-        runner_up: dict[str, float] = {}
-        factor = self._weights.successor_factor
+        direct = {c.head.id: c for c in ranked if c.head.status is Status.ACTIVE}
+        leader = max(ranked, key=_relevance, default=None)
+        ends: dict[str, rows.RecordHead] = {}
         for candidate in ranked:
             if candidate.head.status is not Status.SUPERSEDED:
                 continue
             end = rows.chain_end(conn, candidate.head.superseded_by)
-            if end is None or end.status is not Status.ACTIVE:
+            if end is not None and end.status is Status.ACTIVE:
+                ends[candidate.head.id] = end
+        asked = set(direct)
+        if leader is not None and leader.head.id in ends:
+            asked.add(ends[leader.head.id].id)
+        factor = self._weights.successor_factor
+        members: dict[str, list[tuple[float, _Candidate | None]]] = {}
+        for rid, candidate in direct.items():
+            members[rid] = [(_relevance(candidate), None)]
+        for candidate in ranked:
+            end = ends.get(candidate.head.id)
+            if end is not None and end.id in asked:
+                members.setdefault(end.id, []).append((_relevance(candidate) * factor, candidate))
+        allowed = rows.heads_in_scope(conn, [rid for rid in members if rid not in direct], wanted)
+        strongest = max((r for found in members.values() for r, _ in found), default=0.0)
+        scorer = _Scorer(self._weights, project_id, strongest)
+        for rid, found in members.items():
+            if len(found) == 1 and found[0][1] is None:
+                continue  # matched directly only: scored as it is
+            head = direct[rid].head if rid in direct else allowed.get(rid)
+            if head is None:
                 continue
-            allowed = rows.heads_in_scope(conn, [end.id], wanted).get(end.id)
-            if allowed is None:
-                continue
-            carried = candidate.terms.summed * factor
-            current = best.get(end.id)
-            if current is None or current.score < carried:
-                if current is not None:
-                    runner_up[end.id] = max(runner_up.get(end.id, 0.0), current.score)
-                terms = replace(candidate.terms, status_multiplier=factor)
-                best[end.id] = _Candidate(allowed, carried, terms, via=candidate.head.id)
-            else:
-                runner_up[end.id] = max(runner_up.get(end.id, 0.0), carried)
-        for rid, second in runner_up.items():
-            best[rid] = replace(
-                best[rid], score=best[rid].score + self._weights.chain_bonus * second
+            found.sort(key=lambda item: item[0], reverse=True)
+            (top, source), second = found[0], (found[1][0] if len(found) > 1 else 0.0)
+            evidence = (direct[rid] if source is None else source).terms
+            chained = top + self._weights.chain_bonus * second
+            priors = scorer.terms(head, 0.0, 0.0, 0.0, share_of=chained)
+            terms = replace(
+                priors,
+                fts=evidence.fts,
+                semantic=evidence.semantic,
+                feedback=evidence.feedback,
+                status_multiplier=factor if source is not None else priors.status_multiplier,
             )
+            if source is None:
+                terms = replace(terms, status_multiplier=direct[rid].terms.status_multiplier)
+            score = terms.total + self._weights.chain_bonus * second
+            via = None if source is None else source.head.id
+            best[rid] = _Candidate(head, score, terms, via=via)
         return _best_first(list(best.values()))
 
     def _diversify(self, ranked: list[_Candidate], limit: int) -> list[_Candidate]:

@@ -3,6 +3,7 @@
 import json
 import logging
 import socket
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -36,6 +37,8 @@ from contextd.sync.bundle import (
     record_to_json,
 )
 from contextd.sync.importer import ImportReport, Restates, apply_bundle
+
+Progress = Callable[[int, int], None]  # (done, total)
 
 __all__ = ["Conflict", "SyncService"]
 
@@ -104,9 +107,16 @@ class SyncService:
         )
 
     def import_text(
-        self, text: str, source: str, *, dry_run: bool = False, peer: str | None = None
+        self,
+        text: str,
+        source: str,
+        *,
+        dry_run: bool = False,
+        peer: str | None = None,
+        progress: Progress | None = None,
     ) -> ImportReport:
-        """Check and merge a bundle's JSON; nothing is written on a dry run.
+        """Check and merge a bundle's JSON; nothing is written on a dry run. `progress(done,
+        total)` follows the embedding of the records new here, the slow part.
 
         Raises:
             InvalidInputError: the text is not a bundle this contextd can read, or it came
@@ -117,10 +127,17 @@ class SyncService:
             raise InvalidInputError(
                 f"{source} was exported from this very store; import it on another machine."
             )
-        return self.merge(bundle, peer or bundle.host or source, source, dry_run=dry_run)
+        peer = peer or bundle.host or source
+        return self.merge(bundle, peer, source, dry_run=dry_run, progress=progress)
 
     def merge(
-        self, bundle: Bundle, peer: str, source: str, *, dry_run: bool = False
+        self,
+        bundle: Bundle,
+        peer: str,
+        source: str,
+        *,
+        dry_run: bool = False,
+        progress: Progress | None = None,
     ) -> ImportReport:
         """Hold `bundle` to the write rules, then merge it in one transaction: all of it, or
         (on any refusal) none of it.
@@ -129,7 +146,7 @@ class SyncService:
             InvalidInputError: an entry breaks a rule; names the first and counts the others.
         """
         bundle = admit_bundle(bundle, source)
-        vectors = self._vectors_of_new(bundle)
+        vectors = self._vectors_of_new(bundle, progress)
         report: ImportReport | None = None
         try:
             with self._db.transaction() as conn:
@@ -148,7 +165,9 @@ class SyncService:
             self._embed(report.written)
         return report
 
-    def _vectors_of_new(self, bundle: Bundle) -> dict[str, vector_rows.EmbeddingRow]:
+    def _vectors_of_new(
+        self, bundle: Bundle, progress: Progress | None = None
+    ) -> dict[str, vector_rows.EmbeddingRow]:
         """Vectors of the active records this store does not hold yet: the duplicate rule
         needs them, and they are stored with the records."""
         if self._indexer is None:
@@ -161,8 +180,16 @@ class SyncService:
             for e in bundle.records
             if e.record.id not in held and e.record.status is Status.ACTIVE
         ]
+        done = 0
+
+        def tick(batch: int) -> None:
+            nonlocal done
+            done += batch
+            if progress is not None:
+                progress(done, len(new))
+
         try:
-            return {row.record_id: row for row in self._indexer.vectors_for(new)}
+            return {row.record_id: row for row in self._indexer.vectors_for(new, tick)}
         except ProviderUnavailableError as exc:
             log.warning("checking %d records for duplicates by title only (%s)", len(new), exc)
             return {}

@@ -16,6 +16,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from contextd.client.grammar import counted
 from contextd.clock import age
 from contextd.core.upkeep.quality import command_for
 from contextd.errors import ConflictError, ContextdError, InvalidInputError, NotFoundError
@@ -58,6 +59,7 @@ _ENV.filters["day"] = lambda stamp: (stamp or "")[:10]
 _ENV.filters["label"] = field_label
 _ENV.filters["fix"] = command_for
 _ENV.filters["duration"] = duration
+_ENV.filters["counted"] = counted
 
 
 def render(template: str, context: dict[str, Any]) -> str:

@@ -5,6 +5,7 @@ token never appears on a command line."""
 
 import errno
 import os
+import signal
 import socket
 import webbrowser
 from collections.abc import Callable
@@ -71,7 +72,7 @@ def serve(
     open_browser: bool,
     announce: Callable[[Access], None],
 ) -> None:
-    """Serve the web view until interrupted (Ctrl-C)."""
+    """Serve the web view until interrupted (Ctrl-C or SIGTERM)."""
     sock = bind(port)
     access = Access(sock.getsockname()[1], write=write)
     config = uvicorn.Config(
@@ -87,12 +88,20 @@ def serve(
     server = uvicorn.Server(config)
     # Named before the browser starts: Ctrl-C while it does still removes the file.
     launcher = core.settings.home / f"ui-{access.port}.html" if open_browser else None
+    # uvicorn shuts down on SIGTERM, then raises it again under the handler it found: let
+    # that be this one, so the process ends through the `finally` below, not around it.
+    previous = signal.signal(signal.SIGTERM, _stop)
     try:
         announce(access)
         if launcher is not None:
             open_in_browser(access, launcher)
         server.run(sockets=[sock])
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
         if launcher is not None:
             launcher.unlink(missing_ok=True)
+
+
+def _stop(_signal: int, _frame: object) -> None:
+    raise KeyboardInterrupt  # a stop asked for, as Ctrl-C is

@@ -10,6 +10,7 @@ from typing import Any
 
 from msgspec import Struct
 
+from contextd.client.grammar import counted
 from contextd.clock import now, to_iso
 from contextd.core.recall.presentation import fence, one_line
 from contextd.ids import new_id
@@ -147,7 +148,7 @@ def report_text(report: CompactionReport) -> str:
     """The report as an agent reads it after the compaction."""
     lines = [
         f"contextd compaction report ({report.trigger} compaction at {report.taken_at[:16]}): "
-        f"the session had been given {report.given} records."
+        f"the session had been given {counted(report.given, 'record')}."
     ]
     if report.lost:
         lines.append("Not in your context any more (re-read with get_entry / contextd show):")
@@ -158,5 +159,8 @@ def report_text(report: CompactionReport) -> str:
         lines.append("Recorded in this session before the compaction:")
         lines.extend(f"- [{r.kind} {r.id}] {one_line(r.title)}" for r in report.written)
     if report.quality_issues:
-        lines.append(f"{report.quality_issues} records need attention (verify_quality).")
+        need = "needs" if report.quality_issues == 1 else "need"
+        lines.append(
+            f"{counted(report.quality_issues, 'record')} {need} attention (verify_quality)."
+        )
     return fence("\n".join(lines))

@@ -21,7 +21,7 @@ from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.config import RefreshSettings
-from contextd.core.writing.sameness import compare_texts
+from contextd.core.writing.sameness import record_words, restatement
 from contextd.core.writing.validation import MAX_HINTS, MAX_TAGS
 from contextd.errors import ConflictError
 from contextd.models import Origin, Project, Record, Status
@@ -160,8 +160,8 @@ class Consolidation:
             return Twin(newer, None)
         if similarity < self._settings.duplicate_threshold:
             return None
-        match = compare_texts(_words(older), _words(newer))
-        if match.differs is not None or match.ratio < self._settings.merge_text_similarity:
+        match = restatement(older, newer, self._settings.merge_text_similarity)
+        if match is None:
             return None
         return Twin(newer, round(similarity, 3), match.ratio)
 
@@ -196,12 +196,8 @@ def _age(record: Record) -> tuple[str, str]:
     return record.created_at, record.id
 
 
-def _words(record: Record) -> str:
-    return f"{record.title}\n{rows.search_text(record)}"
-
-
 def _text_key(record: Record) -> str:
-    return _SPACE.sub(" ", _words(record)).strip().casefold()
+    return _SPACE.sub(" ", record_words(record)).strip().casefold()
 
 
 def _united(kept: Record, twins: list[Record]) -> Record:

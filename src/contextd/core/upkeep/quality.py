@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
+from contextd.client.grammar import counted
 from contextd.clock import to_iso
 from contextd.fields import body_fields, flag_of
 from contextd.models import Project, Record
@@ -98,7 +99,7 @@ def _isolated(active: list[Record]) -> list[QualityIssue]:
                 QualityIssue(
                     "isolated",
                     record,
-                    f"shares tags with {len(peers)} records but links to none",
+                    f"shares tags with {counted(len(peers), 'record')} but links to none",
                     other=example,
                 )
             )

@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 from msgspec import Struct
 
+from contextd.client.grammar import counted
 from contextd.clock import to_iso
 from contextd.core.upkeep.consolidation import Cluster, Consolidation, Merge
 from contextd.core.upkeep.semantic_index import IndexService
@@ -75,8 +76,8 @@ class Refresher:
         duplicates = self._duplicates(survey.merges, merging, dry_run, survey.without_vector)
         similar = Step(
             "similar",
-            f"{len(survey.clusters)} clusters of similar records "
-            f"({sum(len(c.records) for c in survey.clusters)} records) for you to judge",
+            f"{counted(len(survey.clusters), 'cluster')} of similar records "
+            f"({counted(sum(len(c.records) for c in survey.clusters), 'record')}) for you to judge",
             {"clusters": len(survey.clusters)},
         )
         steps = [embeddings, duplicates, similar, self._rebuild(dry_run), self._expire(dry_run)]
@@ -92,32 +93,40 @@ class Refresher:
         if dry_run:
             pending = self._index.pending(force=force)
             counts = {"to_embed": pending, "other_model_vectors": other}
-            return Step("embeddings", f"would embed {pending} records{_other(other)}", counts), 0
+            return Step(
+                "embeddings", f"would embed {counted(pending, 'record')}{_other(other)}", counts
+            ), 0
         try:
             done = self._index.refresh(force=force, progress=progress)
         except ProviderUnavailableError as exc:
             return Step("embeddings", f"skipped: {exc}", {"embedded": 0}), 0
         counts = {"embedded": done, "other_model_vectors": other}
-        return Step("embeddings", f"embedded {done} records{_other(other)}", counts), done
+        return Step(
+            "embeddings", f"embedded {counted(done, 'record')}{_other(other)}", counts
+        ), done
 
     def _duplicates(
         self, merges: list[Merge], merging: bool, dry_run: bool, without_vector: int
     ) -> Step:
         twins = sum(len(m.twins) for m in merges)
         counts = {"merged": twins if merging else 0, "into": len(merges)}
+        into = counted(len(merges), "record")
         text_only = (
-            f"; {without_vector} records without a current vector were compared by text only"
+            f"; {counted(without_vector, 'record')} without a current vector "
+            f"{'was' if without_vector == 1 else 'were'} compared by text only"
             if without_vector
             else ""
         )
         if dry_run:
             counts["to_merge"] = twins
-            verb = f"would merge {twins} duplicates into {len(merges)} records"
+            verb = (
+                f"would merge {counted(twins, 'duplicate')} into {counted(len(merges), 'record')}"
+            )
             return Step("duplicates", verb + text_only, counts)
         if not merging:
             counts["to_merge"] = twins
             verb = (
-                f"found {twins} duplicates of {len(merges)} records, not merged (not confirmed)"
+                f"found {counted(twins, 'duplicate')} of {into}, not merged (not confirmed)"
                 if merges
                 else "no duplicates to merge"
             )
@@ -129,7 +138,9 @@ class Refresher:
             # provider fails they are found by text until a query or refresh catches up.
             with suppress(ProviderUnavailableError):
                 self._index.refresh()
-        summary = f"merged {twins} duplicates into {len(merges)} older records"
+        summary = (
+            f"merged {counted(twins, 'duplicate')} into {counted(len(merges), 'older record')}"
+        )
         return Step("duplicates", summary + text_only, counts)
 
     def _rebuild(self, dry_run: bool) -> Step:
@@ -137,11 +148,15 @@ class Refresher:
         if state.provider == "none":
             return Step("index", "vectors are off: no index to rebuild", {"vectors": 0})
         if dry_run:
-            summary = f"would rebuild the {state.backend} index ({state.embedded} vectors)"
+            summary = (
+                f"would rebuild the {state.backend} index ({counted(state.embedded, 'vector')})"
+            )
             return Step("index", summary, {"vectors": state.embedded})
         held = self._index.rebuild()
         return Step(
-            "index", f"rebuilt the {state.backend} index: {held} vectors", {"vectors": held}
+            "index",
+            f"rebuilt the {state.backend} index: {counted(held, 'vector')}",
+            {"vectors": held},
         )
 
     def _expire(self, dry_run: bool) -> Step:
@@ -149,14 +164,16 @@ class Refresher:
         cutoff = to_iso(datetime.now(UTC) - timedelta(days=days))
         if dry_run:
             count = sync_rows.tombstones_before(self._db.connection(), cutoff)
-            summary = f"would forget {count} deletions older than {days} days"
+            summary = f"would forget {counted(count, 'deletion')} older than {counted(days, 'day')}"
             return Step("tombstones", summary, {"to_forget": count})
         with self._db.transaction() as conn:
             count = sync_rows.forget_tombstones(conn, cutoff)
         return Step(
-            "tombstones", f"forgot {count} deletions older than {days} days", {"forgotten": count}
+            "tombstones",
+            f"forgot {counted(count, 'deletion')} older than {counted(days, 'day')}",
+            {"forgotten": count},
         )
 
 
 def _other(count: int) -> str:
-    return f" (replacing {count} vectors of another model)" if count else ""
+    return f" (replacing {counted(count, 'vector')} of another model)" if count else ""

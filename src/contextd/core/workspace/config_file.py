@@ -5,7 +5,7 @@ from pathlib import Path
 from contextd.config import load_settings, parse_setting
 from contextd.core.workspace.textfiles import write_text_atomic
 from contextd.core.writing.validation import refuse_secret
-from contextd.errors import ConfigError, ValidationError
+from contextd.errors import ConfigError, InvalidInputError, ValidationError
 
 __all__ = ["set_config_value"]
 
@@ -14,7 +14,8 @@ def set_config_value(home: Path, key: str, raw: str) -> str | int | float | bool
     """Write `key = raw` (typed) into home/config.toml; the file is replaced atomically.
 
     Raises:
-        ConfigError: unknown key, wrong value, or a config file that cannot be parsed.
+        InvalidInputError: an unknown key, or a value that does not fit it.
+        ConfigError: a config file that cannot be parsed.
     """
     import tomlkit  # Deferred: only `config set` edits TOML.
     from tomlkit.exceptions import TOMLKitError
@@ -22,8 +23,11 @@ def set_config_value(home: Path, key: str, raw: str) -> str | int | float | bool
     try:  # first: a refusal below would quote the value
         refuse_secret(key, raw, label=f"value for {key}")
     except ValidationError as exc:
-        raise ConfigError(str(exc)) from None
-    section, name, value = parse_setting(key, raw)
+        raise InvalidInputError(str(exc)) from None
+    try:
+        section, name, value = parse_setting(key, raw)
+    except ConfigError as exc:  # typed in just now: bad input (exit 2), not a broken file
+        raise InvalidInputError(str(exc)) from None
     path = home / "config.toml"
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""

@@ -1,5 +1,10 @@
 """Catching restatements at capture: near-identical records are refused, similar ones reported.
 
+Near-identical is a close vector and words that say the same thing (`sameness.restatement`,
+what `refresh` requires before it merges): a reversed rule ("Never let import-worker call
+metrics-agent" after "Always let ...") or the same rule about other components sits at a
+cosine above the duplicate threshold, and is a new fact, not a restatement.
+
 Superseded and archived records count too, so a fact the team moved away from cannot come
 back as new, whatever kind it comes back as. Checkpoints are never refused for resembling
 earlier checkpoints: a stretch of work leaves a series of them.
@@ -8,10 +13,9 @@ earlier checkpoints: a stretch of work leaves a series of them.
 import math
 from collections.abc import Set as AbstractSet
 
-from msgspec.structs import replace
-
 from contextd.config import RefreshSettings
-from contextd.core.writing.replacement import replacement_reason
+from contextd.core.writing.replacement import NAMED_FLOOR, likely_replaced
+from contextd.core.writing.sameness import restatement
 from contextd.errors import DuplicateError
 from contextd.models import Kind, Record, Similar, Status
 from contextd.retrieval.vector_index import VectorIndex
@@ -31,6 +35,7 @@ class DuplicateGuard:
         self._duplicate = settings.duplicate_threshold
         self._similar = settings.similar_threshold
         self._replacement = settings.replacement_threshold
+        self._same_words = settings.merge_text_similarity
 
     def check(
         self, record: Record, vector: list[float] | None, exempt: AbstractSet[str] = frozenset()
@@ -48,32 +53,37 @@ class DuplicateGuard:
             raise self._refusal(record, same, None)
         near = self.near(record, vector)
         for found in near:
-            if found.similarity >= self._duplicate and _guarded(record, found.record, exempt):
+            if self._restates(record, found) and _guarded(record, found.record, exempt):
                 raise self._refusal(record, found.record, found.similarity)
         return near
 
-    def restate_each_other(self, first: list[float] | None, second: list[float] | None) -> bool:
+    def restate_each_other(
+        self,
+        first: Record,
+        first_vector: list[float] | None,
+        second: Record,
+        second_vector: list[float] | None,
+    ) -> bool:
         """Whether two records not stored yet, given their vectors, are near-identical (as
         `check` would find one of them against the other once stored)."""
-        if not first or not second:
+        if not first_vector or not second_vector:
             return False
-        dot = sum(a * b for a, b in zip(first, second, strict=True))
-        norms = math.sqrt(sum(a * a for a in first) * sum(b * b for b in second))
-        return norms > 0 and dot / norms >= self._duplicate
+        dot = sum(a * b for a, b in zip(first_vector, second_vector, strict=True))
+        norms = math.sqrt(sum(a * a for a in first_vector) * sum(b * b for b in second_vector))
+        return norms > 0 and self._restates(second, Similar(first, dot / norms))
+
+    def _restates(self, record: Record, found: Similar) -> bool:
+        """A close vector and the same words: a restatement, not a new fact near it."""
+        return (
+            found.similarity >= self._duplicate
+            and restatement(found.record, record, self._same_words) is not None
+        )
 
     def similar(self, record: Record, near: list[Similar]) -> list[Similar]:
         """Of the stored records `near` it (see `near`), those close to `record`, closest
-        first; the closest one it seems to replace (a looser match plus a cue) is marked
-        `replaces`."""
-        replaced = next(
-            (
-                replace(s, replaces=reason)
-                for s in near
-                if s.similarity >= self._replacement
-                and (reason := replacement_reason(record, s.record))
-            ),
-            None,
-        )
+        first; the one it seems to replace (a looser match plus a cue, see
+        replacement.likely_replaced) is marked `replaces`."""
+        replaced = likely_replaced(record, near, self._replacement)
         found = [s for s in near if s.similarity >= self._similar]
         if replaced is not None:
             found = [s for s in found if s.record.id != replaced.record.id] + [replaced]
@@ -87,7 +97,7 @@ class DuplicateGuard:
         nearest = [
             (rid, cos)
             for rid, cos in self._index.search(vector, record.project_id, _NEIGHBOURS)
-            if rid != record.id and cos >= min(self._similar, self._replacement)
+            if rid != record.id and cos >= min(self._similar, self._replacement, NAMED_FLOOR)
         ]
         found = rows.records_in_scope(
             self._db.connection(),

@@ -1,60 +1,174 @@
-"""Telling when a new record seems to replace an older one: a similar record, and a cue in
-what the new one states that something changed.
+"""Telling when a new record seems to replace an older one: a similar record, and words in the
+new one that say something changed, tied to that record when they can be.
 
-Only the parts of a record that state what is true now are read for a cue (the title, a
-decision's why, a constraint's reason, a pipeline's purpose): a decision's problem or what
-was tried describes the past ("Redis pub/sub dropped tasks"), which says nothing about which
-record it replaces. A change of named technologies without such a cue is not flagged: on
-supersession-dev that guess was wrong more often than right.
+Only the parts of a record that state what is true now are read for a cue (the title's first
+line, a decision's why, a constraint's reason, a pipeline's purpose): a decision's problem or
+what was tried describes the past ("Redis pub/sub dropped tasks"), which says nothing about
+which record it replaces; nor does a long record's body (an ADR's context "instead of",
+"no longer" and "rather than" are everywhere), except where it names the old record itself.
+
+The evidence, strongest first:
+- the same headline as an older record (numbering aside: "9. Keycloak configuration" after
+  "8. Keycloak configuration");
+- a cue that names what is let go of ("Move the task queue from NATS JetStream to Redis",
+  "Replace X with Y", "Use Y instead of X", "Deprecate X in favour of Y", "Drop X for Y",
+  "X retired"): the record whose headline names X, among the ten nearest (even a loosely
+  similar one: the rest of the new record speaks of Y);
+- a sentence of the body that names an older record (its title, or its number: "ADR003")
+  and speaks of that decision as past ("In [ADR003 Use GOV.UK Signon] we decided...");
+- a cue that names nothing old ("moved to", "Bumped", "is now"): the closest record, when it
+  is similar enough.
+A change of named technologies without such a cue is not flagged: on supersession-dev that
+guess was wrong more often than right.
 """
 
 import re
+from collections.abc import Sequence
+
+from msgspec.structs import replace
 
 from contextd.fields import KINDS
-from contextd.models import Kind, Record, Status
+from contextd.models import Kind, Record, Similar, Status
 
-__all__ = ["replacement_reason"]
+__all__ = ["NAMED_FLOOR", "likely_replaced"]
 
-_CUES = re.compile(
-    r"\b(?:"
-    # moved / switched / rolled back ... from or to something
-    r"(?:moved|migrated|switched|changed|converted|ported|rolled(?: \w+){0,4} back)"
-    r"(?: [\w./-]+){0,4} (?:from|to|off|away from|over to)|"
-    r"migrat(?:ed|ing|ion) (?:from|to|off)|switch(?:ed|ing)? over|"
-    # an old thing let go of
-    r"replac(?:ed|es|ing)|instead of|no longer|not any ?more|retired|deprecated|dropped|"
-    r"abandoned|removed|banned|superseded|phased out|in favou?r of|rather than|"
-    r"(?:was|were|is|are) (?:deleted|removed|frozen)|"
-    # a new thing taken up
-    r"went with|changed to|from now on|(?:is|are) now|"
-    r"now (?:use|uses|using|run|runs|goes|go|lives?|requires?)|"
-    r"bumped|upgraded|downgraded|adopted"
-    r")\b",
-    re.IGNORECASE,
+# A record that the cue names may be this loosely similar ("Switched from Terraform to
+# OpenTofu" sits at 0.35 of the Terraform record: the new one is about OpenTofu).
+NAMED_FLOOR = 0.25
+
+_WORD = r"[\w/:+#@'-]+(?:\.[\w/:+#@'-]+)*"
+# A short name of a thing; it never runs on past the word that introduces the new one.
+_PLAIN = rf"(?!(?:from|to|with|by|for|into|onto|off|in)\b){_WORD}"
+_THING = rf"(?:the |our |an? )?{_PLAIN}(?: {_PLAIN}){{0,3}}?"
+_ENDS = r"(?=\s+(?:with|by|for|to|onto|into|in favou?r of|and)\b|\s*[,;.()]|\s*$)"
+_MOVE = (
+    r"(?:mov(?:e|es|ed|ing)|migrat(?:e|es|ed|ing)|switch(?:es|ed|ing)?|port(?:s|ed|ing)?|"
+    r"convert(?:s|ed|ing)?|chang(?:e|es|ed|ing)|transition(?:s|ed|ing)?|revert(?:s|ed|ing)?|"
+    r"roll(?:s|ed|ing)?(?: \w+){0,4} back|go(?:es|ing)? back|went back)"
+)
+_LET_GO = (
+    r"(?:deprecat(?:e|es|ed|ing)|drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|"
+    r"retir(?:e|es|ed|ing)|abandon(?:s|ed|ing)?|phas(?:e|es|ed|ing) out|ban(?:s|ned)?|"
+    r"stop(?:s|ped|ping)? using|no longer us(?:e|es|ing)|sunset(?:s|ting)?)"
+)
+_WAS = r"(?:(?:is|are|was|were|has been|have been|gets|got) )?"
+# Cues that name the old thing (group "old"), then cues that name nothing old.
+_NAMING = [
+    re.compile(
+        rf"\b{_MOVE}(?: {_WORD}){{0,5}}? (?:away from|from|off) (?P<old>{_THING}){_ENDS}", re.I
+    ),
+    re.compile(rf"\b{_MOVE} (?P<old>{_THING}) (?:to|onto|into|over to|off)\b", re.I),
+    re.compile(rf"\bmigration (?:from|off) (?P<old>{_THING}){_ENDS}", re.I),
+    re.compile(rf"\breplac(?:e|es|ing) (?P<old>{_THING}){_ENDS}", re.I),
+    re.compile(rf"(?P<old>{_WORD}(?: {_WORD}){{0,2}}) {_WAS}replaced (?:with|by)\b", re.I),
+    re.compile(rf"\b(?:instead of|rather than|in place of|away from) (?P<old>{_THING})", re.I),
+    re.compile(rf"\b{_LET_GO} (?P<old>{_THING}){_ENDS}", re.I),
+    re.compile(
+        rf"(?P<old>{_WORD}(?: {_WORD}){{0,2}}) {_WAS}"
+        r"(?:retired|deprecated|dropped|removed|abandoned|phased out|banned|superseded)\b",
+        re.I,
+    ),
+    re.compile(rf"(?P<old>{_WORD}(?: {_WORD}){{0,2}}) (?:is|are) no longer\b", re.I),
+]
+_BARE = re.compile(
+    rf"\b(?:{_MOVE}(?: over)? (?:to|onto)|no longer|not any ?more|from now on|(?:is|are) now|"
+    r"now (?:use|uses|using|run|runs|goes|go|lives?|requires?)|went with|"
+    r"bump(?:s|ed)?|upgrad(?:e|es|ed)|downgrad(?:e|es|ed)|adopt(?:s|ed)?|in favou?r of|"
+    r"superseded|replac(?:e|es|ed|ing)|switched over)\b",
+    re.I,
+)
+# A sentence that speaks of an earlier decision as past.
+_PAST = re.compile(
+    r"\b(?:previously|prior|earlier|originally|decided|we (?:recognised|recognized|chose|"
+    r"agreed)|the old|until now|used to|revisit(?:ed|ing)?|supersed(?:e|es|ed|ing)|"
+    r"replac(?:e|es|ed|ing)|no longer|instead of)\b",
+    re.I,
+)
+_NUMBERED = re.compile(
+    r"^\s*(?:adr[-\s#]?0*(?P<adr>\d+)|0*(?P<n>\d+))\s*[.:)-]?\s+(?P<rest>.+)$", re.I
+)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_TOKENS = re.compile(r"[\w+#]+(?:[.-][\w+#]+)*")
+_FILLER = frozenset(
+    "the a an our we us to from with by for of in on at into onto and or is are was were be "
+    "been it its this that these those as all any every new old now use uses used using".split()
 )
 _MAX_SHOWN = 40
 
 
-def replacement_reason(new: Record, old: Record) -> str | None:
-    """Why `new` looks like it replaces `old` (the phrase naming the change), or None.
-
-    The caller has already found the two similar; this looks for a change cue in what the
-    new record states.
-    """
-    if old.status is not Status.ACTIVE or old.id == new.id:
-        return None
-    cue = _CUES.search(_statement(new))
-    if cue is None:
-        return None
-    phrase = " ".join(cue.group(0).split())
-    if len(phrase) > _MAX_SHOWN:
-        phrase = phrase[: _MAX_SHOWN - 1] + "…"
-    return f"it says \u201c{phrase}\u201d"
+def likely_replaced(new: Record, near: Sequence[Similar], looser: float) -> Similar | None:
+    """Of the records `near` the new one (closest first), the one it seems to replace, marked
+    with why; `looser` is how similar a record must be unless a cue names it (NAMED_FLOOR)."""
+    candidates = [s for s in near if s.record.status is Status.ACTIVE and s.record.id != new.id]
+    close = [s for s in candidates if s.similarity >= looser]
+    head = _headline(new)
+    same = _name(head).casefold()
+    for found in close:
+        if len(same) >= 4 and _name(_headline(found.record)).casefold() == same:
+            return replace(found, replaces="it has the same title")
+    body = new.title[len(head) :]
+    for found in close:
+        sentence = _refers_back(body, _headline(found.record))
+        if sentence is not None:
+            return replace(found, replaces=_said(sentence))
+    statement = _statement(new)
+    named = [(m.group(0), m.group("old")) for p in _NAMING for m in p.finditer(statement)]
+    for found in candidates:
+        if found.similarity < NAMED_FLOOR:
+            continue
+        for cue, old in named:
+            if _names(_headline(found.record), old):
+                return replace(found, replaces=_said(cue))
+    bare = _BARE.search(statement)
+    if not named and bare is not None and close:
+        return replace(close[0], replaces=_said(bare.group(0)))
+    return None
 
 
 def _statement(record: Record) -> str:
     """The parts of a record that say what is true now."""
     main = KINDS[record.kind].main
     if record.kind is Kind.CHECKPOINT or main == "title":
-        return record.title
-    return f"{record.title}\n{getattr(record.body, main)}"
+        return _headline(record)
+    return f"{_headline(record)}\n{getattr(record.body, main)}"
+
+
+def _headline(record: Record) -> str:
+    return record.title.strip().split("\n", 1)[0]
+
+
+def _name(headline: str) -> str:
+    """A headline without its number ("ADR003: Use GOV.UK Signon" -> "Use GOV.UK Signon")."""
+    numbered = _NUMBERED.match(headline)
+    return numbered["rest"].strip() if numbered else headline.strip()
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _TOKENS.findall(text.casefold()) if w not in _FILLER]
+
+
+def _names(headline: str, thing: str) -> bool:
+    """Whether `headline` names `thing` (any of its words but filler)."""
+    said = set(_TOKENS.findall(headline.casefold()))
+    return any(word in said for word in _words(thing))
+
+
+def _refers_back(body: str, old_headline: str) -> str | None:
+    """The sentence of `body` that cites the record headed `old_headline` by its number
+    ("ADR003", "0008") and speaks of it as past, if any."""
+    numbered = _NUMBERED.match(old_headline)
+    if numbered is None:
+        return None
+    number = numbered["adr"] or numbered["n"]
+    cited = re.compile(rf"\badr[-\s#]?0*{number}\b|\b0{{1,3}}{number}\b", re.I)
+    for sentence in _SENTENCES.split(body):
+        if cited.search(sentence) and _PAST.search(sentence):
+            return sentence
+    return None
+
+
+def _said(phrase: str) -> str:
+    phrase = " ".join(phrase.split())
+    if len(phrase) > _MAX_SHOWN:
+        phrase = phrase[: _MAX_SHOWN - 1] + "…"
+    return f"it says \u201c{phrase}\u201d"

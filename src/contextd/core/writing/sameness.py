@@ -7,6 +7,10 @@ import-worker" (the local model), and each says the opposite. Two texts are the 
 their words are near-identical (a token-level similarity ratio) and they carry the same
 negations, the same qualifiers (always, only, must, at least...), the same numbers and the
 same named things (import-worker, api/v2, RetryPolicy) in the same order.
+
+`restatement` is that decision for two records, made the same way wherever it is asked: the
+duplicate guard refusing a write, an import or an adoption comparing its new records, and
+`refresh` merging.
 """
 
 import re
@@ -14,7 +18,10 @@ from difflib import SequenceMatcher
 
 from msgspec import Struct
 
-__all__ = ["TextMatch", "compare_texts"]
+from contextd.models import Record
+from contextd.storage.records import search_text
+
+__all__ = ["TextMatch", "compare_texts", "record_words", "restatement"]
 
 _TOKEN = re.compile(r"\w(?:[\w'\-./:]*\w)?")
 _NAMED = re.compile(r"[\-_./:]|\d|[a-z][A-Z]")
@@ -47,6 +54,18 @@ def compare_texts(first: str, second: str) -> TextMatch:
     a, b = _tokens(first), _tokens(second)
     ratio = SequenceMatcher(None, [t for t, _ in a], [t for t, _ in b], autojunk=False).ratio()
     return TextMatch(round(ratio, 3), _difference(a, b))
+
+
+def record_words(record: Record) -> str:
+    """What a record says, as the words compared: its title and its body's text."""
+    return f"{record.title}\n{search_text(record)}"
+
+
+def restatement(first: Record, second: Record, min_ratio: float) -> TextMatch | None:
+    """How the words of two records match when one restates the other (at least `min_ratio`
+    alike, no difference in meaning), else None."""
+    match = compare_texts(record_words(first), record_words(second))
+    return match if match.differs is None and match.ratio >= min_ratio else None
 
 
 def _tokens(text: str) -> list[tuple[str, bool]]:

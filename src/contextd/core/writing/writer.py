@@ -398,7 +398,9 @@ class RecordWriter:
         """Whether two prepared records would be refused as duplicates of each other."""
         if self._guard is None or not first.vectors or not second.vectors:
             return False
-        return self._guard.restate_each_other(first.vectors[0].vector, second.vectors[0].vector)
+        return self._guard.restate_each_other(
+            first.record, first.vectors[0].vector, second.record, second.vectors[0].vector
+        )
 
     def write_all(
         self, prepared: Sequence[PreparedWrite], checkout: str | None = None

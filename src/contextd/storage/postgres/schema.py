@@ -16,7 +16,7 @@ from psycopg import sql
 
 from contextd.clock import now
 from contextd.errors import SchemaTooNewError, StoreError
-from contextd.storage.migrations import known_migrations
+from contextd.storage.migrations import Migration, known_migrations
 
 __all__ = ["MIGRATION_LOCK", "latest_version", "prepare", "schema_version"]
 
@@ -30,6 +30,8 @@ def latest_version() -> int:
 
 def schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
     """The version the server's schema is at; None for a database without contextd's tables.
+    Its newest migration: see `applied_versions` for the ones an older-numbered late arrival
+    still needs.
 
     Raises:
         StoreError: the database holds tables of the same names that contextd did not make.
@@ -41,10 +43,10 @@ def schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
     ).fetchone()
     if found is not None and found[0]:
         try:
-            row = conn.execute("SELECT max(version) FROM _migrations").fetchone()
+            done = applied_versions(conn)
         except pg_errors.InsufficientPrivilege:
             raise StoreError(_locked_out(conn, where)) from None
-        return int(row[0]) if row and row[0] is not None else 0
+        return max(done, default=0)
     foreign = conn.execute(
         "SELECT count(*) FROM information_schema.tables "
         "WHERE table_schema = current_schema() AND table_name = ANY(%s)",
@@ -58,6 +60,16 @@ def schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
     return None
 
 
+def applied_versions(conn: psycopg.Connection[Any]) -> set[int]:
+    return {int(row[0]) for row in conn.execute("SELECT version FROM _migrations")}
+
+
+def _pending(conn: psycopg.Connection[Any], version: int | None) -> list[Migration]:
+    """The migrations not applied yet, an older-numbered one that arrived late included."""
+    done = set() if version is None else applied_versions(conn)
+    return [m for m in known_migrations("postgresql") if m.version not in done]
+
+
 def prepare(conn: psycopg.Connection[Any], where: str, *, read_only: bool) -> None:
     """Bring the server's schema to this contextd's version (or check it, read-only).
 
@@ -68,7 +80,7 @@ def prepare(conn: psycopg.Connection[Any], where: str, *, read_only: bool) -> No
     latest = latest_version()
     version = schema_version(conn, where)
     _refuse_newer(version, latest, where)
-    if version == latest:
+    if not _pending(conn, version):
         return
     if read_only:
         raise StoreError(
@@ -79,16 +91,15 @@ def prepare(conn: psycopg.Connection[Any], where: str, *, read_only: bool) -> No
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
         version = schema_version(conn, where)  # another machine may have migrated meanwhile
         _refuse_newer(version, latest, where)
-        if version == latest:
+        pending = _pending(conn, version)
+        if not pending:
             return
         _act_as_owner(conn, where, version, latest)
         conn.execute(
             "CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY, "
             'name TEXT COLLATE "C" NOT NULL, applied_at TEXT COLLATE "C" NOT NULL)'
         )
-        for migration in known_migrations("postgresql"):
-            if version is not None and migration.version <= version:
-                continue
+        for migration in pending:
             conn.execute(migration.sql)
             conn.execute(
                 "INSERT INTO _migrations(version, name, applied_at) VALUES (%s, %s, %s)",

@@ -1,0 +1,63 @@
+"""The Claude Code plugin's manifest (.claude-plugin/plugin.json at the repository's root):
+the MCP server and the hooks `contextd setup --agent claude` wires, written by the same
+writers from the same catalogue row, with `contextd` found on the PATH (a plugin cannot know
+where contextd is installed). `python -m contextd.agents.plugin` prints it; a test keeps the
+committed file equal to it."""
+
+import json
+import sys
+from typing import Any
+
+from contextd.agents.catalog import agent_named
+from contextd.agents.writers import Launcher
+
+__all__ = ["MARKETPLACE", "PLUGIN_NAME", "manifest", "marketplace"]
+
+PLUGIN_NAME = "contextd"
+MARKETPLACE = "contextd"
+VERSION = "0.1.0"
+DESCRIPTION = (
+    "Project memory for AI coding agents: decisions, constraints, workflows, gotchas and "
+    "checkpoints recorded once and handed to each session (needs `contextd` on the PATH)."
+)
+AUTHOR = {"name": "contextd contributors"}
+
+
+def manifest() -> dict[str, Any]:
+    """plugin.json: metadata, then what the Claude Code row of the catalogue writes."""
+    wired: dict[str, Any] = {}
+    launcher = Launcher("contextd")
+    for target in agent_named("claude").targets:
+        for writer in target.writers:
+            writer.install(wired, launcher)
+    return {
+        "name": PLUGIN_NAME,
+        "version": VERSION,
+        "description": DESCRIPTION,
+        "author": AUTHOR,
+        "license": "MIT",
+        "keywords": ["memory", "mcp", "context", "decisions"],
+        "mcpServers": wired["mcpServers"],
+        "hooks": wired["hooks"],
+    }
+
+
+def marketplace() -> dict[str, Any]:
+    """marketplace.json: this repository as a marketplace of one plugin, itself ("./")."""
+    return {
+        "name": MARKETPLACE,
+        "owner": AUTHOR,
+        "description": "contextd's own marketplace: the contextd plugin.",
+        "plugins": [
+            {"name": PLUGIN_NAME, "source": "./", "description": DESCRIPTION, "version": VERSION}
+        ],
+    }
+
+
+def text(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    which = sys.argv[1] if len(sys.argv) > 1 else "plugin"
+    sys.stdout.write(text(marketplace() if which == "marketplace" else manifest()))
