@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from contextd.core.reading.reader import RecordReader
     from contextd.core.recall.capture import Capture
     from contextd.core.recall.compaction import HookState
+    from contextd.core.recall.proposals import Extractor
     from contextd.core.recall.queries import SearchService
     from contextd.core.upkeep.code_staleness import CodeStaleness
     from contextd.core.upkeep.consolidation import Consolidation
@@ -236,6 +237,37 @@ class App(Struct, dict=True):
         from contextd.core.recall.capture import Capture
 
         return Capture(self.db, self.developer)
+
+    @cached_property
+    def extractor(self) -> "Extractor":
+        """Capture's extractor over the chat endpoint `[capture]` names.
+
+        Raises:
+            ConfigError: `capture.extractor` is "none" (the default).
+        """
+        from msgspec.structs import replace
+
+        from contextd.chat import ChatClient
+        from contextd.core.recall.proposals import Extractor
+        from contextd.errors import ConfigError
+
+        capture = self.settings.capture
+        if capture.extractor == "none":
+            raise ConfigError(
+                'No extractor is configured: set capture.extractor to "openai" and name the '
+                "chat endpoint's capture.model (and capture.api_base)."
+            )
+        chat = replace(
+            self.settings.chat,
+            api_base=capture.api_base,
+            model=capture.model,
+            api_key_env=capture.api_key_env,
+            timeout_s=capture.timeout_s,
+        )
+        cap = capture.max_transcript_kb * 1024
+        return Extractor(
+            self.db, ChatClient(chat), lambda: self.writer, self.review, cap, self.developer
+        )
 
     @cached_property
     def agent_files(self) -> "AgentFileService":

@@ -25,6 +25,7 @@ from contextd.server_url import url_problem
 __all__ = [
     "CONFIG_FILE",
     "DB_FILE",
+    "CaptureSettings",
     "ChatSettings",
     "ContextSettings",
     "DaemonSettings",
@@ -149,7 +150,9 @@ class CaptureSettings(Struct, frozen=True):
     """Capture without being asked: at the end of a turn, a session that changed code and
     recorded nothing is asked once to record what it settled (`stop_prompt`); a session that
     ends without a checkpoint gets one drafted from its commits and records
-    (`draft_checkpoints`). With `review`, new records wait for a person's approval."""
+    (`draft_checkpoints`). With `review`, new records wait for a person's approval. With
+    `extractor`, a chat model proposes records from the session's transcript; they always
+    wait for review."""
 
     # end of turn: ask a session that changed code and recorded nothing, once
     stop_prompt: bool = True
@@ -157,6 +160,15 @@ class CaptureSettings(Struct, frozen=True):
     draft_checkpoints: bool = True
     # off; agent: what agents write waits for `contextd review approve`; all: drafts too
     review: str = "off"
+    # "openai": at the end of a turn and of a session, a detached process sends the part of
+    # the transcript not read yet (secret-scanned first) to this chat endpoint and queues the
+    # records it proposes for review. The key comes from the variable api_key_env names.
+    extractor: str = "none"
+    api_base: str = "http://localhost:11434/v1"  # extractor: the OpenAI-compatible endpoint
+    model: str = ""  # extractor: the endpoint's model name
+    api_key_env: str = ""  # extractor: the name of the environment variable holding the key
+    timeout_s: float = 60.0  # the whole answer; the hooks never wait for it
+    max_transcript_kb: int = 256  # the newest part of a longer unread stretch is sent
 
 
 class DaemonSettings(Struct, frozen=True):
@@ -353,6 +365,7 @@ _SECTIONS: dict[str, type[Any]] = {
 
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("capture", "review"): ("off", "agent", "all"),
+    ("capture", "extractor"): ("none", "openai"),
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
     ("embeddings", "precision"): ("fp32", "int8"),
     ("search", "ranking"): ("hybrid", "fts", "semantic"),
@@ -374,6 +387,7 @@ _VARIABLE_NAMES = {
     ("embeddings", "api_key_env"),
     ("vectors", "api_key_env"),
     ("chat", "api_key_env"),
+    ("capture", "api_key_env"),
 }
 # Settings that hold a length of time (`30m`, `3h`, `off`).
 _SPANS = {("daemon", "idle_exit"), ("sync", "pull_every")}
@@ -385,6 +399,8 @@ _POSITIVE = {
     ("vectors", "timeout_s"),
     ("chat", "timeout_s"),
     ("chat", "max_reply_kb"),
+    ("capture", "timeout_s"),
+    ("capture", "max_transcript_kb"),
     ("store", "connect_timeout_s"),
     ("store", "pool_size"),
     ("sync", "max_bundle_mb"),

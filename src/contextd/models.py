@@ -229,8 +229,9 @@ class RecordDraft(Struct, frozen=True):
     created_at: str | None = None  # kept from the source when importing; else now
     private: bool = False  # never written to a shared project's repository files
     # Who asked for it: a person (CLI, web view), an agent (MCP), or contextd's capture (a
-    # checkpoint drafted from a session's facts). The review policy holds what agents ask for.
-    asked_by: str = "person"  # person | agent | capture
+    # checkpoint drafted from a session's facts), or a model reading a session's transcript
+    # (a proposal). The review policy holds what agents ask for; a proposal always waits.
+    asked_by: str = "person"  # person | agent | capture | proposal
 
 
 class RecordEdit(Struct, frozen=True):

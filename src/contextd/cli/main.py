@@ -61,6 +61,7 @@ COMMAND_MODULES = {
     "setup": "setup",
     "hook": "hooks",
     "compaction-report": "hooks",
+    "capture-extract": "hooks",
     "daemon": "daemon",
     "mcp": "mcp_command",
     "ui": "ui",
