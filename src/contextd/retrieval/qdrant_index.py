@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from msgspec import Struct
 
+from contextd import DISTRIBUTION
 from contextd.config import VectorSettings
 from contextd.models import Probe, Reach
 from contextd.retrieval.vector_index import SqliteVectorIndex
@@ -28,7 +29,7 @@ __all__ = ["INSTALL_HINT", "QdrantVectorIndex"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-INSTALL_HINT = "pip install 'contextd[qdrant]'"
+INSTALL_HINT = f"pip install '{DISTRIBUTION}[qdrant]'"
 _MARKER = str(uuid.UUID(int=0))  # the sync marker's point id; it has no `project` payload
 _UPLOAD_BATCH = 512
 _RETRY_AFTER_S = 30.0

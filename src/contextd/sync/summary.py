@@ -5,6 +5,7 @@ deletions."""
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from contextd import DISTRIBUTION
 from contextd.core.workspace.inventory import Inventory, ScopeCounts
 from contextd.models import Kind, Status
 from contextd.storage import sync_state as sync_rows
@@ -15,7 +16,7 @@ __all__ = ["store_summary"]
 
 def _version() -> str:
     try:
-        return version("contextd")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "unknown"
 
