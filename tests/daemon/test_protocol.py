@@ -20,6 +20,7 @@ from contextd.service.requests import Ping, SearchAsk, WriteAsk, decode_request
 
 ACCEPTED = [
     ["search", "q"],
+    ["search", "q", "--color", "never"],
     ["--json", "--project", "p", "recall", "q"],
     ["--home", "/h", "search", "q"],
     ["--home=/h", "--project=p", "search", "q"],
@@ -80,6 +81,9 @@ def test_the_fast_reader_reads_an_argv_as_click_does(
     assert parsed is not None
     clicked = _click_reading(argv, monkeypatch)
     assert clicked is not None
+    # --color goes to the printer (use_colour) on both paths, not to the command.
+    colour = parsed.values.pop("color")
+    assert colour == (argv[argv.index("--color") + 1] if "--color" in argv else None)
     assert _normal({**parsed.values, "argument": parsed.argument}) == _normal(clicked)
 
 
@@ -233,6 +237,9 @@ def test_the_fast_reader_reads_a_record_command_as_click_does(
     assert parsed is not None
     clicked = _click_reading(argv, monkeypatch)
     assert clicked is not None
+    # --color goes to the printer (use_colour) on both paths, not to the command.
+    colour = parsed.values.pop("color")
+    assert colour == (argv[argv.index("--color") + 1] if "--color" in argv else None)
     assert _normal({**parsed.values, "argument": parsed.argument}) == _normal(clicked)
 
 

@@ -89,7 +89,7 @@ class Capture:
                 relative = path.relative_to(root).as_posix()
             except ValueError:
                 continue  # outside the work tree: not this project's code
-            if not relative.startswith(_OWN_FOLDER):
+            if not relative.startswith(_OWN_FOLDER) and _storable(relative):
                 known.setdefault(relative)
         if len(known) == len(session.edited) or len(session.edited) >= _MAX_PATHS:
             return
@@ -108,7 +108,9 @@ class Capture:
             return  # unseen at its start: what it committed is read from git, if ever
         seen = [c for c in session.commits_seen if c[0] != sha][-_MAX_COMMITS + 1 :]
         with self._db.transaction() as conn:
-            rows.note_commits(conn, session_key, (*seen, (sha, subject)))
+            rows.note_commits(
+                conn, session_key, (*seen, (sha, subject if _storable(subject) else ""))
+            )
 
     def request_at_stop(self, project: Project, session_key: str, folder: Path) -> str:
         """The request to record, for a session that changed code and recorded nothing since
@@ -235,6 +237,12 @@ class Capture:
             if isinstance(body, CheckpointBody) and body.goal:
                 return body.goal
         return ""
+
+
+def _storable(text: str) -> bool:
+    """Whether a path or subject an agent's hook reported may be kept: no secret, no control
+    character (a payload is the agent's words, not a fact about the repository)."""
+    return text.isprintable() and not find_secrets(text)
 
 
 def _root(folder: Path) -> Path | None:
