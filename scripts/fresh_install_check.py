@@ -27,6 +27,7 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 LIMIT_BYTES = 1 << 30  # the tool environment must stay under 1 GB (torch would be ~5 GB)
 sys.path.insert(0, str(CHECKOUT / "src"))
 
+from contextd import DISTRIBUTION  # noqa: E402
 from contextd.embeddings.package_index import choose_index, shown_url  # noqa: E402
 
 
@@ -129,11 +130,11 @@ def _one_way(way: str, scratch: Path, tools: Path, fresh: bool) -> None:
     if way == "uv":
         env |= {"UV_TOOL_DIR": str(place / "tools"), "UV_TOOL_BIN_DIR": str(place / "bin")}
         argv = [str(tools / "uv"), "tool", "install", "--quiet", str(CHECKOUT)]
-        environment, exe = place / "tools" / "contextd", place / "bin" / "contextd"
+        environment, exe = place / "tools" / DISTRIBUTION, place / "bin" / "contextd"
     elif way == "pipx":
         env |= {"PIPX_HOME": str(place / "pipx"), "PIPX_BIN_DIR": str(place / "bin")}
         argv = [str(tools / "pipx"), "install", str(CHECKOUT)]
-        environment, exe = place / "pipx" / "venvs" / "contextd", place / "bin" / "contextd"
+        environment, exe = place / "pipx" / "venvs" / DISTRIBUTION, place / "bin" / "contextd"
     else:  # the README's line
         environment = place / ".venv"
         _run([sys.executable, "-m", "venv", str(environment)], env)

@@ -2,7 +2,8 @@
 a pipeline, sessions with checkpoints), `contextd ui` on it, and headless Chromium saving PNGs
 of the main pages into docs/.
 
-Run: .venv/bin/python scripts/screenshots.py   (needs Debian's chromium and chromium-driver)
+Run: .venv/bin/python scripts/screenshots.py [NAME.png ...]   (needs Debian's chromium and
+chromium-driver; names pick some of the pages, all by default)
 """
 
 import json
@@ -14,7 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from contextd.app import open_app
+from contextd.app import App, open_app
+from contextd.clock import now
 from contextd.config import load_settings
 from contextd.models import (
     CheckpointBody,
@@ -23,9 +25,12 @@ from contextd.models import (
     Hardness,
     Kind,
     MemoryBody,
+    Origin,
     PipelineBody,
+    Project,
     RecordDraft,
 )
+from contextd.storage import capture_sessions
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -52,9 +57,16 @@ QUEUE = [
 ]
 
 
+TALL = {"ui-review.png": 1040}  # pages whose end must show too
+
+
 def fill(home: Path) -> str:
     """The demo store; returns the id of the middle of the queue history."""
-    (home / "config.toml").write_text('[embeddings]\nprovider = "hashing"\n', encoding="utf-8")
+    (home / "config.toml").write_text(
+        '[embeddings]\nprovider = "hashing"\n[capture]\nreview = "all"\nextractor = "openai"\n'
+        'model = "qwen2.5:7b-instruct"\n',
+        encoding="utf-8",
+    )
     with open_app(load_settings(home=home)) as app:
         orbit = app.projects.ensure("orbit")
         app.projects.ensure("billing-api")
@@ -116,7 +128,73 @@ def fill(home: Path) -> str:
             )
             app.sessions.end_open(orbit, title)
         app.sessions.start(orbit, "cursor")
+        waiting_for_review(app, orbit)
     return ids[1]
+
+
+def waiting_for_review(app: App, orbit: Project) -> None:
+    """Drafts held for review (a proposal from a transcript, an agent's write, a drafted
+    checkpoint) and two transcript readings, one of them not sent."""
+    app.writer.record(
+        RecordDraft(
+            Kind.DECISION,
+            "Cap job retries at 8 attempts, then dead-letter the job",
+            DecisionBody(
+                "Jobs retried forever and hid outages from the on-call person",
+                "Eight attempts with backoff cover a five-minute blip; after that a person "
+                "must look",
+                "Retry forever with a longer delay",
+            ),
+            tags=("worker", "proposed"),
+            origin=Origin.AGENT,
+            asked_by="proposal",
+        ),
+        orbit,
+    )
+    app.writer.record(
+        RecordDraft(
+            Kind.CONSTRAINT,
+            "A worker renews its lease at least every 20 s",
+            ConstraintBody(
+                "The coordinator requeues a lease after 30 s without a heartbeat",
+                Hardness.STRONG,
+                ("worker/**",),
+            ),
+            tags=("worker",),
+            origin=Origin.AGENT,
+            asked_by="agent",
+        ),
+        orbit,
+    )
+    app.writer.record(
+        RecordDraft(
+            Kind.CHECKPOINT,
+            "Session ended after: Requeue leases on a missed heartbeat",
+            CheckpointBody(
+                "Distributed GPU scheduling",
+                ("Committed: Requeue leases on a missed heartbeat", "Changed: worker/lease.py"),
+            ),
+            tags=("drafted",),
+            origin=Origin.AGENT,
+            asked_by="capture",
+        ),
+        orbit,
+    )
+    stamp = now()
+    with app.db.transaction() as conn:
+        for key, outcome in (
+            ("7d1e0c52-claude", "proposed 1"),
+            (
+                "b4a9f310-claude",
+                "not sent: the transcript holds what looks like a GitHub token; that part "
+                "is never sent",
+            ),
+        ):
+            session = capture_sessions.CaptureSession(
+                key, orbit.id, "", stamp, stamp, "", "", (), None, None, None
+            )
+            capture_sessions.begin(conn, session)
+            capture_sessions.extracted(conn, key, 4096, outcome, stamp)
 
 
 def main() -> None:
@@ -138,13 +216,17 @@ def main() -> None:
             "ui-record.png": f"/r/{middle}",
             "ui-sessions.png": "/p/orbit/sessions",
             "ui-quality.png": "/p/orbit/quality?days=0",
+            "ui-review.png": "/p/orbit/review",
         }
+        wanted = set(sys.argv[1:])
+        shots = {name: path for name, path in shots.items() if not wanted or name in wanted}
         os.environ["SE_OFFLINE"] = "true"
         try:
             with chromium() as driver:
                 driver.set_window_size(1280, 820)
                 driver.get(url)
                 for name, path in shots.items():
+                    driver.set_window_size(1280, TALL.get(name, 820))
                     driver.get(base + path)
                     time.sleep(0.3)
                     driver.save_screenshot(str(ROOT / "docs" / name))

@@ -4,7 +4,11 @@ The library API (App, open_app, Settings, load_settings, ContextdError) is impor
 use, so `contextd hook ...` does not pay for the whole package on every agent prompt.
 """
 
-__all__ = ["App", "ContextdError", "Settings", "load_settings", "open_app"]
+__all__ = ["DISTRIBUTION", "App", "ContextdError", "Settings", "load_settings", "open_app"]
+
+# The name contextd is installed under from the package index (`contextd` there is another
+# project's); the command and this package are `contextd`.
+DISTRIBUTION = "contextd-memory"
 
 _HOMES = {
     "App": "contextd.app",

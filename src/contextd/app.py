@@ -28,12 +28,14 @@ if TYPE_CHECKING:
     from contextd.core.reading.reader import RecordReader
     from contextd.core.recall.capture import Capture
     from contextd.core.recall.compaction import HookState
+    from contextd.core.recall.proposals import Extractor
     from contextd.core.recall.queries import SearchService
     from contextd.core.upkeep.code_staleness import CodeStaleness
     from contextd.core.upkeep.consolidation import Consolidation
     from contextd.core.upkeep.refresh import Refresher
     from contextd.core.upkeep.semantic_index import IndexService
     from contextd.core.upkeep.summaries import Summarizer
+    from contextd.core.workspace.groups import GroupService
     from contextd.core.workspace.inventory import Inventory
     from contextd.core.workspace.projects import ProjectService
     from contextd.core.workspace.sessions import SessionService
@@ -106,6 +108,12 @@ class App(Struct, dict=True):
         return ProjectService(self.db)
 
     @cached_property
+    def groups(self) -> "GroupService":
+        from contextd.core.workspace.groups import GroupService
+
+        return GroupService(self.db)
+
+    @cached_property
     def duplicates(self) -> "DuplicateGuard":
         from contextd.core.writing.duplicates import DuplicateGuard
 
@@ -133,6 +141,7 @@ class App(Struct, dict=True):
             files,
             developer=self.developer,
             review=self.settings.capture.review,
+            group_of=lambda name, project: self.groups.target(name, project),
         )
 
     @cached_property
@@ -238,6 +247,37 @@ class App(Struct, dict=True):
         return Capture(self.db, self.developer)
 
     @cached_property
+    def extractor(self) -> "Extractor":
+        """Capture's extractor over the chat endpoint `[capture]` names.
+
+        Raises:
+            ConfigError: `capture.extractor` is "none" (the default).
+        """
+        from msgspec.structs import replace
+
+        from contextd.chat import ChatClient
+        from contextd.core.recall.proposals import Extractor
+        from contextd.errors import ConfigError
+
+        capture = self.settings.capture
+        if capture.extractor == "none":
+            raise ConfigError(
+                'No extractor is configured: set capture.extractor to "openai" and name the '
+                "chat endpoint's capture.model (and capture.api_base)."
+            )
+        chat = replace(
+            self.settings.chat,
+            api_base=capture.api_base,
+            model=capture.model,
+            api_key_env=capture.api_key_env,
+            timeout_s=capture.timeout_s,
+        )
+        cap = capture.max_transcript_kb * 1024
+        return Extractor(
+            self.db, ChatClient(chat), lambda: self.writer, self.review, cap, self.developer
+        )
+
+    @cached_property
     def agent_files(self) -> "AgentFileService":
         from contextd.agents.agent_files import AgentFileService
 
@@ -277,7 +317,8 @@ class App(Struct, dict=True):
         from contextd.core.workspace.status import project_status
 
         waiting = self.review.count(project)
-        return project_status(self.reader, self.index, project, self.settings.home, waiting)
+        group = self.groups.of(project)
+        return project_status(self.reader, self.index, project, self.settings.home, waiting, group)
 
     def inventory(self) -> "Inventory":
         """Every project's counts and activity, the global records, embeddings in use."""

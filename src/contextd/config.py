@@ -25,6 +25,7 @@ from contextd.server_url import url_problem
 __all__ = [
     "CONFIG_FILE",
     "DB_FILE",
+    "CaptureSettings",
     "ChatSettings",
     "ContextSettings",
     "DaemonSettings",
@@ -55,14 +56,18 @@ DB_FILE = "contextd.db"
 class EmbeddingSettings(Struct, frozen=True):
     """Which provider turns text into vectors (`local`, `hashing`, `openai` or `none`)."""
 
-    provider: str = "local"
-    model: str = "all-MiniLM-L6-v2"
-    api_base: str = "http://localhost:11434/v1"
-    api_key_env: str = ""
-    dimensions: int = 384
-    timeout_s: float = 30.0
-    precision: str = "fp32"  # local model: fp32, or int8 (faster, vectors a little different)
-    threads: int = 0  # local model: onnxruntime threads per call (0: chosen by use)
+    provider: str = "local"  # local | hashing | openai | none
+    model: str = "all-MiniLM-L6-v2"  # for openai: the endpoint's model name
+    api_base: str = "http://localhost:11434/v1"  # openai: the OpenAI-compatible endpoint
+    api_key_env: str = ""  # openai: the name of the environment variable holding the API key
+    dimensions: int = 384  # the width of the vectors
+    timeout_s: float = 30.0  # openai: how long one request may take
+    # local model: fp32, or int8 (faster, vectors a little different: after switching,
+    # `contextd refresh --force-embeddings`)
+    precision: str = "fp32"
+    # local model: onnxruntime threads per call (0: chosen by use, two in a resident process,
+    # one per call in batches)
+    threads: int = 0
     # local model: word pieces of a record read (the rest is cut; it was trained on 128, reads
     # at most 256). 128 takes 2.3-2.5x less CPU than 256 for a ~2,000-character record; on the
     # ADR dev set hybrid search ranks as well, the meaning arm alone a little worse
@@ -72,24 +77,26 @@ class EmbeddingSettings(Struct, frozen=True):
 class SearchSettings(Struct, frozen=True):
     """Weights of the ranking terms; the sum is multiplied by the status factor."""
 
-    ranking: str = "hybrid"  # or "fts" / "semantic": one arm alone (for comparing them)
+    # hybrid ranks by both arms fused; fts or semantic by one arm alone (to compare them)
+    ranking: str = "hybrid"
     # How the arms' raw scores become terms: "adaptive" weighs each arm per query by how
     # decisive it is (contextd.retrieval.adaptive); the others are fixed weightings.
-    fusion: str = "adaptive"  # or "zscore", "relative", "saturating", "weighted", "rrf"
+    fusion: str = "adaptive"
     # adaptive: the coverage (idf-weighted share of the query's words in the best full-text
-    # match) at which both arms are trusted alike, and how sharply trust turns around it
+    # match) at which both arms are trusted alike
     coverage_midpoint: float = 0.1
-    coverage_steepness: float = 24.0
+    coverage_steepness: float = 24.0  # adaptive: how sharply that trust turns around the midpoint
     coverage_exponent: float = 2.0  # the full-text term grows as coverage to this power
     bm25_exponent: float = 3.0  # a candidate's bm25 relative to the best, to this power
     semantic_share: float = 0.5  # the semantic arm's weight when full text is decisive (CV)
-    semantic_spread: float = 6.0  # standard deviations above the pool's mean: a full match
+    # adaptive: standard deviations above the pool's mean cosine that make a full match
+    semantic_spread: float = 6.0
     zscore_spread: float = 4.0  # zscore: the same, for both arms
-    rrf_k: float = 60.0
-    bm25_half: float = 10.0
-    fts_weight: float = 1.0
-    semantic_weight: float = 1.0
-    semantic_floor: float = 0.15
+    rrf_k: float = 60.0  # rrf: the constant of reciprocal rank fusion
+    bm25_half: float = 10.0  # saturating: the bm25 at which the full-text term is half
+    fts_weight: float = 1.0  # the weight of the full-text term
+    semantic_weight: float = 1.0  # the weight of the semantic term
+    semantic_floor: float = 0.15  # a cosine at or below this is no semantic match
     # A record that matches by meaning alone (no word of the query) is a result only when its
     # match is at least this share of the query's best match: below it, only the priors would
     # rank it. Learnt from the eval sets: about the 2nd percentile of the meaning-only answers
@@ -99,28 +106,33 @@ class SearchSettings(Struct, frozen=True):
     # weighted, as `coverage`), a record that holds none of them is no result at all: on the
     # eval sets no answer found by meaning alone reached the top ten past 0.76.
     full_text_decides: float = 0.9
-    priority_weight: float = 0.35
-    recency_weight: float = 0.25
-    recency_half_life_days: float = 90.0
-    project_weight: float = 0.5
-    trust_weight: float = 0.2
-    feedback_weight: float = 0.6
+    priority_weight: float = 0.35  # the weight of a record's priority (1-5)
+    recency_weight: float = 0.25  # the weight of how recently a record was verified
+    recency_half_life_days: float = 90.0  # the recency term halves every this many days
+    project_weight: float = 0.5  # a project's own record over a global one
+    # A record of the project's group gets this share of project_weight: its own records all
+    # of it, global ones none, so a group's rank between the two (0 < group_match < 1).
+    group_match: float = 0.5
+    trust_weight: float = 0.2  # the weight of the origin's trust: user > agent > import
+    feedback_weight: float = 0.6  # a record learned as the answer to a very similar query
     feedback_similarity: float = 0.8  # a learned answer helps queries at least this alike
-    superseded_penalty: float = 0.35
-    code_stale_factor: float = 0.6  # a record whose named code changed since it was verified
-    successor_factor: float = 1.0
-    chain_bonus: float = 1.0  # chosen by leaving one eval set out (retrieval-i29.md)
-    candidate_pool: int = 50
-    related_factor: float = 0.5
-    mmr_balance: float = 0.7
+    superseded_penalty: float = 0.35  # multiplier for NOT CURRENT records shown on request
+    code_stale_factor: float = 0.6  # multiplier: a record whose named code changed since verified
+    successor_factor: float = 1.0  # share of a superseded match's score credited to its successor
+    # a current record matched both directly and through its history (chosen by leaving one
+    # eval set out, retrieval-i29.md)
+    chain_bonus: float = 1.0
+    candidate_pool: int = 50  # candidates taken from each of full text and vectors
+    related_factor: float = 0.5  # the score of a linked record relative to its parent
+    mmr_balance: float = 0.7  # --mmr: relevance against diversity (1: relevance alone)
 
 
 class ContextSettings(Struct, frozen=True):
     """How much recall and the briefings may put in front of an agent (tokens, records)."""
 
-    max_context_tokens: int = 6000
-    max_entry_tokens: int = 1000  # a longer passage is cut, with a pointer to the whole record
-    max_memories: int = 40
+    max_context_tokens: int = 6000  # the recall budget
+    max_entry_tokens: int = 1000  # a longer passage is cut, with how to read the whole record
+    max_memories: int = 40  # the most records recall considers before packing them
     session_budget: int = 2000  # the session-start briefing; 0 turns that hook off
     export_budget: int = 2000  # the briefing `contextd export` writes into agent files
 
@@ -128,22 +140,38 @@ class ContextSettings(Struct, frozen=True):
 class HookSettings(Struct, frozen=True):
     """The agent hooks: what the per-prompt recall lets through, and the daemon they use."""
 
-    prompt_min_chars: int = 30
-    prompt_similarity_floor: float = 0.25  # cosine (local model); tuned on the eval sets
-    prompt_max_results: int = 3
-    prompt_budget: int = 700  # 0 turns the prompt hook off
-    autostart_daemon: bool = True
+    prompt_min_chars: int = 30  # shorter prompts get no recall
+    # the cosine a passage needs to be put in front of a prompt (local model; tuned on the
+    # eval sets: another provider has another cosine scale)
+    prompt_similarity_floor: float = 0.25
+    prompt_max_results: int = 3  # the most passages put in front of one prompt
+    prompt_budget: int = 700  # tokens per prompt; 0 turns the prompt hook off
+    autostart_daemon: bool = True  # session-start (and a command) starts the daemon when none runs
 
 
 class CaptureSettings(Struct, frozen=True):
     """Capture without being asked: at the end of a turn, a session that changed code and
     recorded nothing is asked once to record what it settled (`stop_prompt`); a session that
     ends without a checkpoint gets one drafted from its commits and records
-    (`draft_checkpoints`). With `review`, new records wait for a person's approval."""
+    (`draft_checkpoints`). With `review`, new records wait for a person's approval. With
+    `extractor`, a chat model proposes records from the session's transcript; they always
+    wait for review."""
 
+    # end of turn: ask a session that changed code and recorded nothing, once
     stop_prompt: bool = True
+    # a session that ends without a checkpoint gets one drafted from its commits
     draft_checkpoints: bool = True
-    review: str = "off"  # off | agent (what agents write waits for a person) | all (and drafts)
+    # off; agent: what agents write waits for `contextd review approve`; all: drafts too
+    review: str = "off"
+    # "openai": at the end of a turn and of a session, a detached process sends the part of
+    # the transcript not read yet (secret-scanned first) to this chat endpoint and queues the
+    # records it proposes for review. The key comes from the variable api_key_env names.
+    extractor: str = "none"
+    api_base: str = "http://localhost:11434/v1"  # extractor: the OpenAI-compatible endpoint
+    model: str = ""  # extractor: the endpoint's model name
+    api_key_env: str = ""  # extractor: the name of the environment variable holding the key
+    timeout_s: float = 60.0  # the whole answer; the hooks never wait for it
+    max_transcript_kb: int = 256  # the newest part of a longer unread stretch is sent
 
 
 class DaemonSettings(Struct, frozen=True):
@@ -151,7 +179,7 @@ class DaemonSettings(Struct, frozen=True):
     keeps it running until stopped). It leaves at once, whatever this says, when its home or
     its store file is deleted or replaced."""
 
-    idle_exit: str = "3h"
+    idle_exit: str = "3h"  # exits after this long unasked (90s, 30m, 1d; "off": never)
 
     @property
     def idle_exit_s(self) -> int:
@@ -163,11 +191,17 @@ class RefreshSettings(Struct, frozen=True):
     """How alike two records must be (cosine) to be refused as a duplicate or reported, and
     (their words, besides the cosine) to be refused as a duplicate or merged by `refresh`."""
 
-    duplicate_threshold: float = 0.9
-    similar_threshold: float = 0.65
-    replacement_threshold: float = 0.4  # looser: a replacement changes the very words
-    merge_text_similarity: float = 0.9  # a duplicate's words: this alike, same meaning
-    summarizer: str = "none"  # or "openai": `refresh --summarize` proposes one record a cluster
+    duplicate_threshold: float = 0.9  # at or above: refused as a restatement (unless --force)
+    similar_threshold: float = 0.65  # at or above: reported as similar (refresh: clusters)
+    # a looser match that, with a change cue, flags a likely replacement (a replacement
+    # changes the very words)
+    replacement_threshold: float = 0.4
+    # a duplicate's words (refused, or merged by refresh): this alike, with the same
+    # negations, numbers and names
+    merge_text_similarity: float = 0.9
+    # none, or openai: `refresh --summarize` sends clusters to the [chat] endpoint, which
+    # proposes one record a cluster
+    summarizer: str = "none"
 
 
 class ChatSettings(Struct, frozen=True):
@@ -175,10 +209,10 @@ class ChatSettings(Struct, frozen=True):
     OpenAI), for the features that ask a model (the refresh summarizer); the API key is read
     from the environment variable named here, never from this file."""
 
-    api_base: str = "http://localhost:11434/v1"
-    model: str = ""
-    api_key_env: str = ""
-    timeout_s: float = 60.0
+    api_base: str = "http://localhost:11434/v1"  # the OpenAI-compatible endpoint
+    model: str = ""  # the endpoint's model name (required to use it)
+    api_key_env: str = ""  # the name of the environment variable holding the API key
+    timeout_s: float = 60.0  # the whole answer, at most
     max_reply_kb: int = 64  # a longer answer is refused unread
 
 
@@ -188,10 +222,10 @@ class SyncSettings(Struct, frozen=True):
     remote operation (connecting and transferring) may take; and how often the daemon pulls the
     configured remotes on its own (`off` by default)."""
 
-    tombstone_retention_days: int = 365
-    max_bundle_mb: int = 256
-    remote_timeout_s: float = 600.0
-    pull_every: str = "off"  # the daemon pulls every configured remote this often (`30m`)
+    tombstone_retention_days: int = 365  # deletions older than this are forgotten by `refresh`
+    max_bundle_mb: int = 256  # the most a bundle (a file, stdin, `remote pull`) may hold
+    remote_timeout_s: float = 600.0  # the most a whole `remote` operation may take
+    pull_every: str = "off"  # the daemon pulls every remote this often ("30m"); see `status`
 
     @property
     def pull_every_s(self) -> int:
@@ -203,12 +237,12 @@ class VectorSettings(Struct, frozen=True):
     """Where vectors are searched. SQLite always keeps the authoritative copy; `qdrant` adds
     a Qdrant collection rebuilt from it (a server at `url`, else a local folder at `path`)."""
 
-    backend: str = "sqlite"
-    url: str = ""  # e.g. http://localhost:6333
+    backend: str = "sqlite"  # sqlite (an exact scan in memory) or qdrant
+    url: str = ""  # a Qdrant server (http://localhost:6333); empty: local mode in `path`
     path: str = ""  # local mode folder; empty: <home>/qdrant
-    collection: str = "contextd"
+    collection: str = "contextd"  # the Qdrant collection
     api_key_env: str = ""  # environment variable holding the server's API key
-    timeout_s: float = 5.0
+    timeout_s: float = 5.0  # how long one Qdrant request may take
 
 
 class ShareSettings(Struct, frozen=True):
@@ -216,7 +250,7 @@ class ShareSettings(Struct, frozen=True):
     memory categories, separated by spaces. Others, and any record written with --private,
     stay in this store only."""
 
-    records: str = "decision constraint pipeline convention gotcha"
+    records: str = "decision constraint pipeline convention gotcha"  # kinds, memory categories
 
 
 class StoreSettings(Struct, frozen=True):
@@ -225,9 +259,11 @@ class StoreSettings(Struct, frozen=True):
     PGPASSWORD or ~/.pgpass, never from this file). On a server the developer is the login
     role; `developer` tells apart people who share one role (it follows the role's name)."""
 
+    # postgresql://USER@HOST:PORT/DB?sslmode=verify-full (never a password); empty: the
+    # home's SQLite file
     url: str = ""
-    developer: str = ""
-    connect_timeout_s: float = 5.0
+    developer: str = ""  # a home's sessions' name; on a server, added to the login role
+    connect_timeout_s: float = 5.0  # seconds connecting to the server may take (fractions count)
     pool_size: int = 8  # connections a long-lived process (daemon, MCP server, web view) keeps
 
 
@@ -239,10 +275,13 @@ class ServeSettings(Struct, frozen=True):
     to call it (space-separated; none by default: agents send no Origin).
     `requests_per_minute = 0` counts nothing (no limit, and no write per request)."""
 
-    max_body_kb: int = 1024
+    max_body_kb: int = 1024  # the largest request body it reads
+    # requests a token may make a minute, counted in the store (every serve process on it
+    # together); 0 counts nothing: no limit, and no write per request
     requests_per_minute: int = 600
-    max_in_flight: int = 64
-    header_timeout_s: float = 10.0
+    max_in_flight: int = 64  # requests one process answers at once (one more gets a 503)
+    header_timeout_s: float = 10.0  # how long a client may take to send a request's headers
+    # browser origins allowed to call it, space-separated (none: agents send no Origin)
     allowed_origins: str = ""
 
 
@@ -250,9 +289,10 @@ class LifecycleSettings(Struct, frozen=True):
     """When an active record counts as stale: not verified for this many days, or (when
     `code_staleness` is on) the code it names changed in git since it was verified."""
 
-    stale_days: int = 90
-    code_staleness: bool = True  # read new commits at session start and mark records
-    code_first_commits: int = 1000  # the first check at session start reads at most these
+    stale_days: int = 90  # an active record not verified for this many days is stale
+    # session start reads the new commits and marks the records whose named code changed
+    code_staleness: bool = True
+    code_first_commits: int = 1000  # the first such check at session start reads at most these
 
 
 class Settings(Struct, frozen=True):
@@ -328,6 +368,7 @@ _SECTIONS: dict[str, type[Any]] = {
 
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("capture", "review"): ("off", "agent", "all"),
+    ("capture", "extractor"): ("none", "openai"),
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
     ("embeddings", "precision"): ("fp32", "int8"),
     ("search", "ranking"): ("hybrid", "fts", "semantic"),
@@ -349,6 +390,7 @@ _VARIABLE_NAMES = {
     ("embeddings", "api_key_env"),
     ("vectors", "api_key_env"),
     ("chat", "api_key_env"),
+    ("capture", "api_key_env"),
 }
 # Settings that hold a length of time (`30m`, `3h`, `off`).
 _SPANS = {("daemon", "idle_exit"), ("sync", "pull_every")}
@@ -360,6 +402,8 @@ _POSITIVE = {
     ("vectors", "timeout_s"),
     ("chat", "timeout_s"),
     ("chat", "max_reply_kb"),
+    ("capture", "timeout_s"),
+    ("capture", "max_transcript_kb"),
     ("store", "connect_timeout_s"),
     ("store", "pool_size"),
     ("sync", "max_bundle_mb"),

@@ -19,6 +19,7 @@ __all__ = [
     "CheckpointBody",
     "ConstraintBody",
     "DecisionBody",
+    "Group",
     "Hardness",
     "Kind",
     "MemoryBody",
@@ -26,6 +27,7 @@ __all__ = [
     "PipelineBody",
     "Probe",
     "Project",
+    "Reach",
     "Record",
     "RecordDraft",
     "RecordEdit",
@@ -186,6 +188,40 @@ class Project(Struct, frozen=True):
     checkout: str | None = None
 
 
+class Group(Struct, frozen=True):
+    """A project group: its records apply to each member project, below the project's own
+    and above the global ones. `members` are project ids."""
+
+    id: str
+    slug: str
+    name: str
+    members: tuple[str, ...]
+    created_at: str
+    updated_at: str
+
+
+class Reach(Struct, frozen=True):
+    """Whose records a project sees, nearest first: its own, then those of the group it
+    belongs to, then the global ones (no owner). storage.filters.in_reach is the same rule
+    as SQL; ranking reads each record's tier from here."""
+
+    project_id: str | None
+    group_id: str | None = None
+
+    @property
+    def owners(self) -> tuple[str, ...]:
+        """The owners in reach besides global: the project, then its group."""
+        return tuple(owner for owner in (self.project_id, self.group_id) if owner)
+
+    def tier(self, owner: str | None) -> str | None:
+        """ "project", "group" or "global" for a record of `owner`; None: out of reach."""
+        if owner is None:
+            return "global"
+        if owner == self.project_id:
+            return "project"
+        return "group" if owner == self.group_id else None
+
+
 class Record(Struct, frozen=True):
     """A stored record of any kind; `project_id` None means global."""
 
@@ -226,11 +262,15 @@ class RecordDraft(Struct, frozen=True):
     priority: int = 3
     related_to: tuple[str, ...] = ()
     is_global: bool = False
+    # Stored in a project group instead of the project: the group's name, or "" for the
+    # group the project belongs to; the project must be a member (core.workspace.groups).
+    group: str | None = None
     created_at: str | None = None  # kept from the source when importing; else now
     private: bool = False  # never written to a shared project's repository files
     # Who asked for it: a person (CLI, web view), an agent (MCP), or contextd's capture (a
-    # checkpoint drafted from a session's facts). The review policy holds what agents ask for.
-    asked_by: str = "person"  # person | agent | capture
+    # checkpoint drafted from a session's facts), or a model reading a session's transcript
+    # (a proposal). The review policy holds what agents ask for; a proposal always waits.
+    asked_by: str = "person"  # person | agent | capture | proposal
 
 
 class RecordEdit(Struct, frozen=True):
@@ -326,6 +366,7 @@ class SearchHit(Struct, frozen=True):
     via: str | None = None  # set when a superseded record's match was credited to this one
     similarity: float = 0.0  # the best raw cosine behind the hit (0 without vectors)
     code_change: CodeChange | None = None  # code it names changed since it was verified
+    tier: str = ""  # "project", "group" or "global": whose record it is, seen by the asker
 
 
 class Similar(Struct, frozen=True):
@@ -344,6 +385,7 @@ class Stored(Struct, frozen=True):
     similar: list[Similar]
     shorts: dict[str, str]
     held: bool = False  # waiting in the review queue (its id is the draft's), not stored yet
+    group: str | None = None  # the slug of the project group it was written into
 
 
 class SearchResult(Struct, frozen=True):

@@ -23,7 +23,10 @@ def test_search_ranks_by_relevance_and_reports_scores(run: Cli) -> None:
     results = run.json("search", "task queue")["results"]
     assert results[0]["id"] == nats["id"]
     assert set(results[0]) >= {"id", "kind", "title", "status", "score"}
-    assert all(r["score"] > 0 for r in results)
+    # The gotcha matches "task" by its hint alone, a word most of these records hold: it
+    # comes after, worth next to nothing, but it is a match.
+    assert results[0]["score"] > 0 and all(r["score"] >= 0 for r in results)
+    assert [r["title"] for r in results[1:]] == ["Workers must be idempotent"]
     assert run.json("search", "duplicate delivery")["results"][0]["id"] == hint["id"]
 
 

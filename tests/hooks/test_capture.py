@@ -14,7 +14,10 @@ from typing import Any
 from contextd.clock import to_iso
 from tests.conftest import DECISION, Cli
 from tests.hooks._support import (
+    bash,
     configure,
+    edit,
+    hook_env,
     run_hook,
     session_end,
     session_start,
@@ -111,6 +114,22 @@ def test_a_session_that_changed_nothing_or_recorded_is_not_asked(repo: Path, run
     assert stop_reply(repo, stop(repo, "sess-2")) is None
 
 
+def test_files_the_edit_hook_saw_are_the_changes_without_asking_git(repo: Path) -> None:
+    commit(repo, "Start the project")
+    run_hook("session-start", session_start(repo), cwd=repo)
+    (repo / "worker.py").write_text("written through the agent's Write tool\n", encoding="utf-8")
+    run_hook("post-edit", edit(repo, str(repo / "worker.py"), tool="Write"), cwd=repo)
+    run_hook("post-edit", edit(repo, "/elsewhere/notes.md", tool="Write"), cwd=repo)
+    (repo / "generated.py").write_text("made by a command, no edit hook saw it\n", "utf-8")
+
+    reply = stop_reply(repo, stop(repo))
+
+    assert reply is not None and "worker.py" in reply["reason"]
+    # The edit hook named the session's changes, so the end of the turn ran no `git status`
+    # (which would have listed generated.py too); a path outside the work tree is not its code.
+    assert "generated.py" not in reply["reason"] and "notes.md" not in reply["reason"]
+
+
 def test_uncommitted_edits_count_as_changes(repo: Path) -> None:
     commit(repo, "Start the project")
     run_hook("session-start", session_start(repo), cwd=repo)
@@ -143,6 +162,41 @@ def test_gemini_is_asked_through_after_agent_and_codex_through_stop(repo: Path) 
     codex_stop = codex(repo, "Stop", "codex-1", stop_hook_active=False, last_assistant_message="")
     answered = stop_reply(repo, codex_stop)
     assert answered is not None and answered["decision"] == "block"
+
+
+def test_commits_the_commit_hook_saw_are_drafted_without_asking_git(repo: Path, run: Cli) -> None:
+    commit(repo, "Start the project")
+    run_hook("session-start", session_start(repo), cwd=repo)
+    commit(repo, "Add the Redis Streams consumer")
+    run_hook("post-bash", bash(repo, 'git commit -m "Add the Redis Streams consumer"'), cwd=repo)
+    commit(repo, "Retry failed jobs with backoff", path="retry.py")
+    run_hook("post-bash", bash(repo, 'git commit -m "Retry failed jobs with backoff"'), cwd=repo)
+
+    # No git at the session's end: what the commit hook saw, with HEAD its last commit, is
+    # what the session committed.
+    no_git = hook_env(PATH=str(repo / "no-such-folder"))
+    ended = run_hook("session-end", session_end(repo), cwd=repo, env=no_git)
+
+    assert ended.reply is not None and "drafted a checkpoint" in ended.reply["systemMessage"]
+    (drafted,) = [c for c in checkpoints(run) if "drafted" in c["tags"]]
+    assert drafted["body"]["done"][:2] == [
+        "Committed: Add the Redis Streams consumer",
+        "Committed: Retry failed jobs with backoff",
+    ]
+
+
+def test_a_commit_the_hook_did_not_see_is_read_from_git(repo: Path, run: Cli) -> None:
+    commit(repo, "Start the project")
+    run_hook("session-start", session_start(repo), cwd=repo)
+    commit(repo, "Add the Redis Streams consumer")
+    run_hook("post-bash", bash(repo, 'git commit -m "Add the Redis Streams consumer"'), cwd=repo)
+    commit(repo, "Retry failed jobs with backoff", path="retry.py")  # by a script: no hook
+
+    run_hook("session-end", session_end(repo), cwd=repo)
+
+    (drafted,) = [c for c in checkpoints(run) if "drafted" in c["tags"]]
+    assert "Committed: Retry failed jobs with backoff" in drafted["body"]["done"]
+    assert "Committed: Add the Redis Streams consumer" in drafted["body"]["done"]
 
 
 def test_commit_subjects_stay_quoted_data(repo: Path) -> None:

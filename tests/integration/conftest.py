@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import make_repo
 
-# Pinned, so a run tests what the last one did; bump them together with the README's table.
+# Pinned, so a run tests what the last one did (the agents' pages in docs/agents/ name this file).
 PACKAGES = {
     "claude": "@anthropic-ai/claude-code@2.1.332",
     "gemini": "@google/gemini-cli@0.61.0",

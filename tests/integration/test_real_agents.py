@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.conftest import DECISION
 from tests.integration.conftest import Agents, Wired
-from tests.integration.stand_in_api import ANSWER
+from tests.integration.stand_in_api import ANSWER, CAPTURED, RECORD_TOOL
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,3 +123,68 @@ def one_turn(
     turns = [b for b in bodies if "Where should the next worker read tasks from?" in b]
     assert turns, bodies
     return turns[0]
+
+
+def test_claude_code_records_what_the_stop_hook_asks_for_and_it_waits_for_review(
+    agents: Agents, wired: Wired, tmp_path: Path
+) -> None:
+    """A real session of Claude Code against a scripted stand-in model: its turn writes a
+    file, so the Stop hook asks it to record; that request reaches the model's next request,
+    the model's record_decision call reaches contextd's MCP server, and with
+    `[capture] review = "agent"` the decision waits for a person instead of being memory."""
+    config = wired.env["CONTEXTD_HOME"] + "/config.toml"
+    with open(config, "a", encoding="utf-8") as handle:
+        handle.write('\n[capture]\nreview = "agent"\n')
+    log = tmp_path / "requests.jsonl"
+    allowed = f"Write,ToolSearch,{RECORD_TOOL}"
+    claude = [
+        str(agents.bin_dir / "claude"), "-p", "Make failed jobs give up after 8 retries.",
+        "--allowedTools", allowed,
+    ]  # fmt: skip
+    env = wired.env | {"ANTHROPIC_API_KEY": "sk-ant-offline-test"}
+
+    module = "tests.integration.stand_in_api"
+    stand_in = [sys.executable, "-m", module, "anthropic-capture", str(log), "--", *claude]
+    done = subprocess.run(
+        agents.with_loopback(stand_in),
+        cwd=wired.project,
+        env=env | {"PYTHONPATH": str(REPO_ROOT)},
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=240,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (wired.project / "worker.py").is_file(), done.stdout + done.stderr
+    bodies = [json.loads(line)["body"] for line in log.read_text(encoding="utf-8").splitlines()]
+    asked = [b for b in bodies if "Record nothing trivial" in b and RECORD_TOOL in b]
+    assert asked, "the Stop hook's request never reached the model"
+    assert "worker.py" in asked[0]  # with the files the session changed
+    answered = [b for b in bodies if "toolu_stand_in_record" in b and "tool_result" in b]
+    assert answered, done.stdout + done.stderr
+    review = subprocess.run(
+        [str(wired.executable), "review", "--json"],
+        cwd=wired.project,
+        env=wired.env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        check=True,
+    )
+    waiting = json.loads(review.stdout)["waiting"]
+    assert [w["title"] for w in waiting] == [CAPTURED["summary"]]
+    assert waiting[0]["asked_by"] == "agent"
+    memories = subprocess.run(
+        [str(wired.executable), "memories", "--json"],
+        cwd=wired.project,
+        env=wired.env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        check=True,
+    )
+    assert CAPTURED["summary"] not in memories.stdout  # not memory until a person approves

@@ -1,6 +1,7 @@
-"""A team server set up exactly as the README's "A team deployment" says: its SQL run verbatim
-as the database's administrator, then a second developer's login role made from the README's
-per-developer lines. Both sign in by password over TCP."""
+"""A team server set up exactly as the team-server page's "A team deployment" says
+(docs/teams/postgresql.md): its SQL run verbatim as the database's administrator, then a second
+developer's login role made from the page's per-developer lines. Both sign in by password over
+TCP."""
 
 import uuid
 from collections.abc import Iterator
@@ -11,16 +12,16 @@ from msgspec import Struct
 
 from tests.pg_cluster import PASSWORD, Cluster
 
-__all__ = ["ROLES", "Team", "readme_sql", "team_server"]
+__all__ = ["ROLES", "Team", "page_sql", "team_server"]
 
-ROOT = Path(__file__).resolve().parents[2]
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "teams" / "postgresql.md"
 ROLES = ("alice", "bob", "contextd_reader", "contextd_writer", "contextd_owner")
 _DEVELOPER_LINES = "-- one login role per developer"
 
 
-def readme_sql(after: str) -> str:
-    """The first ```sql block of the README after the line holding `after`."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def page_sql(after: str) -> str:
+    """The first ```sql block of the team-server page after the line holding `after`."""
+    text = PAGE.read_text(encoding="utf-8")
     start = text.index("```sql\n", text.index(after)) + len("```sql\n")
     return text[start : text.index("```", start)]
 
@@ -34,7 +35,7 @@ class Team(Struct, frozen=True):
 
 
 def _second_developer(setup: str, name: str) -> str:
-    """The README's lines for one developer's login role (those after its comment, up to the
+    """The page's lines for one developer's login role (those after its comment, up to the
     next comment), for `name` instead of alice."""
     lines = setup[setup.index(_DEVELOPER_LINES) :].splitlines()[1:]
     own = []
@@ -47,10 +48,10 @@ def _second_developer(setup: str, name: str) -> str:
 
 @contextmanager
 def team_server(cluster: Cluster) -> Iterator[Team]:
-    """A new database on the test server with the README's roles, alice (who migrates) and
+    """A new database on the test server with the page's roles, alice (who migrates) and
     bob (a writer); dropped, roles and all, at the end."""
     database = "team_" + uuid.uuid4().hex[:10]
-    setup = readme_sql("### A team deployment")
+    setup = page_sql("## A team deployment")
     cluster.psql(f"CREATE DATABASE {database};")
     try:
         cluster.psql(setup, database=database)

@@ -7,7 +7,7 @@ import pytest
 
 from contextd.app import App
 from contextd.errors import ConflictError, DuplicateError, StoreError
-from contextd.models import DecisionBody, Kind, MemoryBody, RecordDraft, Status
+from contextd.models import DecisionBody, Kind, MemoryBody, Reach, RecordDraft, Status
 from contextd.storage import feedback, hook_state, id_prefixes, inventory, record_pages
 from contextd.storage import records as rows
 from contextd.storage import sync_state as sync_rows
@@ -141,7 +141,7 @@ def test_vectors_are_stored_counted_and_searched_in_scope(app: App) -> None:
     assert set(block.record_ids) == {first.id, second.id}
     assert len(block.data) == 2 * 4 * provider.dimensions
     query = provider.embed_query("release branch deploys")
-    found = app.vector_index.search(query, project.id, 5)
+    found = app.vector_index.search(query, Reach(project.id), 5)
     assert found[0][0] == first.id
     assert app.vector_index.similarity(query, [second.id]).keys() == {second.id}
     assert len(app.vector_index.vectors_of([first.id])[first.id]) == provider.dimensions

@@ -1,4 +1,4 @@
-"""Two developers on one team server, with the README's roles: each one's sessions, private
+"""Two developers on one team server, with the team page's roles: each one's sessions, private
 records, global preferences and checkpoints are theirs alone. Bob sees and changes the team's
 records, never Alice's own: not in a search, a list, a briefing, `show`, `status`, a bundle
 or a copy of the store, and he cannot end her session."""

@@ -8,7 +8,7 @@ import pytest
 
 from contextd.app import App, open_app
 from contextd.config import load_settings
-from contextd.models import Kind, MemoryBody, RecordDraft
+from contextd.models import Kind, MemoryBody, Reach, RecordDraft
 from contextd.storage.filters import RecordFilter
 from contextd.storage.fts import fts_candidates
 from tests.conftest import use_server
@@ -90,7 +90,7 @@ def test_nearest_vectors_match_the_exact_scan(tmp_path: Path, pg_url: str) -> No
             found.append(
                 [
                     (titles[rid], round(score, 5))
-                    for rid, score in app.vector_index.search(query, project.id, 10)
+                    for rid, score in app.vector_index.search(query, Reach(project.id), 10)
                 ]
             )
     assert [t for t, _ in found[0]] == [t for t, _ in found[1]]

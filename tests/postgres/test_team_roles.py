@@ -1,7 +1,7 @@
-"""The README's role setup on the real server, run verbatim: the first developer's command
+"""The team-server page's role setup on the real server, run verbatim: the first developer's command
 migrates as the owner role, so the second developer can use the store too; a role that may
 not migrate is told who may; tables an earlier contextd left owned by a developer are named,
-and the README's repair SQL gives them back."""
+and the page's repair SQL gives them back."""
 
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +15,7 @@ from contextd.errors import StoreError
 from contextd.models import DecisionBody, Kind, RecordDraft, SearchQuery
 from tests.conftest import make_repo
 from tests.pg_cluster import PASSWORD, Cluster
-from tests.postgres.team import Team, readme_sql, team_server
+from tests.postgres.team import Team, page_sql, team_server
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_a_role_that_may_not_migrate_is_told_who_may(team: Team, tmp_path: Path)
         assert conn.execute("SELECT to_regclass('contextd._migrations')").fetchone() == (None,)
 
 
-def test_tables_left_owned_by_a_developer_are_named_and_the_readme_repair_gives_them_back(
+def test_tables_left_owned_by_a_developer_are_named_and_the_documented_repair_gives_them_back(
     team: Team, tmp_path: Path, pg_cluster: Cluster
 ) -> None:
     repo = make_repo(tmp_path / "orbit", "git@github.com:acme/orbit.git")
@@ -114,7 +114,7 @@ def test_tables_left_owned_by_a_developer_are_named_and_the_readme_repair_gives_
     assert "REASSIGN OWNED BY alice TO contextd_owner;" in message
 
     with psycopg.connect(team.url("alice"), autocommit=True) as conn:
-        conn.execute(readme_sql("**Tables owned by a developer's role.**"))  # type: ignore[arg-type]
+        conn.execute(page_sql("## Tables owned by a developer's role"))  # type: ignore[arg-type]
     with open_app(load_settings(home=bob_home, cwd=repo)) as bob:
         _use(bob, repo, "Keep deploy scripts in the repository")
         assert len(bob.reader.list_records(bob.current_project())) == 2

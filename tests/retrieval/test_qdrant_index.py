@@ -17,7 +17,7 @@ from qdrant_client import QdrantClient, models
 from contextd.app import App, open_app
 from contextd.config import load_settings
 from contextd.errors import ConfigError
-from contextd.models import Kind, MemoryBody, Project, RecordDraft, RecordEdit, SearchQuery
+from contextd.models import Kind, MemoryBody, Project, Reach, RecordDraft, RecordEdit, SearchQuery
 from contextd.retrieval.qdrant_index import QdrantVectorIndex
 from tests.conftest import Cli
 
@@ -77,7 +77,7 @@ def _semantic_only(app: App, text: str) -> list[str]:
     index = app.writer._index  # the backend in use
     assert isinstance(index, QdrantVectorIndex)
     vector = app.indexer.provider.embed_query(text)
-    found = [rid for rid, _ in index.search(vector, app.current_project().id, 10)]
+    found = [rid for rid, _ in index.search(vector, Reach(app.current_project().id), 10)]
     assert index.note is None, index.note
     return found
 
@@ -189,3 +189,22 @@ def test_an_unknown_backend_is_refused_with_the_choices(home: Path, repo: Path) 
     _configure(home, 'backend = "pinecone"')
     with pytest.raises(ConfigError, match="sqlite, qdrant"):
         load_settings(cwd=repo)
+
+
+def test_a_group_record_is_found_in_qdrant_by_its_members_only(home: Path, repo: Path) -> None:
+    with _app(home, repo, _local(home)) as app:
+        member, outsider = app.current_project(), app.projects.ensure("outsider")
+        group = app.groups.create("Shop")
+        app.groups.add(group.slug, [member])
+        draft = RecordDraft(Kind.MEMORY, TOPICS[2], MemoryBody(), category="note", group="shop")
+        shared = app.writer.create(draft, member).id
+        assert shared not in _semantic_only(app, TOPICS[2])  # its own reach: own and global
+        assert app.indexer is not None
+        index = app.writer._index
+        assert isinstance(index, QdrantVectorIndex)
+        vector = app.indexer.provider.embed_query(TOPICS[2])
+        assert [rid for rid, _ in index.search(vector, Reach(member.id, group.id), 3)][0] == shared
+        assert shared not in dict(index.search(vector, Reach(outsider.id), 10))
+        assert index.note is None, index.note
+        assert _ids(app, TOPICS[2])[0] == shared  # a member's search reaches it
+    assert _points(home)[shared] == group.id

@@ -7,12 +7,13 @@ from msgspec.structs import replace
 
 from contextd.clock import to_iso
 from contextd.config import SearchSettings
-from contextd.models import Kind, MemoryBody, Origin, Record, ScoreTerms, Status
+from contextd.models import Kind, MemoryBody, Origin, Reach, Record, ScoreTerms, Status
 from contextd.retrieval.scoring import ARCHIVED_FACTOR, score_record
 
 MOMENT = datetime(2026, 11, 29, 12, tzinfo=UTC)
 WEIGHTS = SearchSettings()
 PROJECT = "0190aaaa-0000-7000-8000-000000000001"
+GROUP = "0190aaaa-0000-7000-8000-0000000000aa"
 
 
 def _record(**changes: object) -> Record:
@@ -43,7 +44,12 @@ def _score(
     record: Record, weights: SearchSettings = WEIGHTS, project_id: str | None = PROJECT
 ) -> ScoreTerms:
     return score_record(
-        record, fts=0.8, semantic=0.6, project_id=project_id, weights=weights, moment=MOMENT
+        record,
+        fts=0.8,
+        semantic=0.6,
+        reach=Reach(project_id, GROUP if project_id else None),
+        weights=weights,
+        moment=MOMENT,
     )
 
 
@@ -135,3 +141,15 @@ def test_the_match_terms_are_weighted_by_the_settings() -> None:
     terms = _score(_record())
     assert math.isclose(terms.fts, WEIGHTS.fts_weight * 0.8)
     assert math.isclose(terms.semantic, WEIGHTS.semantic_weight * 0.6)
+
+
+def test_a_group_record_ranks_between_the_projects_own_and_a_global_one() -> None:
+    own = _score(_record())
+    grouped = _score(_record(project_id=GROUP))
+    shared = _score(_record(project_id=None))
+    assert own.total > grouped.total > shared.total
+    assert math.isclose(grouped.project_match, WEIGHTS.project_weight * WEIGHTS.group_match)
+
+
+def test_a_record_of_a_group_the_project_is_not_in_gets_no_project_term() -> None:
+    assert _score(_record(project_id="0190other-group")).project_match == 0.0

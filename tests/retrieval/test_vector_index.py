@@ -3,7 +3,7 @@ change, a long-lived index answers exactly as a freshly loaded one."""
 
 from contextd.app import App
 from contextd.clock import now
-from contextd.models import Kind, MemoryBody, Project, RecordDraft, RecordEdit
+from contextd.models import Kind, MemoryBody, Project, Reach, RecordDraft, RecordEdit
 from contextd.retrieval.vector_index import SqliteVectorIndex
 from contextd.storage import vectors as rows
 
@@ -28,8 +28,8 @@ def _agree(app: App, kept: SqliteVectorIndex, project: Project) -> None:
     for text in ("job queue database", "invoice rounding", "session cookie checks"):
         query = app.indexer.provider.embed_query(text)
         for scope in (project.id, None):
-            assert kept.search(query, scope, 20) == fresh.search(query, scope, 20)
-        ids = [rid for rid, _ in fresh.search(query, project.id, 20)]
+            assert kept.search(query, Reach(scope), 20) == fresh.search(query, Reach(scope), 20)
+        ids = [rid for rid, _ in fresh.search(query, Reach(project.id), 20)]
         assert kept.similarity(query, ids) == fresh.similarity(query, ids)
         assert kept.vectors_of(ids) == fresh.vectors_of(ids)
 
@@ -47,15 +47,15 @@ def test_an_index_kept_open_sees_every_change_as_a_fresh_one_does(app: App) -> N
     elsewhere = _store(app, TOPICS[4], other)
     _agree(app, kept, project)
     query = provider.embed_query(TOPICS[4])
-    assert elsewhere not in dict(kept.search(query, project.id, 20))
-    assert elsewhere in dict(kept.search(query, other.id, 20))
+    assert elsewhere not in dict(kept.search(query, Reach(project.id), 20))
+    assert elsewhere in dict(kept.search(query, Reach(other.id), 20))
 
     app.writer.update(ids[0], RecordEdit(title="Invoices are rounded half up to whole cents"))
     _agree(app, kept, project)  # replaced in place
 
     app.writer.delete(ids[1])
     _agree(app, kept, project)  # removed: a full reload
-    assert ids[1] not in dict(kept.search(provider.embed_query(TOPICS[1]), project.id, 20))
+    assert ids[1] not in dict(kept.search(provider.embed_query(TOPICS[1]), Reach(project.id), 20))
 
     _store(app, TOPICS[5], project)
     with app.db.transaction() as conn:  # one vector replaced by another model's
@@ -117,3 +117,19 @@ def test_a_resident_index_takes_new_records_without_copying_its_matrix(app: App)
     kept.vectors_of([])
     assert kept._current()._vectors is room._vectors
     _agree(app, kept, project)
+
+
+def test_a_groups_vectors_are_in_reach_of_its_members_only(app: App) -> None:
+    assert app.indexer is not None
+    provider = app.indexer.provider
+    index = SqliteVectorIndex(app.db, provider.id, provider.dimensions)
+    member, outsider = app.current_project(), app.projects.ensure("outsider")
+    group = app.groups.create("Shop")
+    app.groups.add(group.slug, [member])
+    draft = RecordDraft(Kind.MEMORY, TOPICS[2], MemoryBody(), category="note", group="")
+    shared = app.writer.create(draft, member).id
+    query = provider.embed_query(TOPICS[2])
+    assert shared in dict(index.search(query, Reach(member.id, group.id), 20))
+    assert shared not in dict(index.search(query, Reach(member.id), 20))
+    assert shared not in dict(index.search(query, Reach(outsider.id), 20))
+    assert shared in dict(index.search(query, Reach(group.id), 20))  # the group's own reach

@@ -282,7 +282,7 @@ def test_stdin_and_stdout_carry_a_bundle(laptop: Machine, lab: Machine, tmp_path
         ('{"format": "contextd-bundle", "version": 1,', "is not valid JSON (line 1"),
         ('{"hello": "world"}', "is not a contextd bundle"),
         ("[1, 2]", "is not a contextd bundle"),
-        ('{"format": "contextd-bundle", "version": 2}', "newer contextd (bundle version 2"),
+        ('{"format": "contextd-bundle", "version": 3}', "newer contextd (bundle version 3"),
         ('{"format": "contextd-bundle", "version": "1"}', "no valid bundle version"),
     ],
 )

@@ -98,8 +98,9 @@ def status_label(record: Record) -> str:
     return state_cell("archived") if record.status is Status.ARCHIVED else ""
 
 
-def record_row(record: Record, short_id: str, *, extra: str = "") -> list[str]:
-    scope = "global" if record.is_global else ""
+def record_row(record: Record, short_id: str, *, extra: str = "", tier: str = "") -> list[str]:
+    """`tier`: whose record it is as the listing project sees it ("group" is labelled)."""
+    scope = "global" if record.is_global else "group" if tier == "group" else ""
     return [
         style(short_id, fg="bright_black"),
         kind_label(record),

@@ -48,8 +48,8 @@ def show(record_id: str) -> None:
 @limit_option()
 @common_options
 def memories(kinds: tuple[str, ...], include_all: bool, limit: int | None) -> None:
-    """List the project's records and the global ones, newest first (through a pager on a
-    terminal).
+    """List the project's records, its group's and the global ones, newest first (through a
+    pager on a terminal).
 
     \b
     Examples:
@@ -64,12 +64,19 @@ def memories(kinds: tuple[str, ...], include_all: bool, limit: int | None) -> No
     )
     records = found[:limit] if limit else found
     shorts = app.reader.short_ids([r.id for r in records])
+    reach = app.reader.reach(project)
 
     def human() -> None:
         if not records:
             echo(f"No records yet in {project.name}; `contextd add` stores one.")
             return
-        table([record_row(r, shorts[r.id], extra=age(r.created_at)) for r in records])
+        rows = [
+            record_row(
+                r, shorts[r.id], extra=age(r.created_at), tier=reach.tier(r.project_id) or ""
+            )
+            for r in records
+        ]
+        table(rows)
 
     payload = {"project": project_view(project), "records": [record_view(r) for r in records]}
     emit(payload, human, long=True)

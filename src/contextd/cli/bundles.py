@@ -139,6 +139,10 @@ def print_merge(view: dict[str, Any], headline: str) -> None:
             f"New projects without a folder: {', '.join(view['projects_created'])} "
             "(`contextd attach` in a checkout adopts one)."
         )
+    if view.get("groups_created"):
+        echo(f"New project groups: {', '.join(view['groups_created'])} (`contextd group list`).")
+    if view.get("members_changed"):
+        echo(f"Group memberships changed: {view['members_changed']}.")
     if view.get("dry_run"):
         echo("Dry run: nothing was written.")
     elif view.get("conflicts"):

@@ -39,4 +39,42 @@ def compaction_report() -> None:
     emit({"report": report.as_dict()}, lambda: echo(report_text(report)))
 
 
-COMMANDS = [hook, compaction_report]
+@click.command("capture-extract")
+@click.option("--project-id", required=True)
+@click.option("--session", "session_key", required=True)
+@click.option("--transcript", required=True, type=click.Path(dir_okay=False))
+@common_options
+def capture_extract(project_id: str, session_key: str, transcript: str) -> None:
+    """Read a session's transcript for proposals to review ([capture] extractor).
+
+    The stop and session-end hooks start it, detached; one reading runs at a time per home.
+    """
+    import fcntl
+    import os
+    import signal
+    from pathlib import Path
+
+    from contextd.clock import now
+    from contextd.errors import NotFoundError
+    from contextd.home_folder import open_private
+
+    app = get_app()
+    settings = app.settings
+    signal.alarm(int(settings.capture.timeout_s) + 120)  # whatever hangs, this process ends
+    project = app.projects.get(project_id)
+    if project is None:
+        raise NotFoundError(f"No project has the id {project_id[:40]}.")
+    extractor = app.extractor
+    lock = open_private(settings.home / "extract.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the next reading starts where this one ends
+        done = extractor.run(project, session_key, Path(transcript))
+    finally:
+        os.close(lock)
+    # One line a reading on stderr, which the hooks point at <home>/extract.log: the session
+    # row keeps only the last reading's outcome.
+    echo(f"{now()} session {session_key[:12]}: {done.outcome}", err=True)
+    emit({"outcome": done.outcome, "queued": list(done.queued)}, lambda: echo(done.outcome))
+
+
+COMMANDS = [hook, compaction_report, capture_extract]

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from contextd import DISTRIBUTION
 from contextd.cli._context import common_options, state
 from contextd.cli._groups import SuggestingGroup
 from contextd.client.printer import echo, use_colour, write
@@ -25,6 +26,7 @@ COMMAND_MODULES = {
     "init": "projects",
     "attach": "projects",
     "detach": "projects",
+    "group": "groups",
     "add": "hot",
     "decide": "hot",
     "constrain": "hot",
@@ -60,6 +62,7 @@ COMMAND_MODULES = {
     "setup": "setup",
     "hook": "hooks",
     "compaction-report": "hooks",
+    "capture-extract": "hooks",
     "daemon": "daemon",
     "mcp": "mcp_command",
     "ui": "ui",
@@ -128,7 +131,7 @@ def _report(ctx: click.Context, message: str, kind: str, field: str | None) -> N
 
 @click.group(cls=ContextdGroup, context_settings={"help_option_names": ["-h", "--help"]})
 # package_name: click reads the installed version only when --version is asked for.
-@click.version_option(None, "--version", "-V", package_name="contextd", prog_name="contextd")
+@click.version_option(None, "--version", "-V", package_name=DISTRIBUTION, prog_name="contextd")
 @common_options
 def cli() -> None:
     """Project memory for AI coding agents.

@@ -12,7 +12,7 @@ from contextd.cli.lifecycle import edit_from, edit_options
 from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import record_view
-from contextd.core.writing.review import Held
+from contextd.core.writing.review import Held, written_by
 from contextd.errors import InvalidInputError
 from contextd.models import Record
 
@@ -29,6 +29,7 @@ def _view(held: Held) -> dict[str, Any]:
         "queued_at": held.queued_at,
         "tags": list(draft.tags),
         "supersedes": list(held.supersedes),
+        "asked_by": draft.asked_by,
     }
 
 
@@ -49,18 +50,34 @@ def review(ctx: click.Context) -> None:
     if ctx.invoked_subcommand is not None:
         return
     app = get_app()
-    waiting = app.review.waiting(app.current_project())
+    project = app.current_project()
+    waiting = app.review.waiting(project)
     shorts = app.review.short_ids([h.id for h in waiting])
+    readings = app.capture.readings(project) if app.settings.capture.extractor != "none" else []
 
     def human() -> None:
         if not waiting:
             echo("Nothing waits for review.")
-            return
-        echo(f"{len(waiting)} waiting for review (contextd review approve|reject|edit ID):")
-        rows = [[shorts[h.id], str(h.draft.kind), age(h.queued_at), h.draft.title] for h in waiting]
-        table(rows)
+        else:
+            echo(f"{len(waiting)} waiting for review (contextd review approve|reject|edit ID):")
+            rows = [
+                [shorts[h.id], str(h.draft.kind), written_by(h), age(h.queued_at), h.draft.title]
+                for h in waiting
+            ]
+            table(rows)
+        if readings:
+            echo("Latest transcript readings ([capture] extractor):")
+            table([[r.session_key[:12], age(r.at or ""), r.outcome or ""] for r in readings])
 
-    emit({"waiting": [_view(h) | {"short_id": shorts[h.id]} for h in waiting]}, human)
+    emit(
+        {
+            "waiting": [_view(h) | {"short_id": shorts[h.id]} for h in waiting],
+            "readings": [
+                {"session": r.session_key, "at": r.at, "outcome": r.outcome} for r in readings
+            ],
+        },
+        human,
+    )
 
 
 @review.command()

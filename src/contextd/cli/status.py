@@ -75,6 +75,9 @@ def _payload(
     body = checkpoint.body if checkpoint else None
     payload: dict[str, Any] = {
         "project": project_view(report.project),
+        "group": None
+        if report.group is None
+        else {"id": report.group.id, "slug": report.group.slug, "name": report.group.name},
         "git": None
         if report.git is None
         else {
@@ -149,6 +152,8 @@ def _print(
 
 def _rows(report: StatusReport, shared: SharedView | None) -> list[tuple[str, str]]:
     rows = [("Project", report.project.name)]
+    if report.group is not None:
+        rows.append(("Group", f"{report.group.name} ({report.group.slug}): its records apply here"))
     if report.git:
         git = report.git
         where = f"{git.branch or '?'} @ {git.short_sha or '-'} ({git.dirty} dirty)"

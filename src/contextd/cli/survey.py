@@ -52,6 +52,9 @@ def print_summary(payload: dict[str, Any], where: str, *, detail: bool = False) 
     else:
         echo("No projects yet.")
     _global_line(_dict(payload.get("global")))
+    for group in _list(payload.get("groups")):
+        if isinstance(group, dict):
+            _group_line(group)
     if detail:
         for project in projects:
             _project_detail(project)
@@ -115,6 +118,16 @@ def _global_line(counts: dict[str, Any]) -> None:
         return
     noun = "record" if active == 1 else "records"
     echo(f"\nplus {active} global {noun}, applying to every project: {', '.join(parts)}")
+
+
+def _group_line(group: dict[str, Any]) -> None:
+    members = [shown_name(str(m), 40) for m in _list(group.get("members"))]
+    active = _int(_dict(group.get("statuses")).get("active"))
+    noun = "record" if active == 1 else "records"
+    echo(
+        f"group {shown_name(str(group.get('slug', '?')), 40)}: {active} {noun}, applying to "
+        f"{', '.join(members) or 'no project yet'}"
+    )
 
 
 def _project_detail(project: dict[str, Any]) -> None:

@@ -106,6 +106,18 @@ _RECORD_OPTIONS = (
     ),
     Option("--global", "is_global", "Applies to every project, not just this one.", kind="flag"),
     Option(
+        "--in-group",
+        "in_group",
+        "Applies to every project of this project's group (`contextd group`).",
+        kind="flag",
+    ),
+    Option(
+        "--group",
+        "group",
+        "Applies to every project of this group (the project must be a member).",
+        metavar="NAME",
+    ),
+    Option(
         "--private",
         "private",
         "Keep it in this store only, never in a shared project's repository files (on a "
@@ -297,6 +309,7 @@ def _draft(command: Command, title: str, values: Mapping[str, object]) -> dict[s
         "priority": values["priority"],
         "related_to": _strings(values["related"]),
         "is_global": bool(values["is_global"]),
+        "group": values["group"] if values["group"] else "" if values["in_group"] else None,
         "private": bool(values["private"]),
     }
 

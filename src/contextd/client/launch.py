@@ -9,10 +9,14 @@ from pathlib import Path
 from contextd.home_folder import open_private
 from contextd.threads import daemon_environment
 
-__all__ = ["LOCK_FILE", "LOG_FILE", "running", "start_detached", "start_quietly"]
+__all__ = [
+    "EXTRACT_LOG", "LOCK_FILE", "LOG_FILE", "running", "start_detached", "start_extraction",
+    "start_quietly",
+]  # fmt: skip
 
 LOCK_FILE = "daemon.lock"  # a running daemon holds it, from its start to its end
 LOG_FILE = "daemon.log"
+EXTRACT_LOG = "extract.log"  # what a detached extraction printed (nothing, when all is well)
 _MAX_LOG = 1024 * 1024
 
 
@@ -69,4 +73,32 @@ def start_quietly(home: Path) -> bool:
         start_detached(home)
     except OSError:
         return False
+    return True
+
+
+def start_extraction(home: Path, project_id: str, session_key: str, transcript: Path) -> bool:
+    """Run `contextd capture-extract` for one session's transcript in a new session of its
+    own, not waited for: a hook hands the work over and returns. False when it could not
+    start (the next hook tries again)."""
+    try:
+        log = open_private(home / EXTRACT_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    except OSError:
+        return False
+    command = [
+        sys.executable, "-m", "contextd", "--home", str(home), "capture-extract",
+        "--project-id", project_id, "--session", session_key, "--transcript", str(transcript),
+    ]  # fmt: skip
+    try:
+        subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        return False
+    finally:
+        os.close(log)
     return True

@@ -53,7 +53,7 @@ def search_printout(answer: dict[str, Any], explain: bool, as_json: bool) -> Pri
         [
             style(h["short"], fg="bright_black"),
             kind_cell(h["kind"], h["label"]),
-            " ".join(x for x in (state_cell(h["state"]), "global" if h["is_global"] else "") if x),
+            " ".join(x for x in (state_cell(h["state"]), _tier_cell(h)) if x),
             h["title"],
             f"{h['score']:.2f}" + (" linked" if h["linked_from"] else ""),
         ]
@@ -130,6 +130,8 @@ def write_printout(
         return [(1, json_text(view, indent=2) + "\n")]
     new = shorts.get(view["id"], view["id"])
     where = " (global)" if view["project_id"] is None else ""
+    if view.get("group"):
+        where = f" (group {view['group']})"
     held = view.get("held_for_review") is True
     out: Printout = [
         (
@@ -158,3 +160,9 @@ def write_printout(
             )
             out.append((1, style(advice, fg="yellow") + "\n"))
     return out
+
+
+def _tier_cell(hit: dict[str, Any]) -> str:
+    """ "global" or "group" for a record the project sees from above it; "" for its own."""
+    scope = hit["view"].get("scope")
+    return "group" if scope == "group" else "global" if hit["is_global"] else ""

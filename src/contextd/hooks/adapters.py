@@ -43,6 +43,7 @@ class HookEvent(Struct, frozen=True):
     output: str = ""  # what that command printed
     failed: bool = False  # the tool reported an error, an interruption or a non-zero exit
     continuing: bool = False  # an end-of-turn hook already made the agent go on (no loops)
+    transcript: Path | None = None  # the session's transcript file, when the agent names one
 
 
 def agent_of(payload: dict[str, Any]) -> str:
@@ -104,7 +105,14 @@ def _common(
         "trigger": _text(payload.get("trigger")),
         "tool": _text(payload.get("tool_name")),
         "continuing": payload.get("stop_hook_active") is True,
+        "transcript": _transcript(payload.get("transcript_path")),
     }
+
+
+def _transcript(value: object) -> Path | None:
+    if isinstance(value, str) and value and "\0" not in value and Path(value).is_absolute():
+        return Path(value)
+    return None
 
 
 def _edited(cwd: Path, paths: Sequence[object]) -> tuple[Path, ...]:

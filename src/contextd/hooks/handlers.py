@@ -240,6 +240,9 @@ _PROMPT_FENCE = "working-memory"
 def _post_edit(app: App, project: Project, hook: HookEvent) -> str:
     from contextd.core.recall.scope_guard import constraints_for_path
 
+    capture = app.settings.capture
+    if (capture.stop_prompt or capture.draft_checkpoints) and not app.db.read_only:
+        app.capture.note_edits(project, hook.session_key, hook.cwd, hook.edited)
     seen = app.hook_state.shown(hook.session_key, "constraint")
     for path in hook.edited:  # Codex's apply_patch may write several files at once
         found = constraints_for_path(app.reader, project, path)
@@ -267,9 +270,13 @@ def _post_bash(app: App, project: Project, hook: HookEvent) -> str:
         return ""
     if hook.failed or "nothing to commit" in hook.output:
         return ""  # no new commit: the last one is not this command's
-    subject = _last_commit_subject(hook.cwd)
-    if subject is None:
+    last = _last_commit(hook.cwd)
+    if last is None:
         return ""
+    sha, subject = last
+    capture = app.settings.capture
+    if (capture.stop_prompt or capture.draft_checkpoints) and not app.db.read_only:
+        app.capture.note_commit(project, hook.session_key, hook.cwd, sha, subject)
     return (
         f'contextd: you committed "{one_line(subject)[:200]}". If it settled a choice between '
         f"alternatives, record it with record_decision ({_NEEDED}); if it introduced a "
@@ -277,12 +284,13 @@ def _post_bash(app: App, project: Project, hook: HookEvent) -> str:
     )
 
 
-def _last_commit_subject(folder: Path) -> str | None:
+def _last_commit(folder: Path) -> tuple[str, str] | None:
+    """HEAD's full id and subject."""
     import subprocess
 
     try:
         done = subprocess.run(
-            ["git", "-C", str(folder), "log", "-1", "--format=%s"],
+            ["git", "-C", str(folder), "log", "-1", "--format=%H %s"],
             capture_output=True,
             text=True,
             encoding="utf-8",
@@ -292,8 +300,8 @@ def _last_commit_subject(folder: Path) -> str | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    subject = done.stdout.strip()
-    return subject if done.returncode == 0 and subject else None
+    sha, _, subject = done.stdout.strip().partition(" ")
+    return (sha, subject) if done.returncode == 0 and subject else None
 
 
 def _pre_compact(app: App, project: Project, hook: HookEvent) -> str:
@@ -334,15 +342,29 @@ def _stop(app: App, project: Project, hook: HookEvent) -> str:
     # The safety net for agents that do not re-run session-start after compacting: compare
     # now, so get_compaction_report has the answer.
     app.hook_state.report(project, hook.session_key)
+    _extract_later(app, project, hook)
     if hook.continuing or not app.settings.capture.stop_prompt:
         return ""  # the agent goes on because a stop hook asked: never ask again, never loop
     return app.capture.request_at_stop(project, hook.session_key, hook.cwd)
 
 
 def _session_end(app: App, project: Project, hook: HookEvent) -> str:
+    _extract_later(app, project, hook)
     if app.db.read_only or not app.settings.capture.draft_checkpoints:
         return ""
     return _draft_checkpoint(app, project, hook.session_key, hook.cwd)
+
+
+def _extract_later(app: App, project: Project, hook: HookEvent) -> None:
+    """With an extractor configured, hand the transcript's new part to a detached process
+    (the hook never waits for a model)."""
+    transcript = hook.transcript
+    if app.settings.capture.extractor == "none" or transcript is None or app.db.read_only:
+        return
+    if app.capture.transcript_grew(hook.session_key, transcript):
+        from contextd.client.launch import start_extraction  # (subprocess) only here
+
+        start_extraction(app.settings.home, project.id, hook.session_key, transcript)
 
 
 _HANDLERS: dict[str, Callable[[App, Project, HookEvent], str]] = {

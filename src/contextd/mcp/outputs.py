@@ -118,6 +118,9 @@ class Written(RecordOut):
     held_for_review: Literal[True] = absent(
         "Present when the record waits for a person's approval and is not in memory yet."
     )
+    group: str = absent(
+        "The project group it was written into (every member project sees it); absent if not."
+    )
 
 
 class RecordRef(Shape):
@@ -153,7 +156,9 @@ class Hit(Shape):
     score: float = Field(description="The ranking score (higher ranks first).")
     category: str | None = Field(description="A memory's category.")
     tags: list[str] = Field(description="Topic tags.")
-    scope: Literal["global", "project"] = Field(description="Whether it applies everywhere.")
+    scope: Literal["global", "group", "project"] = Field(
+        description="Whose it is: this project's, its project group's, or every project's."
+    )
     superseded_by: str | None = Field(description="The id of the record that replaced it.")
     verified_at: Instant = Field(description="When it was last confirmed true (ISO 8601).")
     label: NotCurrent = absent(LABEL)

@@ -133,7 +133,7 @@ def register(kit: Toolkit) -> None:
         project: ProjectArg = None,
         here: Here = NOWHERE,
     ) -> Annotated[CallToolResult, out.SearchResult]:
-        """Ranked search over the project's records and the global ones."""
+        """Ranked search over the project's records, its project group's and the global ones."""
         result = app.search.search(
             here.project(),
             SearchQuery(

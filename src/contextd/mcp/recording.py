@@ -11,6 +11,7 @@ from contextd.mcp.project import NOWHERE, ProjectArg
 from contextd.mcp.toolkit import (
     WRITE,
     Force,
+    GroupArg,
     Hints,
     OriginArg,
     Related,
@@ -45,6 +46,7 @@ def register(kit: Toolkit) -> None:
         supersedes: Supersedes | None = None,
         origin: OriginArg = "agent",
         force: Force = False,
+        group: GroupArg = None,
         project: ProjectArg = None,
         here: Here = NOWHERE,
     ) -> Annotated[CallToolResult, out.Written]:
@@ -61,6 +63,7 @@ def register(kit: Toolkit) -> None:
             supersedes=supersedes,
             force=force,
             is_global=is_global,
+            group=group,
             here=here,
         )
 
@@ -78,6 +81,7 @@ def register(kit: Toolkit) -> None:
         supersedes: Supersedes | None = None,
         origin: OriginArg = "agent",
         force: Force = False,
+        group: GroupArg = None,
         project: ProjectArg = None,
         here: Here = NOWHERE,
     ) -> Annotated[CallToolResult, out.Written]:
@@ -94,6 +98,7 @@ def register(kit: Toolkit) -> None:
             related=related_to,
             supersedes=supersedes,
             force=force,
+            group=group,
             here=here,
         )
 
@@ -112,6 +117,7 @@ def register(kit: Toolkit) -> None:
         supersedes: Supersedes | None = None,
         origin: OriginArg = "agent",
         force: Force = False,
+        group: GroupArg = None,
         project: ProjectArg = None,
         here: Here = NOWHERE,
     ) -> Annotated[CallToolResult, out.Written]:
@@ -127,6 +133,7 @@ def register(kit: Toolkit) -> None:
             related=related_to,
             supersedes=supersedes,
             force=force,
+            group=group,
             here=here,
         )
 
@@ -141,6 +148,7 @@ def register(kit: Toolkit) -> None:
         supersedes: Supersedes | None = None,
         origin: OriginArg = "agent",
         force: Force = False,
+        group: GroupArg = None,
         project: ProjectArg = None,
         here: Here = NOWHERE,
     ) -> Annotated[CallToolResult, out.Written]:
@@ -155,6 +163,7 @@ def register(kit: Toolkit) -> None:
             related=related_to,
             supersedes=supersedes,
             force=force,
+            group=group,
             here=here,
         )
 

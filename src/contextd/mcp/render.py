@@ -55,6 +55,8 @@ def fenced_lines(head: str, lines: list[str]) -> str:
 def written_text(view: dict[str, Any], verb: str = "Stored") -> str:
     """After a write: what was stored, and the similar records the agent should look at."""
     lines = [f"{verb} {_label(view)} {one_line(view['title'])}"]
+    if view.get("group"):
+        lines[0] += f" (in project group {one_line(str(view['group']))}: every member sees it)"
     if view.get("held_for_review"):
         lines = [
             f"Held for review {_label(view)} {one_line(view['title'])}",

@@ -11,6 +11,7 @@ from importlib.metadata import PackageNotFoundError, version
 import anyio
 from mcp.server import MCPServer
 
+from contextd import DISTRIBUTION
 from contextd.app import App
 from contextd.core.recall.presentation import WRITES_OFF
 from contextd.mcp import changing, reading, recording, sessions, upkeep
@@ -72,6 +73,6 @@ def build_server(
 
 def _version() -> str:
     try:
-        return version("contextd")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:  # a checkout run without installing
         return "0+unknown"

@@ -28,6 +28,7 @@ __all__ = [
     "READ",
     "WRITE",
     "Force",
+    "GroupArg",
     "Hints",
     "KindArg",
     "Limit",
@@ -60,6 +61,15 @@ Hints = Annotated[
 Related = Annotated[list[str], Field(description="Ids of related records.")]
 Supersedes = Annotated[list[str], Field(description="Ids of older records this one replaces.")]
 Force = Annotated[bool, Field(description="Store even if it restates a stored record.")]
+GroupArg = Annotated[
+    str | None,
+    Field(
+        description='Store it in this project group (its name, or "" for the group this '
+        "project belongs to) so that it applies to every member project; the project must "
+        "be a member.",
+        max_length=200,
+    ),
+]
 OriginArg = Annotated[
     Literal["user", "agent"],
     Field(
@@ -147,6 +157,7 @@ class Toolkit:
         supersedes: list[str] | None = None,
         force: bool = False,
         is_global: bool = False,
+        group: str | None = None,
         here: Place = NOWHERE,
     ) -> CallToolResult:
         """A new record, stored by the same writer the CLI uses (its vector and neighbour
@@ -161,11 +172,12 @@ class Toolkit:
             origin=Origin(origin),
             related_to=tuple(related or ()),
             is_global=is_global,
+            group=group,
             asked_by="agent",
         )
         project = None if is_global else here.project()
         stored = self.app.writer.record(draft, project, force=force, supersedes=supersedes or ())
-        view = written_view(stored.record, stored.similar, held=stored.held)
+        view = written_view(stored.record, stored.similar, held=stored.held, group=stored.group)
         return reply(view, written_text(view, "Stored"))
 
     def written(self, record: Record, verb: str) -> CallToolResult:

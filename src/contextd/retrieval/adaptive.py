@@ -10,7 +10,7 @@ semantic winner still rises when the words also match elsewhere.
 Both arms' raw scores become 0..1 terms inside the query's own pool (bm25 relative to the
 best match; cosines as standard deviations above the pool's mean), so no corpus-wide scale
 is assumed. Every constant is a setting (`SearchSettings`), chosen by cross-validation on
-the eval datasets (README, "Measured").
+the eval datasets (docs/benchmarks.md, "Measured").
 """
 
 import math

@@ -4,7 +4,7 @@ nothing is loaded into memory and every machine's writes are seen at once."""
 import logging
 
 from contextd.errors import StoreError
-from contextd.models import Probe
+from contextd.models import Probe, Reach
 from contextd.storage.postgres import vectors as server
 from contextd.storage.store import Database
 
@@ -25,13 +25,15 @@ class PgvectorIndex:
         self._indexed: bool | None = None
         self.note: str | None = None
 
-    def search(
-        self, query: list[float], project_id: str | None, limit: int
-    ) -> list[tuple[str, float]]:
-        """Record ids in the project's scope (its own and global), most similar first."""
+    def search(self, query: list[float], reach: Reach, limit: int) -> list[tuple[str, float]]:
+        """Record ids in `reach` (the project's, its group's, the global ones), most similar
+        first."""
         self._ensure_index()
         conn = self._db.connection()
-        return server.nearest(conn, conn.dialect, self._provider_id, query, project_id, limit)
+        found = server.nearest(
+            conn, conn.dialect, self._provider_id, query, reach.project_id, limit
+        )
+        return found
 
     def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]:
         conn = self._db.connection()

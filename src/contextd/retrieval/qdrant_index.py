@@ -18,8 +18,9 @@ from typing import Any, TypeVar
 
 from msgspec import Struct
 
+from contextd import DISTRIBUTION
 from contextd.config import VectorSettings
-from contextd.models import Probe
+from contextd.models import Probe, Reach
 from contextd.retrieval.vector_index import SqliteVectorIndex
 from contextd.storage import vectors as rows
 from contextd.storage.store import Database
@@ -28,7 +29,7 @@ __all__ = ["INSTALL_HINT", "QdrantVectorIndex"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-INSTALL_HINT = "pip install 'contextd[qdrant]'"
+INSTALL_HINT = f"pip install '{DISTRIBUTION}[qdrant]'"
 _MARKER = str(uuid.UUID(int=0))  # the sync marker's point id; it has no `project` payload
 _UPLOAD_BATCH = 512
 _RETRY_AFTER_S = 30.0
@@ -71,16 +72,14 @@ class QdrantVectorIndex:
 
     # --- the VectorIndex protocol ---------------------------------------------------------
 
-    def search(
-        self, query: list[float], project_id: str | None, limit: int
-    ) -> list[tuple[str, float]]:
+    def search(self, query: list[float], reach: Reach, limit: int) -> list[tuple[str, float]]:
         def ask() -> list[tuple[str, float]]:
             from qdrant_client import models
 
             scope = models.Filter(
                 must=[
                     models.FieldCondition(
-                        key="project", match=models.MatchAny(any=[project_id or "", ""])
+                        key="project", match=models.MatchAny(any=[*reach.owners, ""])
                     )
                 ]
             )
@@ -93,7 +92,7 @@ class QdrantVectorIndex:
             ).points
             return [(str(p.payload["record"]), float(p.score)) for p in found]
 
-        return self._guarded(ask, lambda: self._fallback.search(query, project_id, limit))
+        return self._guarded(ask, lambda: self._fallback.search(query, reach, limit))
 
     def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]:
         def ask() -> dict[str, float]:

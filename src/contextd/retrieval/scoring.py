@@ -6,7 +6,7 @@ from typing import Protocol
 
 from contextd.clock import parse_instant
 from contextd.config import SearchSettings
-from contextd.models import Origin, ScoreTerms, Status
+from contextd.models import Origin, Reach, ScoreTerms, Status
 
 __all__ = ["ARCHIVED_FACTOR", "score_record"]
 
@@ -34,7 +34,7 @@ def score_record(
     *,
     fts: float,
     semantic: float,
-    project_id: str | None,
+    reach: Reach,
     weights: SearchSettings,
     moment: datetime,
     feedback: float = 0.0,
@@ -42,9 +42,11 @@ def score_record(
 ) -> ScoreTerms:
     """Score one candidate; `fts` and `semantic` are its text and meaning match, each 0..1.
 
-    `match_share` (0..1) is how well it matches beside the query's best match; the priors
-    (priority, recency, project, trust) count in that proportion, so they order records
-    that match alike and never lift a faint match over a strong one.
+    `reach` says whose records the asking project sees: its own rank first, then its
+    group's, then the global ones (the project term). `match_share` (0..1) is how well it
+    matches beside the query's best match; the priors (priority, recency, project, trust)
+    count in that proportion, so they order records that match alike and never lift a faint
+    match over a strong one.
     """
     share = min(max(match_share, 0.0), 1.0)
     age_days = max(0.0, (moment - parse_instant(record.verified_at)).total_seconds() / 86400)
@@ -56,11 +58,17 @@ def score_record(
         recency=share * weights.recency_weight * math.pow(0.5, age_days / half_life),
         project_match=share
         * weights.project_weight
-        * (1.0 if project_id is not None and record.project_id == project_id else 0.0),
+        * _tier_match(reach.tier(record.project_id), weights),
         trust=share * weights.trust_weight * _TRUST[record.origin],
         feedback=weights.feedback_weight * feedback,
         status_multiplier=_status_factor(record.status, weights),
     )
+
+
+def _tier_match(tier: str | None, weights: SearchSettings) -> float:
+    if tier == "project":
+        return 1.0
+    return weights.group_match if tier == "group" else 0.0
 
 
 def _status_factor(status: Status, weights: SearchSettings) -> float:

@@ -9,7 +9,15 @@ from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.config import SearchSettings
-from contextd.models import Record, ScoreTerms, SearchHit, SearchQuery, SearchResult, Status
+from contextd.models import (
+    Reach,
+    Record,
+    ScoreTerms,
+    SearchHit,
+    SearchQuery,
+    SearchResult,
+    Status,
+)
 from contextd.retrieval.adaptive import adaptive_terms
 from contextd.retrieval.fusion import (
     dot,
@@ -21,7 +29,7 @@ from contextd.retrieval.fusion import (
 )
 from contextd.retrieval.path_scope import records_naming
 from contextd.retrieval.scoring import score_record
-from contextd.storage import code_changes, feedback
+from contextd.storage import code_changes, feedback, groups
 from contextd.storage import records as rows
 from contextd.storage.connection import Connection
 from contextd.storage.filters import RecordFilter
@@ -60,11 +68,11 @@ def _best_first(candidates: list[_Candidate]) -> list[_Candidate]:
 
 
 class _Scorer:
-    """score_record for one query: its project, its moment, and its best match."""
+    """score_record for one query: its project's reach, its moment, and its best match."""
 
-    def __init__(self, weights: SearchSettings, project_id: str | None, strongest: float) -> None:
+    def __init__(self, weights: SearchSettings, reach: Reach, strongest: float) -> None:
         self._weights = weights
-        self._project_id = project_id
+        self._reach = reach
         self._strongest = strongest
         self._moment = datetime.now(UTC)
 
@@ -91,7 +99,7 @@ class _Scorer:
             head,
             fts=fts,
             semantic=semantic,
-            project_id=self._project_id,
+            reach=self._reach,
             weights=weights,
             moment=self._moment,
             feedback=feedback,
@@ -112,16 +120,18 @@ class Retriever:
     def search(
         self, query: SearchQuery, project_id: str | None, checkout: str | None = None
     ) -> SearchResult:
-        """Best records for `query` among the project's and the global ones, best first; of
-        its shared records, those the `checkout` holds.
+        """Best records for `query` among those the project sees (its own, its group's, the
+        global ones: ranked in that order, all else equal), best first; of its shared
+        records, those the `checkout` holds.
 
         Superseded records are always matched; unless asked for, each one hands its match to
         the current end of its supersede chain, so a question worded like an old fact finds
         the fact that replaced it.
         """
         wanted = _scope(query, project_id, checkout)
+        reach = groups.reach(self._db.connection(), project_id)
         if not query.text.strip():
-            return self._filtered(query, wanted, project_id)
+            return self._filtered(query, wanted, reach)
         scope = (
             replace(wanted, statuses=(*wanted.statuses, Status.SUPERSEDED))
             if (Status.SUPERSEDED not in wanted.statuses)
@@ -131,7 +141,7 @@ class Retriever:
         conn = self._db.connection()
         arms = self._weights.ranking
         semantic = None if arms == "fts" else self._semantic
-        soon = semantic.search_soon(query.text, project_id, pool) if semantic else None
+        soon = semantic.search_soon(query.text, reach, pool) if semantic else None
         try:
             with translate_errors(self._db.path):
                 found = lexical_matches(conn, query.text, scope, pool)
@@ -141,9 +151,7 @@ class Retriever:
             # Read while the vector arm may still run: every full-text match can be ranked.
             heads = rows.heads_in_scope(conn, list(lexical), scope)
             meaning = (
-                semantic.meaning(query.text, project_id, pool, list(lexical), soon)
-                if semantic
-                else None
+                semantic.meaning(query.text, reach, pool, list(lexical), soon) if semantic else None
             )
         finally:
             # Even when this fails: the caller may close the store next, and closing a
@@ -160,8 +168,8 @@ class Retriever:
         heads |= rows.heads_in_scope(conn, [rid for rid in rankable if rid not in heads], scope)
         # Every word of the query found in one record: a record holding none is no answer.
         by_meaning = found.coverage < self._weights.full_text_decides
-        ranked = self._rank(heads, lexical, fts, sem, learned, project_id, named, by_meaning)
-        ranked = self._forward_superseded(ranked, wanted, project_id)
+        ranked = self._rank(heads, lexical, fts, sem, learned, reach, named, by_meaning)
+        ranked = self._forward_superseded(ranked, wanted, reach)
         ranked = _answers_first(ranked, answers)
         if query.diversify and meaning and meaning.vector is not None:
             ranked = self._diversify(ranked, query.limit)
@@ -170,16 +178,14 @@ class Retriever:
         if answers:  # and before them, what was learned as this very query's answer
             learned_here = set(answers)
             ranked.sort(key=lambda c: c.head.id not in learned_here and c.via not in learned_here)
-        hits = self._materialise(ranked[: query.limit], cosines)
+        hits = self._materialise(ranked[: query.limit], cosines, reach)
         if query.expand_related:
-            hits += self._linked(hits, wanted)
+            hits += self._linked(hits, wanted, reach)
         if meaning is not None:
             return SearchResult(tuple(hits), meaning.degraded)
         return SearchResult(tuple(hits), None if arms == "fts" else _VECTORS_OFF)
 
-    def _filtered(
-        self, query: SearchQuery, wanted: RecordFilter, project_id: str | None
-    ) -> SearchResult:
+    def _filtered(self, query: SearchQuery, wanted: RecordFilter, reach: Reach) -> SearchResult:
         """No words to match: the records the filters let through, ranked as a score ranks
         them without a query (priority, recency, trust, project), those about the file asked
         for first, with their linked records."""
@@ -188,12 +194,12 @@ class Retriever:
         named = records_naming(conn, query.path, wanted) if query.path else set()
         heads = rows.heads_by_priority(conn, wanted, pool)
         heads |= rows.heads_in_scope(conn, [rid for rid in named if rid not in heads], wanted)
-        ranked = self._rank(heads, {}, {}, {}, {}, project_id, set(heads))
+        ranked = self._rank(heads, {}, {}, {}, {}, reach, set(heads))
         if named:
             ranked.sort(key=lambda c: c.head.id not in named)
-        hits = self._materialise(ranked[: query.limit], {})
+        hits = self._materialise(ranked[: query.limit], {}, reach)
         if query.expand_related:
-            hits += self._linked(hits, wanted)
+            hits += self._linked(hits, wanted, reach)
         return SearchResult(tuple(hits), None)
 
     def learn(self, query: str, record: Record, project_id: str | None) -> None:
@@ -250,7 +256,7 @@ class Retriever:
         fts: dict[str, float],
         sem: dict[str, float],
         learned: dict[str, float],
-        project_id: str | None,
+        reach: Reach,
         named: set[str],
         by_meaning: bool = True,
     ) -> list[_Candidate]:
@@ -269,7 +275,7 @@ class Retriever:
         }
         strongest = max(match.values(), default=0.0)
         ranked = []
-        scorer = _Scorer(weights, project_id, strongest)
+        scorer = _Scorer(weights, reach, strongest)
         for rid, head in heads.items():
             terms = scorer.terms(head, fts.get(rid, 0.0), sem.get(rid, 0.0), learned.get(rid, 0.0))
             if rid in changed:  # the code it names changed since it was verified
@@ -288,7 +294,7 @@ class Retriever:
         return _best_first(ranked)
 
     def _forward_superseded(
-        self, ranked: list[_Candidate], wanted: RecordFilter, project_id: str | None
+        self, ranked: list[_Candidate], wanted: RecordFilter, reach: Reach
     ) -> list[_Candidate]:
         """Credit a superseded match to its chain's current record when the question is about
         that chain, then keep what was asked.
@@ -325,7 +331,7 @@ class Retriever:
                 members.setdefault(end.id, []).append((_relevance(candidate) * factor, candidate))
         allowed = rows.heads_in_scope(conn, [rid for rid in members if rid not in direct], wanted)
         strongest = max((r for found in members.values() for r, _ in found), default=0.0)
-        scorer = _Scorer(self._weights, project_id, strongest)
+        scorer = _Scorer(self._weights, reach, strongest)
         for rid, found in members.items():
             if len(found) == 1 and found[0][1] is None:
                 continue  # matched directly only: scored as it is
@@ -364,7 +370,9 @@ class Retriever:
             self._weights.mmr_balance,
         )
 
-    def _materialise(self, ranked: list[_Candidate], cosines: dict[str, float]) -> list[SearchHit]:
+    def _materialise(
+        self, ranked: list[_Candidate], cosines: dict[str, float], reach: Reach
+    ) -> list[SearchHit]:
         """Full records for the few candidates that are returned."""
         conn = self._db.connection()
         ids = [c.head.id for c in ranked]
@@ -380,12 +388,13 @@ class Retriever:
                 via=c.via,
                 similarity=max(cosines.get(c.head.id, 0.0), cosines.get(c.via or "", 0.0)),
                 code_change=changed.get(c.head.id),
+                tier=reach.tier(records[c.head.id].project_id) or "",
             )
             for c in ranked
             if c.head.id in records
         ]
 
-    def _linked(self, hits: list[SearchHit], scope: RecordFilter) -> list[SearchHit]:
+    def _linked(self, hits: list[SearchHit], scope: RecordFilter, reach: Reach) -> list[SearchHit]:
         shown = {h.record.id for h in hits}
         wanted: dict[str, SearchHit] = {}
         for hit in hits:
@@ -413,6 +422,7 @@ class Retriever:
                         parent.score * self._weights.related_factor,
                         parent.terms,
                         linked_from=parent.record.id,
+                        tier=reach.tier(found[rid].project_id) or "",
                     )
                 )
         return linked

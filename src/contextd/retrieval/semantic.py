@@ -13,6 +13,7 @@ from msgspec import Struct
 
 from contextd.config import SearchSettings
 from contextd.errors import ProviderUnavailableError
+from contextd.models import Reach
 from contextd.retrieval.fusion import dot
 from contextd.retrieval.indexer import Indexer
 from contextd.retrieval.vector_index import VectorIndex
@@ -55,7 +56,7 @@ class SemanticSearch:
         self._complete: dict[str | None, int] = {}
         self._index_read = False  # asked for on the first search (see search_soon)
 
-    def search_soon(self, text: str, project_id: str | None, pool: int) -> "Future[Nearest]":
+    def search_soon(self, text: str, reach: Reach, pool: int) -> "Future[Nearest]":
         """The query's vector and the `pool` records nearest it, computed on another thread:
         the model and the matrix product (both release the GIL) run while the full-text arm
         does (SQLite releases it too), on two cores. Warm recall at 10k records went from
@@ -70,12 +71,12 @@ class SemanticSearch:
             self._index_read = True
             loading = embedders.submit(self._index.load)
         # Submitted second, so the load already has a thread of its own when this one waits.
-        return embedders.submit(self._nearest, text, project_id, pool, loading)
+        return embedders.submit(self._nearest, text, reach, pool, loading)
 
     def meaning(
         self,
         text: str,
-        project_id: str | None,
+        reach: Reach,
         pool: int,
         lexical_ids: list[str],
         soon: "Future[Nearest] | None" = None,
@@ -84,13 +85,13 @@ class SemanticSearch:
         plus the cosine of each full-text match; when the provider fails, no vectors and a
         note saying so."""
         try:
-            degraded, embedded = self._catch_up(project_id)
+            degraded, embedded = self._catch_up(reach.project_id)
             if soon is None:
-                vector, nearest = self._nearest(text, project_id, pool)
+                vector, nearest = self._nearest(text, reach, pool)
             else:
                 vector, nearest = soon.result()
                 if embedded:  # records given a vector just now may be nearer than those found
-                    nearest = dict(self._index.search(vector, project_id, pool))
+                    nearest = dict(self._index.search(vector, reach, pool))
             extra = [rid for rid in lexical_ids if rid not in nearest]
             nearest.update(self._index.similarity(vector, extra))
             degraded = degraded or self._index.note
@@ -98,17 +99,17 @@ class SemanticSearch:
             degraded = f"semantic search unavailable, full-text only: {exc}"
             log.warning("%s", degraded)
             return Meaning({}, None, {}, degraded)
-        return Meaning(nearest, vector, self._learned(vector, project_id), degraded)
+        return Meaning(nearest, vector, self._learned(vector, reach.project_id), degraded)
 
     def _nearest(
-        self, text: str, project_id: str | None, pool: int, loading: "Future[None] | None" = None
+        self, text: str, reach: Reach, pool: int, loading: "Future[None] | None" = None
     ) -> "Nearest":
         try:
             vector = self._indexer.provider.embed_query(text)
         finally:
             if loading is not None:
                 loading.exception()  # done before this is, whatever happens (see search_soon)
-        return vector, dict(self._index.search(vector, project_id, pool))
+        return vector, dict(self._index.search(vector, reach, pool))
 
     def vectors_of(self, ids: list[str]) -> dict[str, list[float]]:
         return self._index.vectors_of(ids)

@@ -3,7 +3,7 @@
 import threading
 from typing import Any, Protocol
 
-from contextd.models import Probe
+from contextd.models import Probe, Reach
 from contextd.storage import vectors as rows
 from contextd.storage.store import Database
 
@@ -20,9 +20,10 @@ class VectorIndex(Protocol):
         """Why the index is answering in a degraded way right now, if it is."""
         ...
 
-    def search(
-        self, query: list[float], project_id: str | None, limit: int
-    ) -> list[tuple[str, float]]: ...
+    def search(self, query: list[float], reach: Reach, limit: int) -> list[tuple[str, float]]:
+        """Record ids in `reach` (the project's, its group's, the global ones), most similar
+        first."""
+        ...
 
     def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]: ...
 
@@ -168,20 +169,19 @@ class SqliteVectorIndex:
         self._resident = False
         self._lock = threading.Lock()
 
-    def search(
-        self, query: list[float], project_id: str | None, limit: int
-    ) -> list[tuple[str, float]]:
-        """Record ids in the project's scope (its own and global), most similar first."""
+    def search(self, query: list[float], reach: Reach, limit: int) -> list[tuple[str, float]]:
+        """Record ids in `reach` (the project's, its group's, the global ones), most similar
+        first."""
         import numpy as np  # Deferred: vectors are the only numpy user on the search path.
 
         with self._lock:
             matrix = self._current()
             ids, vectors, projects = matrix.ids, matrix.vectors, matrix.projects
-            code = matrix.project_codes.get(project_id or "", -1)
+            codes = [matrix.project_codes.get(owner, -1) for owner in reach.owners]
         if not len(vectors):
             return []
         scores = vectors @ np.asarray(query, dtype=np.float32)
-        allowed = (projects == 0) | (projects == code)
+        allowed = (projects == 0) | np.isin(projects, codes)
         count = min(limit, int(np.count_nonzero(allowed)))
         if count <= 0:
             return []

@@ -44,7 +44,9 @@ def answer(app: App, request: Asked, body: bytes = b"") -> tuple[dict[str, Any],
         )
         return {
             "written": {
-                "view": written_view(stored.record, stored.similar, held=stored.held),
+                "view": written_view(
+                    stored.record, stored.similar, held=stored.held, group=stored.group
+                ),
                 "shorts": stored.shorts,
             }
         }, b""

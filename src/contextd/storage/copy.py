@@ -20,8 +20,9 @@ __all__ = ["TABLES", "copy_store"]
 # Every table, parents before children, with the columns both backends share. A table a
 # migration adds must be listed here (tests/postgres/test_copy.py checks the schema).
 TABLES: dict[str, tuple[str, ...]] = {
-    "projects": ("id", "slug", "name", "git_remote", "created_at", "updated_at"),
+    "projects": ("id", "slug", "name", "git_remote", "created_at", "updated_at", "is_group"),
     "project_paths": ("path", "project_id", "attached_at"),
+    "group_members": ("project_id", "group_id", "joined_at"),
     "sessions": (
         "id", "project_id", "agent", "started_at", "ended_at", "summary", "developer",
     ),

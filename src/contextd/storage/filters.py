@@ -6,11 +6,23 @@ from msgspec import Struct
 from contextd.models import Kind, Status
 from contextd.storage.dialect import Dialect
 
-__all__ = ["RecordFilter"]
+__all__ = ["RecordFilter", "in_reach"]
+
+
+def in_reach(alias: str, project_id: str | None) -> tuple[str, list[object]]:
+    """The one rule of which records a project sees: its own, those of the group it belongs
+    to, and the global ones (no project: the global ones only). As SQL over `alias`'s
+    project_id; `reach.Reach` ranks the same three tiers."""
+    return (
+        f"({alias}.project_id = ? OR {alias}.project_id IS NULL OR {alias}.project_id IN "
+        "(SELECT group_id FROM group_members WHERE project_id = ?))",
+        [project_id, project_id],
+    )
 
 
 class RecordFilter(Struct, frozen=True):
-    """Which records a listing or search may return. `project_id` None means global only."""
+    """Which records a listing or search may return: those in the reach of `project_id` (its
+    own, its group's and the global ones; None means global only)."""
 
     project_id: str | None
     kinds: tuple[Kind, ...] = ()
@@ -38,8 +50,8 @@ class RecordFilter(Struct, frozen=True):
         clauses = ["1 = 1"]
         params: list[object] = []
         if not self.every_project:
-            clauses = [f"({alias}.project_id = ? OR {alias}.project_id IS NULL)"]
-            params = [self.project_id]
+            reach, params = in_reach(alias, self.project_id)
+            clauses = [reach]
         visible, shown = dialect.visible("records", alias)
         clauses.append(visible)
         params.extend(shown)

@@ -62,21 +62,30 @@ def touch_project(
     )
 
 
+# A group is a row of projects too (storage.groups); these functions see projects only.
+_PROJECT = "is_group = 0"
+
+
 def get_project(conn: Connection, project_id: str) -> Project | None:
-    row = conn.execute(f"SELECT {_COLUMNS} FROM projects WHERE id = ?", (project_id,)).fetchone()
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM projects WHERE id = ? AND {_PROJECT}", (project_id,)
+    ).fetchone()
     return _project(conn, row) if row else None
 
 
 def list_projects(conn: Connection) -> list[Project]:
-    rows = conn.execute(f"SELECT {_COLUMNS} FROM projects ORDER BY slug").fetchall()
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM projects WHERE {_PROJECT} ORDER BY slug"
+    ).fetchall()
     return [_project(conn, row) for row in rows]
 
 
 def find_by_slug_or_name(conn: Connection, text: str) -> list[Project]:
     """Projects whose slug or name equals `text` (case-insensitive), or whose id starts with it."""
     rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM projects WHERE lower(slug) = lower(?) OR lower(name) = lower(?)"
-        " OR (length(CAST(? AS TEXT)) >= 8 AND id LIKE CAST(? AS TEXT) || '%')",
+        f"SELECT {_COLUMNS} FROM projects WHERE {_PROJECT} AND (lower(slug) = lower(?) OR "
+        "lower(name) = lower(?) OR "
+        "(length(CAST(? AS TEXT)) >= 8 AND id LIKE CAST(? AS TEXT) || '%'))",
         (text, text, text, text.lower()),
     ).fetchall()
     return [_project(conn, row) for row in rows]
@@ -84,14 +93,15 @@ def find_by_slug_or_name(conn: Connection, text: str) -> list[Project]:
 
 def find_by_remote(conn: Connection, git_remote: str) -> Project | None:
     row = conn.execute(
-        f"SELECT {_COLUMNS} FROM projects WHERE git_remote = ? ORDER BY created_at LIMIT 1",
+        f"SELECT {_COLUMNS} FROM projects WHERE git_remote = ? AND {_PROJECT} "
+        "ORDER BY created_at LIMIT 1",
         (git_remote,),
     ).fetchone()
     return _project(conn, row) if row else None
 
 
 def free_slug(conn: Connection, slug: str) -> str:
-    """`slug`, or `slug-2`, `slug-3`... the first no project has."""
+    """`slug`, or `slug-2`, `slug-3`... the first no project or group has."""
     candidate, number = slug, 2
     while slug_taken(conn, candidate):
         candidate, number = f"{slug}-{number}", number + 1

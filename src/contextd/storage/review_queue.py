@@ -7,9 +7,10 @@ from msgspec import Struct
 
 from contextd.models import RecordDraft
 from contextd.storage.connection import Connection
+from contextd.storage.filters import in_reach
 
 __all__ = [
-    "Held", "count_waiting", "decide", "get", "hold", "remove", "replace_draft", "waiting",
+    "Held", "count_waiting", "decide", "get", "hold", "kept", "remove", "replace_draft", "waiting",
 ]  # fmt: skip
 
 _COLUMNS = "id, project_id, developer, draft, supersedes, queued_at, state, reason, decided_at"
@@ -59,7 +60,7 @@ def hold(conn: Connection, held: Held) -> None:
 
 
 def _scope(project_id: str | None) -> tuple[str, list[object]]:
-    return "(project_id = ? OR project_id IS NULL)", [project_id]
+    return in_reach("review_queue", project_id)
 
 
 def waiting(conn: Connection, project_id: str | None, developer: str) -> list[Held]:
@@ -69,6 +70,16 @@ def waiting(conn: Connection, project_id: str | None, developer: str) -> list[He
         f"SELECT {_COLUMNS} FROM review_queue WHERE {where} AND developer = ? "
         "AND state = 'pending' ORDER BY queued_at, id",
         [*params, developer],
+    ).fetchall()
+    return [_held(r) for r in rows]
+
+
+def kept(conn: Connection, project_id: str, developer: str) -> list[Held]:
+    """The developer's drafts for the project, waiting or rejected, newest first."""
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM review_queue WHERE project_id = ? AND developer = ? "
+        "ORDER BY queued_at DESC, id LIMIT 2000",
+        (project_id, developer),
     ).fetchall()
     return [_held(r) for r in rows]
 

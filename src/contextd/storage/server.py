@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
+from contextd import DISTRIBUTION
 from contextd.config import StoreSettings
 from contextd.errors import StoreError
 from contextd.server_url import redact
@@ -54,7 +55,7 @@ def open_url(
     except ImportError as exc:
         raise StoreError(
             f"{redact(url)} names a PostgreSQL server but its client is not installed; "
-            "run `pip install 'contextd[postgres]'`."
+            f"run `pip install '{DISTRIBUTION}[postgres]'`."
         ) from exc
     return PostgresDatabase.open_url(
         url,

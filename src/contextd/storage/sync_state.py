@@ -8,6 +8,7 @@ from msgspec import Struct
 
 from contextd.models import Record
 from contextd.storage.connection import Connection
+from contextd.storage.filters import in_reach
 from contextd.storage.records import COLUMNS, record_from_row
 
 __all__ = [
@@ -70,8 +71,9 @@ def store_id(conn: Connection) -> str:
 
 
 def export_records(conn: Connection, project_id: str | None, since: str | None) -> list[Record]:
-    """Every record (of one project when `project_id` is given), changed since `since`."""
-    clauses, params = _scope(project_id, since, "updated_at")
+    """Every record (of one project and its group when `project_id` is given), changed
+    since `since`."""
+    clauses, params = _scope(project_id, since, "records", "updated_at")
     visible, shown = conn.dialect.visible("records")
     sql = f"SELECT {COLUMNS} FROM records WHERE {clauses} AND {visible} ORDER BY created_at, id"
     return [record_from_row(row) for row in conn.execute(sql, [*params, *shown])]
@@ -80,17 +82,20 @@ def export_records(conn: Connection, project_id: str | None, since: str | None) 
 def export_tombstones(
     conn: Connection, project_id: str | None, since: str | None
 ) -> list[Tombstone]:
-    clauses, params = _scope(project_id, since, "deleted_at")
+    clauses, params = _scope(project_id, since, "tombstones", "deleted_at")
     sql = f"SELECT id, project_id, deleted_at FROM tombstones WHERE {clauses} ORDER BY id"
     return [Tombstone(*row) for row in conn.execute(sql, params)]
 
 
-def _scope(project_id: str | None, since: str | None, stamp: str) -> tuple[str, list[object]]:
+def _scope(
+    project_id: str | None, since: str | None, table: str, stamp: str
+) -> tuple[str, list[object]]:
     clauses: list[str] = ["1 = 1"]
     params: list[object] = []
-    if project_id is not None:
-        clauses.append("project_id = ?")
-        params.append(project_id)
+    if project_id is not None:  # the project's own and its group's (not the global ones)
+        reach, reached = in_reach(table, project_id)
+        clauses.append(f"{reach} AND project_id IS NOT NULL")
+        params.extend(reached)
     if since is not None:
         clauses.append(f"{stamp} >= ?")
         params.append(since)

@@ -5,6 +5,7 @@ from collections.abc import Iterable
 from msgspec import Struct
 
 from contextd.storage.connection import Connection
+from contextd.storage.filters import in_reach
 
 __all__ = [
     "EmbeddingRow",
@@ -154,16 +155,18 @@ def missing_ids(
     limit: int,
     after_seq: int = 0,
 ) -> list[str]:
-    """Records of the project (and global ones) stored after `after_seq` without a vector of
-    this provider and width (of those this connection's developer may see)."""
+    """Records in the project's reach (its own, its group's, global ones) stored after
+    `after_seq` without a vector of this provider and width (of those this connection's
+    developer may see)."""
     visible, shown = conn.dialect.visible("records", "r")
+    reach, reached = in_reach("r", project_id)
     return [
         str(r[0])
         for r in conn.execute(
             "SELECT r.id FROM records AS r LEFT JOIN embeddings AS e ON e.record_id = r.id "
             "AND e.provider = ? AND e.dimensions = ? WHERE r.seq > ? AND e.record_id IS NULL "
-            f"AND (r.project_id = ? OR r.project_id IS NULL) AND {visible} LIMIT ?",
-            (provider, dimensions, after_seq, project_id, *shown, limit),
+            f"AND {reach} AND {visible} LIMIT ?",
+            (provider, dimensions, after_seq, *reached, *shown, limit),
         )
     ]
 

@@ -66,6 +66,7 @@ def admit_bundle(bundle: Bundle, source: str, *, now: datetime | None = None) ->
     dates = _Dates(refusals, now or datetime.now(UTC))
     _bundle_fields(bundle, refusals, dates)
     project_ids = _projects(bundle.projects, refusals, dates)
+    project_ids |= _groups(bundle, project_ids, refusals, dates)
     records = [_record(i, e, project_ids, refusals, dates) for i, e in enumerate(bundle.records)]
     _tombstones(bundle.tombstones, project_ids, refusals, dates)
     _repeats(bundle, refusals)
@@ -99,9 +100,11 @@ def _bundle_fields(bundle: Bundle, refusals: Refusals, dates: _Dates) -> None:
         _text(refusals, "the bundle", "host", bundle.host, MAX_NAME)
 
 
-def _projects(projects: tuple[BundleProject, ...], refusals: Refusals, dates: _Dates) -> set[str]:
+def _projects(
+    projects: tuple[BundleProject, ...], refusals: Refusals, dates: _Dates, noun: str = "project"
+) -> set[str]:
     for index, project in enumerate(projects):
-        where = f"project {index + 1} ({_clip(project.slug)})"
+        where = f"{noun} {index + 1} ({_clip(project.slug)})"
         if not is_id(project.id):
             refusals.add(where, "has an id that is not a contextd id")
         if not is_slug(project.slug):
@@ -160,11 +163,26 @@ def _tombstones(
         dates.check(where, "deleted_at", tombstone.deleted_at)
 
 
+def _groups(bundle: Bundle, project_ids: set[str], refusals: Refusals, dates: _Dates) -> set[str]:
+    """Groups are checked as projects are; each member must be one of the bundle's projects."""
+    as_projects = tuple(
+        BundleProject(g.id, g.slug, g.name, None, g.created_at, g.updated_at) for g in bundle.groups
+    )
+    for index, group in enumerate(bundle.groups):
+        where = f"group {index + 1} ({_clip(group.slug)})"
+        if any(member not in project_ids for member in group.members):
+            refusals.add(where, "names a member project the bundle does not list")
+    found = _projects(as_projects, refusals, dates, noun="group")
+    if found & project_ids:
+        refusals.add("the bundle", "lists the same id as a project and as a group")
+    return found
+
+
 def _repeats(bundle: Bundle, refusals: Refusals) -> None:
     """An id (or slug) listed twice: the bundle contradicts itself."""
     for noun, values in (
         ("project id", [p.id for p in bundle.projects]),
-        ("project slug", [p.slug for p in bundle.projects]),
+        ("project slug", [p.slug for p in bundle.projects] + [g.slug for g in bundle.groups]),
         ("record id", [e.record.id for e in bundle.records]),
         ("deletion", [t.id for t in bundle.tombstones]),
     ):

@@ -1,5 +1,7 @@
-"""The bundle: a versioned JSON document carrying projects, records (with their supersede
-links, relations and exchanged versions) and tombstones between stores.
+"""The bundle: a versioned JSON document carrying projects, project groups (with their
+members), records (with their supersede links, relations and exchanged versions) and
+tombstones between stores. A bundle that carries a group is version 2, so that a contextd
+without groups says to upgrade rather than refusing the group's records one by one.
 
 Embeddings are not carried (each machine derives its own) and neither are sessions.
 """
@@ -12,17 +14,28 @@ from msgspec import Struct
 from contextd.clock import parse_instant
 from contextd.core.workspace.capped import MB, Cap
 from contextd.errors import InvalidInputError, ValidationError
-from contextd.models import Kind, Origin, Project, Record, Status, body_from_dict, body_to_dict
+from contextd.models import (
+    Group,
+    Kind,
+    Origin,
+    Project,
+    Record,
+    Status,
+    body_from_dict,
+    body_to_dict,
+)
 
 __all__ = [
     "FORMAT",
     "VERSION",
     "Bundle",
+    "BundleGroup",
     "BundleProject",
     "BundleRecord",
     "BundleTombstone",
     "bundle_cap",
     "dump_bundle",
+    "group_entry",
     "project_entry",
     "parse_bundle",
     "parse_bundle_record",
@@ -30,7 +43,8 @@ __all__ = [
 ]
 
 FORMAT = "contextd-bundle"
-VERSION = 1
+VERSION = 2
+_WITHOUT_GROUPS = 1  # the version a bundle without groups is written as (older readers read it)
 
 
 class BundleProject(Struct, frozen=True):
@@ -40,6 +54,18 @@ class BundleProject(Struct, frozen=True):
     git_remote: str | None
     created_at: str
     updated_at: str
+
+
+class BundleGroup(Struct, frozen=True):
+    """A project group; its records name it as their project. `members`: ids of the
+    bundle's projects that belong to it (a one-project bundle names that project alone)."""
+
+    id: str
+    slug: str
+    name: str
+    created_at: str
+    updated_at: str  # changes when its members do: the newer version's members win
+    members: tuple[str, ...]
 
 
 class BundleRecord(Struct, frozen=True):
@@ -60,6 +86,7 @@ class Bundle(Struct, frozen=True):
     records: tuple[BundleRecord, ...]
     tombstones: tuple[BundleTombstone, ...]
     host: str | None = None  # the machine it was exported on, to name it in conflicts
+    groups: tuple[BundleGroup, ...] = ()
 
 
 def bundle_cap(max_mb: int) -> Cap:
@@ -80,6 +107,12 @@ def project_entry(project: Project) -> BundleProject:
         project.git_remote,
         project.created_at,
         project.updated_at,
+    )
+
+
+def group_entry(group: Group, members: tuple[str, ...]) -> BundleGroup:
+    return BundleGroup(
+        group.id, group.slug, group.name, group.created_at, group.updated_at, members
     )
 
 
@@ -110,7 +143,7 @@ def record_to_json(record: Record, history: tuple[str, ...] = ()) -> dict[str, A
 def dump_bundle(bundle: Bundle) -> str:
     document = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if bundle.groups else _WITHOUT_GROUPS,
         "exported_at": bundle.exported_at,
         "store_id": bundle.store_id,
         "host": bundle.host,
@@ -126,6 +159,23 @@ def dump_bundle(bundle: Bundle) -> str:
             for p in bundle.projects
         ],
         "records": [record_to_json(r.record, r.history) for r in bundle.records],
+        **(
+            {
+                "groups": [
+                    {
+                        "id": g.id,
+                        "slug": g.slug,
+                        "name": g.name,
+                        "created_at": g.created_at,
+                        "updated_at": g.updated_at,
+                        "members": list(g.members),
+                    }
+                    for g in bundle.groups
+                ]
+            }
+            if bundle.groups
+            else {}
+        ),
         "tombstones": [
             {"id": t.id, "project_id": t.project_id, "deleted_at": t.deleted_at}
             for t in bundle.tombstones
@@ -173,6 +223,7 @@ def parse_bundle(text: str, source: str) -> Bundle:
     tombstones = tuple(
         reader.tombstone(i, t) for i, t in enumerate(reader.items(document, "tombstones"))
     )
+    groups = tuple(reader.group(i, g) for i, g in enumerate(reader.items(document, "groups")))
     return Bundle(
         reader.text(document, "store_id", "the bundle"),
         reader.text(document, "exported_at", "the bundle"),
@@ -180,6 +231,7 @@ def parse_bundle(text: str, source: str) -> Bundle:
         records,
         tombstones,
         reader.optional(document, "host", "the bundle"),
+        groups,
     )
 
 
@@ -260,6 +312,17 @@ class _Reader:
             self.optional(entry, "git_remote", where),
             self.stamp(entry, "created_at", where),
             self.stamp(entry, "updated_at", where),
+        )
+
+    def group(self, index: int, entry: dict[str, Any]) -> BundleGroup:
+        where = f"group {index + 1}"
+        return BundleGroup(
+            self.text(entry, "id", where),
+            self.text(entry, "slug", where),
+            self.text(entry, "name", where),
+            self.stamp(entry, "created_at", where),
+            self.stamp(entry, "updated_at", where),
+            self.texts(entry, "members", where),
         )
 
     def tombstone(self, index: int, entry: dict[str, Any]) -> BundleTombstone:

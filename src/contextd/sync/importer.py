@@ -8,14 +8,15 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from contextd.clock import now
-from contextd.models import Project, Record, Status
+from contextd.models import Group, Project, Record, Status
+from contextd.storage import groups as group_rows
 from contextd.storage import projects as project_rows
 from contextd.storage import records as record_rows
 from contextd.storage import sync_state as sync_rows
 from contextd.storage.connection import Connection
 from contextd.storage.filters import RecordFilter
 from contextd.sync.admission import Refusals, record_where
-from contextd.sync.bundle import Bundle, BundleProject, BundleRecord, record_to_json
+from contextd.sync.bundle import Bundle, BundleGroup, BundleProject, BundleRecord, record_to_json
 from contextd.sync.merge import Outcome, decide_record, decide_tombstone
 
 __all__ = ["ImportReport", "Restates", "apply_bundle"]
@@ -34,6 +35,8 @@ class ImportReport(Struct):
     counts: Counter[Outcome] = field(default_factory=Counter)
     conflicts: list[str] = field(default_factory=list)  # ids of records kept with a divergence
     projects_created: list[str] = field(default_factory=list)  # slugs
+    groups_created: list[str] = field(default_factory=list)  # slugs
+    members_changed: int = 0  # projects that joined or left a group
     written: list[Record] = field(default_factory=list)  # added or updated: need vectors
 
     def count(self, outcome: Outcome) -> int:
@@ -55,6 +58,8 @@ class ImportReport(Struct):
             "tombstones_received": c[Outcome.NEW_TOMBSTONE],
             "conflict_ids": list(self.conflicts),
             "projects_created": list(self.projects_created),
+            "groups_created": list(self.groups_created),
+            "members_changed": self.members_changed,
         }
 
 
@@ -81,7 +86,7 @@ def apply_bundle(
     local = record_rows.records_in_scope(conn, ids, everything)
     histories = sync_rows.versions_of(conn, ids)
     deleted = sync_rows.tombstones_of(conn, ids)
-    projects = _ProjectMap(conn, bundle.projects, report)
+    projects = _ProjectMap(conn, bundle.projects, report, bundle.groups)
     if restates is not None:
         _refuse_restatements(bundle, local, deleted, projects, restates, refusals)
     for index, entry in enumerate(bundle.records):
@@ -107,9 +112,36 @@ def apply_bundle(
             sync_rows.upsert_tombstone(
                 conn, sync_rows.Tombstone(tombstone.id, owner, tombstone.deleted_at)
             )
+    _merge_members(conn, bundle, projects, report)
     _refuse_bad_chains(conn, report.written, refusals)
     refusals.raise_if_any()
     return report
+
+
+def _merge_members(
+    conn: Connection, bundle: Bundle, projects: "_ProjectMap", report: ImportReport
+) -> None:
+    """Each group's members as the newer version of the group has them, for the projects
+    the bundle names (a one-project bundle decides that project's membership alone); a
+    project that belongs to another group here stays in it."""
+    for entry in bundle.groups:
+        group_id = projects.local_id(entry.id)
+        held = group_rows.find_group(conn, group_id)
+        if held is None or held.updated_at > entry.updated_at:
+            continue  # changed here since: this store's members stand
+        members = set(entry.members)
+        for project in bundle.projects:
+            local = projects.local_id(project.id) if project.id in members else None
+            local = local or projects.find(project.id)
+            if local is None:
+                continue
+            current = group_rows.group_of(conn, local)
+            if project.id in members and current is None:
+                group_rows.add_member(conn, group_id, local, entry.updated_at)
+                report.members_changed += 1
+            elif project.id not in members and current == group_id:
+                group_rows.remove_member(conn, group_id, local, entry.updated_at)
+                report.members_changed += 1
 
 
 def _moves(held: Record, verb: str = "change") -> str:
@@ -234,17 +266,25 @@ class _ProjectMap:
     else same slug (unless the two remotes differ); created without a folder when none is."""
 
     def __init__(
-        self, conn: Connection, entries: tuple[BundleProject, ...], report: ImportReport
+        self,
+        conn: Connection,
+        entries: tuple[BundleProject, ...],
+        report: ImportReport,
+        groups: tuple[BundleGroup, ...] = (),
     ) -> None:
         self._conn = conn
         self._entries = {p.id: p for p in entries}
+        self._groups = {g.id: g for g in groups}
         self._found: dict[str, str | None] = {}
         self._report = report
 
     def find(self, project_id: str) -> str | None:
         if project_id not in self._found:
             entry = self._entries.get(project_id)
-            self._found[project_id] = self._match(entry) if entry else None
+            group = self._groups.get(project_id)
+            self._found[project_id] = (
+                self._match(entry) if entry else self._match_group(group) if group else None
+            )
         return self._found[project_id]
 
     def same_place(self, held: Record, project_id: str | None) -> bool:
@@ -259,6 +299,14 @@ class _ProjectMap:
         found = self.find(project_id)
         if found is not None:
             return found
+        group = self._groups.get(project_id)
+        if group is not None:  # a group new here: made empty, its members merged after
+            slug = project_rows.free_slug(self._conn, group.slug)
+            made = Group(group.id, slug, group.name, (), group.created_at, group.created_at)
+            group_rows.insert_group(self._conn, made)
+            self._report.groups_created.append(slug)
+            self._found[project_id] = group.id
+            return group.id
         entry = self._entries[project_id]
         slug = project_rows.free_slug(self._conn, entry.slug)
         project = Project(
@@ -268,6 +316,14 @@ class _ProjectMap:
         self._report.projects_created.append(slug)
         self._found[project_id] = entry.id
         return entry.id
+
+    def _match_group(self, entry: BundleGroup) -> str | None:
+        """The local group of the same id, else of the same slug."""
+        for key in (entry.id, entry.slug):
+            found = group_rows.find_group(self._conn, key)
+            if found is not None and key in (found.id, found.slug):
+                return found.id
+        return None
 
     def _match(self, entry: BundleProject) -> str | None:
         same = project_rows.get_project(self._conn, entry.id)

@@ -20,17 +20,21 @@ from contextd.errors import (
 )
 from contextd.models import Project, Record, Status
 from contextd.retrieval.indexer import Indexer
+from contextd.storage import groups as group_rows
 from contextd.storage import projects as project_rows
 from contextd.storage import records as record_rows
 from contextd.storage import sync_state as sync_rows
 from contextd.storage import vectors as vector_rows
+from contextd.storage.connection import Connection
 from contextd.storage.filters import RecordFilter
 from contextd.storage.store import Database
 from contextd.sync.admission import Refusals, admit_bundle
 from contextd.sync.bundle import (
     Bundle,
+    BundleGroup,
     BundleRecord,
     BundleTombstone,
+    group_entry,
     parse_bundle,
     parse_bundle_record,
     project_entry,
@@ -93,6 +97,7 @@ class SyncService:
             histories = sync_rows.versions_of(conn, [r.id for r in records])
             tombstones = sync_rows.export_tombstones(conn, scope, since)
             projects = [project] if project else project_rows.list_projects(conn)
+            groups = _groups_of(conn, projects, every=project is None)
             store = sync_rows.store_id(conn)
         return Bundle(
             store_id=store,
@@ -104,6 +109,7 @@ class SyncService:
             ),
             tombstones=tuple(BundleTombstone(t.id, t.project_id, t.deleted_at) for t in tombstones),
             host=socket.gethostname() or None,
+            groups=groups,
         )
 
     def import_text(
@@ -268,3 +274,16 @@ class SyncService:
             self._indexer.embed(self._indexer.stale(records))
         except ProviderUnavailableError as exc:
             log.warning("merged %d records without vectors (%s)", len(records), exc)
+
+
+def _groups_of(
+    conn: Connection, projects: list[Project], *, every: bool
+) -> tuple[BundleGroup, ...]:
+    """Every group (`every`), or those the exported projects belong to; each with those of
+    the exported projects that are its members."""
+    exported = {p.id for p in projects}
+    return tuple(
+        group_entry(group, tuple(m for m in group.members if m in exported))
+        for group in group_rows.list_groups(conn)
+        if every or any(m in exported for m in group.members)
+    )

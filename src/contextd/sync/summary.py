@@ -5,6 +5,7 @@ deletions."""
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from contextd import DISTRIBUTION
 from contextd.core.workspace.inventory import Inventory, ScopeCounts
 from contextd.models import Kind, Status
 from contextd.storage import sync_state as sync_rows
@@ -15,7 +16,7 @@ __all__ = ["store_summary"]
 
 def _version() -> str:
     try:
-        return version("contextd")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "unknown"
 
@@ -32,6 +33,7 @@ def store_summary(db: Database, survey: Inventory, *, detail: bool = False) -> d
             "slug": item.project.slug,
             "name": item.project.name,
             "git_remote": item.project.git_remote,
+            "group": item.group,
             **_counts(item.counts),
             "last_activity": item.last_activity,
             "last_checkpoint": None
@@ -55,6 +57,16 @@ def store_summary(db: Database, survey: Inventory, *, detail: bool = False) -> d
         "projects": projects,
         "global": _counts(global_counts)
         | {"last_activity": survey.global_activity, "categories": _categories(global_counts)},
+        "groups": [
+            {
+                "slug": g.group.slug,
+                "name": g.group.name,
+                "members": list(g.members),
+                **_counts(g.counts),
+                "last_activity": g.last_activity,
+            }
+            for g in survey.groups
+        ],
     }
 
 

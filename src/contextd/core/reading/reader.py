@@ -10,8 +10,8 @@ from contextd.clock import to_iso
 from contextd.core.reading.prefixes import match_prefix
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.ids import MIN_PREFIX
-from contextd.models import Kind, Project, Record, Status
-from contextd.storage import id_prefixes
+from contextd.models import Kind, Project, Reach, Record, Status
+from contextd.storage import groups, id_prefixes
 from contextd.storage import records as rows
 from contextd.storage.filters import RecordFilter
 from contextd.storage.store import Database
@@ -29,12 +29,16 @@ class RecordDetail(Struct, frozen=True):
 
 
 class RecordReader:
-    """Records as a project sees them: its own and the global ones, the current developer's
-    checkpoints, the checkout's shared files."""
+    """Records as a project sees them: its own, its group's and the global ones, the current
+    developer's checkpoints, the checkout's shared files."""
 
     def __init__(self, db: Database, developer: str = "") -> None:
         self._db = db
         self._developer = developer  # whose checkpoints `latest` and lists show
+
+    def reach(self, project: Project | None) -> Reach:
+        """Whose records the project sees, nearest first (its own, its group's, global)."""
+        return groups.reach(self._db.connection(), project.id if project else None)
 
     def get(self, reference: str) -> Record:
         """The record with this id or unique id prefix.

@@ -88,7 +88,7 @@ def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
         "score": round(hit.score, 4),
         "category": record.category,
         "tags": list(record.tags),
-        "scope": "global" if record.is_global else "project",
+        "scope": hit.tier or ("global" if record.is_global else "project"),
         "superseded_by": record.superseded_by,
         "verified_at": record.verified_at,
     }
@@ -117,13 +117,15 @@ def hit_view(hit: SearchHit, *, explain: bool = False) -> dict[str, Any]:
 
 
 def written_view(
-    record: Record, similar: Sequence[Similar], *, held: bool = False
+    record: Record, similar: Sequence[Similar], *, held: bool = False, group: str | None = None
 ) -> dict[str, Any]:
     """A record just stored or changed, with the stored ones it resembles (advisory); `held`:
-    waiting in the review queue instead."""
+    waiting in the review queue instead; `group`: written into that project group."""
     view = record_view(record) | {"similar": [similar_view(s) for s in similar]}
     if held:
         view["held_for_review"] = True
+    if group is not None:
+        view["group"] = group
     return view
 
 

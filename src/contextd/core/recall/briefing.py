@@ -15,6 +15,7 @@ from contextd.models import (
     Hardness,
     Kind,
     Project,
+    Reach,
     Record,
 )
 
@@ -65,7 +66,7 @@ def build_briefing(
     front of it already: they are not counted as left out for the budget. A record in
     `code_changes` is marked STALE with the change to the code it names."""
     active = briefing_candidates(records, project) if candidates is None else candidates
-    ordered = _ordered(active)
+    ordered = _ordered(active, records.reach(project))
     blocks: list[str] = []
     carried: list[Record] = []
     header = f"# contextd briefing: {one_line(project.name)}"
@@ -91,7 +92,10 @@ def build_briefing(
     return Briefing(text, len(blocks), omitted, estimate_tokens(text), tuple(carried))
 
 
-def _ordered(active: list[Record]) -> list[Record]:
+_TIER_RANK = {"project": 0, "group": 1, "global": 2}
+
+
+def _ordered(active: list[Record], reach: Reach) -> list[Record]:
     def group_of(record: Record) -> int:
         body = record.body
         if isinstance(body, ConstraintBody):
@@ -110,9 +114,16 @@ def _ordered(active: list[Record]) -> list[Record]:
 
     latest_checkpoint = next((r for r in active if r.kind is Kind.CHECKPOINT), None)
     rest = [r for r in active if r.kind is not Kind.CHECKPOINT]
-    # Within a group, most recently verified first, so the oldest detail drops first.
+
+    def tier(record: Record) -> int:
+        """In a project group: its own records, then the group's, then global ones."""
+        if reach.group_id is None:
+            return 0  # no group: own and global records by recency alone, as always
+        return _TIER_RANK.get(reach.tier(record.project_id) or "global", 2)
+
+    # Within a section, most recently verified first, so the oldest detail drops first.
     newest_first = sorted(rest, key=lambda r: r.verified_at, reverse=True)
-    ordered = sorted(newest_first, key=group_of)
+    ordered = sorted(newest_first, key=lambda r: (group_of(r), tier(r)))
     return ordered + ([latest_checkpoint] if latest_checkpoint else [])
 
 

@@ -27,6 +27,7 @@ __all__ = ["Activity", "Capture", "DRAFTED_TAG"]
 DRAFTED_TAG = "drafted"  # a checkpoint contextd wrote from the facts, not the agent
 _MAX_PATHS = 500  # files remembered as dirty at the start
 _SHOWN_COMMITS = 8
+_MAX_COMMITS = 200  # remembered as seen by the commit hook
 _SHOWN_FILES = 12
 _OWN_FOLDER = ".contextd/"  # the shared record files: contextd's writes, not the session's
 _UNSEEN_S = 30 * 60  # a session unseen this long, that never said it ended, has ended
@@ -67,6 +68,47 @@ class Capture:
         )  # fmt: skip
         with self._db.transaction() as conn:
             rows.begin(conn, session)
+
+    def note_edits(
+        self, project: Project, session_key: str, folder: Path, paths: tuple[Path, ...]
+    ) -> None:
+        """Remember the files an edit hook saw the session change, so the end of its turn
+        knows it changed code without a `git status` (written only when one is new)."""
+        if self._db.read_only or not paths:
+            return
+        session = rows.get(self._db.connection(), session_key, self._developer)
+        if session is None:
+            self.begin(project, session_key, folder)
+            session = rows.get(self._db.connection(), session_key, self._developer)
+        if session is None or not session.root:
+            return
+        root = Path(session.root)
+        known = dict.fromkeys(session.edited)
+        for path in paths:
+            try:
+                relative = path.relative_to(root).as_posix()
+            except ValueError:
+                continue  # outside the work tree: not this project's code
+            if not relative.startswith(_OWN_FOLDER):
+                known.setdefault(relative)
+        if len(known) == len(session.edited) or len(session.edited) >= _MAX_PATHS:
+            return
+        with self._db.transaction() as conn:
+            rows.note_edited(conn, session_key, tuple(known)[:_MAX_PATHS])
+
+    def note_commit(
+        self, project: Project, session_key: str, folder: Path, sha: str, subject: str
+    ) -> None:
+        """Remember a commit the post-commit hook saw the session make: while HEAD is the
+        last one seen, the session's commits are known without `git log`."""
+        if self._db.read_only:
+            return
+        session = rows.get(self._db.connection(), session_key, self._developer)
+        if session is None:
+            return  # unseen at its start: what it committed is read from git, if ever
+        seen = [c for c in session.commits_seen if c[0] != sha][-_MAX_COMMITS + 1 :]
+        with self._db.transaction() as conn:
+            rows.note_commits(conn, session_key, (*seen, (sha, subject)))
 
     def request_at_stop(self, project: Project, session_key: str, folder: Path) -> str:
         """The request to record, for a session that changed code and recorded nothing since
@@ -112,6 +154,21 @@ class Capture:
         with self._db.transaction() as conn:
             rows.end(conn, session_key, now(), None if checkpoint is None else checkpoint.id)
 
+    def readings(self, project: Project, limit: int = 5) -> list[rows.Extraction]:
+        """The latest readings of this developer's transcripts on the project (the
+        extractor's), newest first: how each went."""
+        return rows.extractions(self._db.connection(), project.id, self._developer, limit)
+
+    def transcript_grew(self, session_key: str, transcript: Path) -> bool:
+        """Whether `transcript` holds more than its last reading took (one stat, one row):
+        a hook starts the extractor only then."""
+        try:
+            size = transcript.lstat().st_size
+        except OSError:
+            return False
+        state = rows.extraction(self._db.connection(), session_key, self._developer)
+        return size != (state.offset if state is not None else 0)
+
     def unended(self, project: Project, session_key: str) -> list[str]:
         """Sessions of this developer on the project that never said they ended (an agent
         without a session-end hook) and were not seen for a while (another agent may still be
@@ -125,22 +182,31 @@ class Capture:
         self, project: Project, session: rows.CaptureSession, folder: Path | None
     ) -> Activity:
         """What the session did: in its work tree now (`folder` given: the session is live),
-        or up to when it was last seen. Costs one `git status` when HEAD has not moved."""
+        or up to when it was last seen. Costs `git log` when HEAD moved past what the commit
+        hook saw, and one `git status` unless the edit hooks named the files it changed."""
         root = Path(session.root) if session.root else None
         commits: list[gitinfo.Commit] = []
-        if root is not None and (gitinfo.head(root) or "") != session.start_head:
+        head = (gitinfo.head(root) or "") if root is not None else ""
+        seen = session.commits_seen
+        subjects: tuple[str, ...] | None = None
+        if seen and head == seen[-1][0] and folder is not None:
+            subjects = tuple(subject for _sha, subject in seen)  # the hook saw each one
+        elif root is not None and head != session.start_head:
             found = gitinfo.commits(root, after=session.start_head or None, limit=200) or []
             if not session.start_head:  # no commit yet when it started: those made since
                 found = [c for c in found if c.committed_at >= _seconds(session.started_at) - 1]
             latest = None if folder is not None else _seconds(session.seen_at) + _SLACK_S
             commits = [c for c in found if latest is None or c.committed_at <= latest]
         files = dict.fromkeys(f.path for c in commits for f in c.files)
-        if folder is not None and root is not None:
+        files.update(dict.fromkeys(session.edited))
+        if folder is not None and root is not None and not session.edited:
+            # No edit hook saw a change (an agent without one, or edits made by commands):
+            # ask git what differs from the start.
             already = set(session.start_dirty)
             now_dirty = gitinfo.dirty_paths(root) or []
             files.update(dict.fromkeys(p for p in now_dirty if p not in already))
         return Activity(
-            tuple(c.subject for c in commits),
+            subjects if subjects is not None else tuple(c.subject for c in commits),
             tuple(p for p in files if not p.startswith(_OWN_FOLDER)),
             tuple(self._written_records(project, session, bounded=folder is None)),
         )

@@ -170,8 +170,8 @@ def passage(hit: SearchHit, max_tokens: int | None = None) -> str:
         flags.append(f"STALE: {hit.code_change.describe()}; verify or update it")
     if hit.linked_from:
         flags.append(f"linked from {hit.linked_from}")
-    if record.is_global:
-        flags.append("global")
+    if hit.tier == "group" or record.is_global:
+        flags.append("group" if hit.tier == "group" else "global")
     head = f"[{label} {record.id} · verified {record.verified_at[:10]}"
     head += f" · {'; '.join(flags)}]" if flags else "]"
     lines = [head, one_line(record.title)]

@@ -19,10 +19,11 @@ from msgspec import Struct
 
 from contextd.chat import ChatClient
 from contextd.core.upkeep.consolidation import Cluster
+from contextd.core.writing.proposed import describe_kinds, typed_value
 from contextd.core.writing.validation import MAX_HINTS, MAX_TAGS, validate_draft
 from contextd.core.writing.writer import RecordWriter
 from contextd.errors import BadReplyError, ContextdError, ValidationError
-from contextd.fields import KINDS, body_fields
+from contextd.fields import body_fields
 from contextd.models import (
     Kind,
     Origin,
@@ -127,20 +128,7 @@ def _consolidable(clusters: list[Cluster]) -> list[Cluster]:
 
 
 def _instructions() -> str:
-    kinds = "\n".join(
-        f'- "{kind}": title = {KINDS[kind].title_help} Body fields: '
-        + (
-            ", ".join(
-                f'"{f.name}" ({"a list of texts" if f.many else "text"}'
-                + (f", one of {', '.join(f.choices)}" if f.choices else "")
-                + f"): {f.help}"
-                for f in body_fields(kind)
-            )
-            or "none"
-        )
-        + ('; and a one-word "category".' if kind == "memory" else ".")
-        for kind in _KINDS
-    )
+    kinds = describe_kinds(_KINDS)
     return (
         "You keep a software project's memory tidy. You are given records that say nearly "
         "the same thing. Write ONE record that keeps every fact, rule, number and name they "
@@ -183,16 +171,16 @@ def _draft(answer: dict[str, Any], cluster: Cluster) -> RecordDraft:
         value = given.get(field.name)
         if value is None and same_kind:
             value = body_to_dict(same_kind[0].body).get(field.name)
-        body[field.name] = _typed(field.name, value, many=field.many)
+        body[field.name] = typed_value(field.name, value, many=field.many)
     category = answer.get("category") if kind is Kind.MEMORY else None
     if kind is Kind.MEMORY and not isinstance(category, str):
         category = next((r.category for r in same_kind if r.category), None)
     tags = answer.get("tags")
-    proposed_tags = _typed("tags", tags, many=True) if tags is not None else ()
+    proposed_tags = typed_value("tags", tags, many=True) if tags is not None else ()
     ids = {r.id for r in records}
     return RecordDraft(
         kind=kind,
-        title=_typed("title", answer.get("title"), many=False),
+        title=typed_value("title", answer.get("title"), many=False),
         body=body_from_dict(kind, body),
         category=category,
         tags=tuple(dict.fromkeys(proposed_tags or [t for r in records for t in r.tags]))[:MAX_TAGS],
@@ -206,15 +194,3 @@ def _draft(answer: dict[str, Any], cluster: Cluster) -> RecordDraft:
         ),
         is_global=records[0].project_id is None,
     )
-
-
-def _typed(name: str, value: object, *, many: bool) -> Any:
-    """`value` as text (or a tuple of texts); another type is refused, naming the field."""
-    if value is None:
-        return () if many else ""
-    if many and isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    if not many and isinstance(value, str):
-        return value
-    shape = "a list of texts" if many else "text"
-    raise ValidationError(name, f"The proposed record's {name} must be {shape}.")

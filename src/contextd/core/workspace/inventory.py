@@ -8,7 +8,8 @@ from typing import Any
 from msgspec import Struct
 
 from contextd.core.upkeep.semantic_index import IndexService, IndexState
-from contextd.models import Kind, Project, Status
+from contextd.models import Group, Kind, Project, Status
+from contextd.storage import groups as group_rows
 from contextd.storage import inventory as rows
 from contextd.storage import projects as project_rows
 from contextd.storage.store import Database
@@ -16,6 +17,7 @@ from contextd.storage.store import Database
 __all__ = [
     "Inventory",
     "LatestCheckpoint",
+    "GroupSurvey",
     "ProjectSurvey",
     "ScopeCounts",
     "inventory_view",
@@ -55,6 +57,16 @@ class ProjectSurvey(Struct, frozen=True):
     counts: ScopeCounts
     last_activity: str | None  # latest updated_at of its records; None when it has none
     last_checkpoint: LatestCheckpoint | None
+    group: str | None = None  # the slug of the project group it belongs to
+
+
+class GroupSurvey(Struct, frozen=True):
+    """A project group: its member projects' slugs and the records it holds."""
+
+    group: Group
+    members: tuple[str, ...]
+    counts: ScopeCounts
+    last_activity: str | None
 
 
 class Inventory(Struct, frozen=True):
@@ -64,17 +76,19 @@ class Inventory(Struct, frozen=True):
     global_activity: str | None
     index: IndexState
     vector_backend: str
+    groups: tuple[GroupSurvey, ...] = ()
 
     @property
     def totals(self) -> ScopeCounts:
         total = self.global_counts
-        for item in self.projects:
-            total = total.merged(item.counts)
+        for counts in [p.counts for p in self.projects] + [g.counts for g in self.groups]:
+            total = total.merged(counts)
         return total
 
     @property
     def last_activity(self) -> str | None:
-        stamps = [p.last_activity for p in self.projects] + [self.global_activity]
+        stamps = [p.last_activity for p in self.projects] + [g.last_activity for g in self.groups]
+        stamps.append(self.global_activity)
         return max((s for s in stamps if s), default=None)
 
 
@@ -92,9 +106,18 @@ def survey(db: Database, index: IndexService, home: Path) -> Inventory:
         }
         return ScopeCounts(by_kind_status, categories.get(key, {}))
 
+    listed = project_rows.list_projects(conn)
+    slugs = {p.id: p.slug for p in listed}
+    groups = tuple(
+        GroupSurvey(
+            g, tuple(slugs[m] for m in g.members if m in slugs), scope(g.id), activity.get(g.id)
+        )
+        for g in group_rows.list_groups(conn)
+    )
+    group_of = {m: g.group.slug for g in groups for m in g.group.members}
     projects = tuple(
-        ProjectSurvey(p, scope(p.id), activity.get(p.id), checkpoints.get(p.id))
-        for p in project_rows.list_projects(conn)
+        ProjectSurvey(p, scope(p.id), activity.get(p.id), checkpoints.get(p.id), group_of.get(p.id))
+        for p in listed
     )
     return Inventory(
         home=home,
@@ -103,6 +126,7 @@ def survey(db: Database, index: IndexService, home: Path) -> Inventory:
         global_activity=activity.get(rows.GLOBAL),
         index=index.state(),
         vector_backend=index.backend(),
+        groups=groups,
     )
 
 
@@ -132,6 +156,7 @@ def inventory_view(inventory: Inventory, *, detail: bool = False) -> dict[str, A
             "slug": project.slug,
             "name": project.name,
             "git_remote": project.git_remote,
+            "group": item.group,
             "counts": counts_view(item.counts, detail=detail),
             "last_activity": item.last_activity,
             "last_checkpoint": None
@@ -152,6 +177,17 @@ def inventory_view(inventory: Inventory, *, detail: bool = False) -> dict[str, A
         "projects": projects,
         "global": counts_view(inventory.global_counts, detail=True)
         | {"last_activity": inventory.global_activity},
+        "groups": [
+            {
+                "id": g.group.id,
+                "slug": g.group.slug,
+                "name": g.group.name,
+                "members": list(g.members),
+                "counts": counts_view(g.counts, detail=detail),
+                "last_activity": g.last_activity,
+            }
+            for g in inventory.groups
+        ],
         "embeddings": {
             "provider": index.provider,
             "dimensions": index.dimensions,

@@ -7,7 +7,7 @@ from msgspec import Struct
 from contextd import gitinfo
 from contextd.core.reading.reader import RecordReader
 from contextd.core.upkeep.semantic_index import IndexService, IndexState, Reachability
-from contextd.models import Kind, Project, Record
+from contextd.models import Group, Kind, Project, Record
 
 __all__ = ["PROBE_TIMEOUT_S", "StatusReport", "project_status"]
 
@@ -23,6 +23,7 @@ class StatusReport(Struct, frozen=True):
     index: IndexState
     reach: Reachability  # whether the embedding provider and the vector store answered
     waiting_review: int = 0  # drafts agents wrote, held for a person ([capture] review)
+    group: Group | None = None  # the project group whose records apply here too
 
 
 def project_status(
@@ -31,6 +32,7 @@ def project_status(
     project: Project,
     home: Path,
     waiting_review: int = 0,
+    group: Group | None = None,
 ) -> StatusReport:
     """Gather the overview `contextd status` shows."""
     return StatusReport(
@@ -42,6 +44,7 @@ def project_status(
         index=index.state(),
         reach=index.probe(PROBE_TIMEOUT_S),
         waiting_review=waiting_review,
+        group=group,
     )
 
 

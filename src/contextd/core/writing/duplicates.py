@@ -19,6 +19,7 @@ from contextd.core.writing.sameness import restatement
 from contextd.errors import DuplicateError
 from contextd.models import Kind, Record, Similar, Status
 from contextd.retrieval.vector_index import VectorIndex
+from contextd.storage import groups as group_rows
 from contextd.storage import records as rows
 from contextd.storage.filters import RecordFilter
 from contextd.storage.store import Database
@@ -94,9 +95,10 @@ class DuplicateGuard:
         """The stored records nearest `record` by its vector (one index search)."""
         if vector is None or self._index is None:
             return []
+        reach = group_rows.reach(self._db.connection(), record.project_id)
         nearest = [
             (rid, cos)
-            for rid, cos in self._index.search(vector, record.project_id, _NEIGHBOURS)
+            for rid, cos in self._index.search(vector, reach, _NEIGHBOURS)
             if rid != record.id and cos >= min(self._similar, self._replacement, NAMED_FLOOR)
         ]
         found = rows.records_in_scope(

@@ -21,20 +21,29 @@ from contextd.storage.store import Database
 if TYPE_CHECKING:
     from contextd.core.writing.writer import RecordWriter
 
-__all__ = ["POLICIES", "Held", "ReviewQueue", "held_by"]
+__all__ = ["POLICIES", "PROPOSAL", "Held", "ReviewQueue", "held_by", "written_by"]
 
 POLICIES = ("off", "agent", "all")
+PROPOSAL = "proposal"  # asked_by of what a model read out of a transcript: always held
 Held = rows.Held
 
 
 def held_by(policy: str, draft: RecordDraft) -> bool:
     """Whether a new record waits for a person: under "agent" what agents write (through MCP,
     whatever origin they claim, or as origin agent), under "all" also what contextd captured
-    for them (drafted checkpoints)."""
+    for them (drafted checkpoints). A model's proposal always waits, whatever the policy."""
+    if draft.asked_by == PROPOSAL:
+        return True
     if draft.asked_by == "capture":
         return policy == "all"
     by_agent = draft.asked_by == "agent" or draft.origin is Origin.AGENT
     return by_agent and policy in ("agent", "all")
+
+
+def written_by(held: Held) -> str:
+    """Who wrote a held draft, as the review lists say it: an agent, contextd's capture (a
+    checkpoint drafted from facts), or a model reading the session's transcript."""
+    return {"capture": "drafted", PROPOSAL: "proposed"}.get(held.draft.asked_by, "agent")
 
 
 class ReviewQueue:
@@ -51,6 +60,10 @@ class ReviewQueue:
         """Drafts waiting for this project (and global ones), oldest first."""
         conn = self._db.connection()
         return rows.waiting(conn, project.id if project else None, self._developer)
+
+    def decided_or_waiting(self, project: Project) -> list[Held]:
+        """Drafts of this project waiting or rejected (what was proposed before)."""
+        return rows.kept(self._db.connection(), project.id, self._developer)
 
     def count(self, project: Project | None) -> int:
         conn = self._db.connection()

@@ -25,6 +25,7 @@ from contextd.errors import (
 from contextd.fields import text_fields
 from contextd.ids import new_id
 from contextd.models import (
+    Group,
     Project,
     Record,
     RecordDraft,
@@ -48,6 +49,8 @@ __all__ = ["PreparedWrite", "RecordFiles", "RecordWriter", "edited_body", "edite
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# The group a draft of this project names ("" for the project's own), or a refusal.
+GroupTarget = Callable[[str, Project], Group]
 
 
 class PreparedWrite(Struct, frozen=True):
@@ -91,8 +94,12 @@ class RecordWriter:
         files: RecordFiles | None = None,
         developer: str = "",
         review: str = "off",
+        group_of: GroupTarget | None = None,
     ) -> None:
         self._db = db
+        # Which group a draft naming one goes into, refusing a project outside it (the
+        # confinement rule of core.workspace.groups, handed down by the app).
+        self._group_of = group_of
         self._review = review  # [capture] review: which new records wait for a person
         self._reader = reader
         self._developer = developer  # whose open session new records join
@@ -143,7 +150,7 @@ class RecordWriter:
         )
         similar = list(prepared[0].similar)
         shorts = self._reader.short_ids([records[0].id, *(s.record.id for s in similar)])
-        return Stored(records[0], similar, shorts)
+        return Stored(records[0], similar, shorts, group=self._group_slug(draft, project))
 
     def _hold(
         self, draft: RecordDraft, project: Project | None, *, force: bool, replaced: list[str]
@@ -160,7 +167,7 @@ class RecordWriter:
             review_rows.hold(conn, held)
         similar = list(prepared.similar)
         shorts = self._reader.short_ids([s.record.id for s in similar]) | {record.id: record.id}
-        return Stored(record, similar, shorts, held=True)
+        return Stored(record, similar, shorts, held=True, group=self._group_slug(draft, project))
 
     def create_many(
         self,
@@ -275,7 +282,7 @@ class RecordWriter:
         related = tuple(dict.fromkeys(self._reader.get(prefix).id for prefix in clean.related_to))
         return Record(
             id=new_id(),
-            project_id=None if clean.is_global or project is None else project.id,
+            project_id=self._owner(clean, project),
             kind=clean.kind,
             title=clean.title,
             body=clean.body,
@@ -292,6 +299,28 @@ class RecordWriter:
             updated_at=stamp,
             verified_at=stamp,
         )
+
+    def _group_slug(self, draft: RecordDraft, project: Project | None) -> str | None:
+        if draft.group is None or draft.is_global or project is None or self._group_of is None:
+            return None
+        return self._group_of(draft.group, project).slug
+
+    def _owner(self, draft: RecordDraft, project: Project | None) -> str | None:
+        """Whose the new record is: global, a group the project belongs to, or the project."""
+        if draft.is_global or project is None:
+            if draft.group is not None and not draft.is_global:
+                raise InvalidInputError(
+                    "A group record is written from one of the group's projects; name the project.",
+                    actions=("name_project",),
+                )
+            if draft.group is not None:
+                raise InvalidInputError("A record is global or a group's, not both.")
+            return None
+        if draft.group is None:
+            return project.id
+        if self._group_of is None:
+            raise InvalidInputError("Records cannot be written into a group here.")
+        return self._group_of(draft.group, project).id
 
     def update(self, reference: str, edit: RecordEdit, *, force: bool = False) -> Record:
         """Change fields of a record; the result must pass the same rules as a new one."""

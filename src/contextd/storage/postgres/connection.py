@@ -82,7 +82,7 @@ def explain(where: str, exc: psycopg.Error) -> str:
     if isinstance(exc, pg_errors.InsufficientPrivilege):
         return (
             f"The contextd server at {where} refused this role a privilege ({detail}); "
-            "ask its administrator for the grants the README lists."
+            "ask its administrator for the grants docs/teams/postgresql.md lists."
         )
     if isinstance(exc, pg_errors.QueryCanceled | pg_errors.LockNotAvailable):
         return f"The contextd server at {where} stayed busy with another writer; try again."

@@ -170,7 +170,7 @@ def _act_as_owner(
     raise StoreError(
         f"The contextd server at {where} has {state}, and role {roles.me} may not {step}: "
         f"run any contextd command once as a member of {roles.owner} (the owner of {owned}), "
-        "as the README's team-server section sets up."
+        "as the team-server guide (docs/teams/postgresql.md) sets up."
     )
 
 
@@ -183,13 +183,13 @@ def _locked_out(conn: psycopg.Connection[Any], where: str) -> str:
             f"{roles.schema}: they are owned by role {roles.owner}, not by {roles.schema_owner} "
             "that owns the schema, so the privileges that owner grants never reached them; "
             f"as {roles.owner}, run `REASSIGN OWNED BY {roles.owner} TO "
-            f"{roles.schema_owner};` and grant the tables again (the README's team-server "
-            "section gives the SQL)."
+            f"{roles.schema_owner};` and grant the tables again (the team-server guide, "
+            "docs/teams/postgresql.md, gives the SQL)."
         )
     return (
         f"The contextd server at {where} gives role {roles.me} no access to the tables in "
         f"schema {roles.schema} (owned by {roles.owner}); grant it the writer role the "
-        "README's team-server section sets up."
+        "team-server guide (docs/teams/postgresql.md) sets up."
     )
 
 

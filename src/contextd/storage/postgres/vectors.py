@@ -8,6 +8,7 @@ vectors are unit length, so the score is the cosine SQLite's numpy scan computes
 
 from contextd.storage.connection import Connection
 from contextd.storage.dialect import Dialect
+from contextd.storage.filters import in_reach
 
 __all__ = [
     "MAX_INDEXED_WIDTH",
@@ -54,21 +55,22 @@ def nearest(
     project_id: str | None,
     limit: int,
 ) -> list[tuple[str, float]]:
-    """Record ids in the project's scope (its own and global), most similar first."""
+    """Record ids in the project's reach (its own, its group's, global), most similar first."""
     width = len(query)
     typed = _typed(width)
     distance = f"CAST(e.vector AS {typed}) <#> CAST(? AS {typed})"
     visible, shown = dialect.visible("records", "r")
+    reach, reached = in_reach("r", project_id)
     rows = conn.execute(
         f"SELECT e.record_id, -({distance}) FROM embeddings AS e "
         "JOIN records AS r ON r.id = e.record_id "
         f"WHERE e.dimensions = {width} AND e.provider = ? "
-        f"AND (r.project_id = ? OR r.project_id IS NULL) AND {visible} "
+        f"AND {reach} AND {visible} "
         f"ORDER BY {distance} LIMIT ?",
         (
             dialect.vector_param(query),
             provider,
-            project_id,
+            *reached,
             *shown,
             dialect.vector_param(query),
             limit,
