@@ -122,6 +122,11 @@ class SearchSettings(Struct, frozen=True):
     # a current record matched both directly and through its history (chosen by leaving one
     # eval set out, retrieval-i29.md)
     chain_bonus: float = 1.0
+    # A full-text match whose heading (its title, or a document's first line) holds the
+    # query's words gains this much per share of them held (idf-weighted): the words that
+    # name what a record is about count above the same words deep in its text (chosen by
+    # cross-validation over the ADR dev set's projects, retrieval-i29.md)
+    heading_weight: float = 1.5
     candidate_pool: int = 50  # candidates taken from each of full text and vectors
     related_factor: float = 0.5  # the score of a linked record relative to its parent
     mmr_balance: float = 0.7  # --mmr: relevance against diversity (1: relevance alone)

@@ -10,7 +10,7 @@ from contextd.app import App, open_app
 from contextd.config import load_settings
 from contextd.models import Kind, MemoryBody, Reach, RecordDraft
 from contextd.storage.filters import RecordFilter
-from contextd.storage.fts import fts_candidates
+from contextd.storage.fts import fts_candidates, lexical_matches
 from tests.conftest import use_server
 
 WORDS = (
@@ -77,6 +77,20 @@ def test_full_text_candidates_and_scores_match_sqlite(
     for query, mine, theirs in zip(QUERIES, lite, server, strict=True):
         assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], rel=1e-5), query
         assert {t for t, _ in mine} == {t for t, _ in theirs} or len(mine) == 20, query
+
+
+def test_coverage_and_each_words_rarity_match_sqlite(tmp_path: Path, pg_url: str) -> None:
+    seen = []
+    for name, url in (("sqlite", None), ("server", pg_url)):
+        with open_app(load_settings(home=_home(tmp_path, name, url))) as app:
+            _fill(app, random.Random(11), 60)
+            scope = RecordFilter(app.projects.ensure("bench").id)
+            conn = app.db.connection()
+            seen.append([lexical_matches(conn, q, scope, 20) for q in QUERIES])
+    for query, mine, theirs in zip(QUERIES, *seen, strict=True):
+        assert mine.coverage == pytest.approx(theirs.coverage, rel=1e-6), query
+        assert mine.idf == pytest.approx(theirs.idf, rel=1e-6), query
+        assert mine.idf or not mine.hits, query
 
 
 def test_nearest_vectors_match_the_exact_scan(tmp_path: Path, pg_url: str) -> None:

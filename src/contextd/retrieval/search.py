@@ -18,7 +18,7 @@ from contextd.models import (
     SearchResult,
     Status,
 )
-from contextd.retrieval.adaptive import adaptive_terms
+from contextd.retrieval.adaptive import adaptive_terms, lexical_trust
 from contextd.retrieval.fusion import (
     dot,
     mmr,
@@ -27,6 +27,7 @@ from contextd.retrieval.fusion import (
     scale_by_spread,
     semantic_relevance,
 )
+from contextd.retrieval.heading import heading_shares
 from contextd.retrieval.path_scope import records_naming
 from contextd.retrieval.scoring import score_record
 from contextd.storage import code_changes, feedback, groups
@@ -146,7 +147,7 @@ class Retriever:
             with translate_errors(self._db.path):
                 found = lexical_matches(conn, query.text, scope, pool)
             if arms == "semantic":
-                found = LexicalMatches([], 0.0)
+                found = LexicalMatches([], 0.0, {})
             lexical = dict(found.hits)
             # Read while the vector arm may still run: every full-text match can be ranked.
             heads = rows.heads_in_scope(conn, list(lexical), scope)
@@ -163,6 +164,7 @@ class Retriever:
         # The answers learned for this very query count in full, with vectors or without.
         learned = (meaning.learned if meaning else {}) | dict.fromkeys(answers, 1.0)
         fts, sem = self._fuse(lexical, found.coverage, cosines)
+        fts = self._with_headings(conn, found, fts, scope)
         named = records_naming(conn, query.path, scope) if query.path else set()
         rankable = self._rankable(lexical, sem, learned) + sorted(named - lexical.keys())
         heads |= rows.heads_in_scope(conn, [rid for rid in rankable if rid not in heads], scope)
@@ -234,6 +236,22 @@ class Retriever:
             fts = {r: b / (b + weights.bm25_half) for r, b in lexical.items()}
             return fts, scale_by_best(meaning)
         return scale_by_best(lexical), meaning
+
+    def _with_headings(
+        self,
+        conn: Connection,
+        found: LexicalMatches,
+        fts: dict[str, float],
+        scope: RecordFilter,
+    ) -> dict[str, float]:
+        """Each full-text term plus `heading_weight` times the share of the query the record's
+        heading holds (retrieval/heading.py), trusted as far as the full-text arm is."""
+        weight = self._weights.heading_weight
+        if weight <= 0 or not fts:
+            return fts
+        shares = heading_shares(found.idf, rows.titles_in_scope(conn, list(fts), scope))
+        lift = weight * lexical_trust(found.coverage, self._weights)
+        return {rid: term + lift * shares.get(rid, 0.0) for rid, term in fts.items()}
 
     def _rankable(
         self, lexical: dict[str, float], sem: dict[str, float], learned: dict[str, float]

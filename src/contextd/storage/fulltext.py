@@ -3,6 +3,7 @@ picked here; each backend matches them in its own index (FTS5 in SQLite: sqlite/
 a tsvector of FTS5's own terms in PostgreSQL: postgres/fulltext.py), with the same bm25 and
 the same rule for dropping the words most records hold, so both rank alike."""
 
+import math
 import re
 from abc import ABC, abstractmethod
 
@@ -17,6 +18,7 @@ __all__ = [
     "MAX_TERMS",
     "SMALL_STORE",
     "FullText",
+    "idf",
     "IndexedText",
     "LexicalMatches",
     "query_words",
@@ -51,6 +53,9 @@ class LexicalMatches(Struct, frozen=True):
     # each word weighted by its rarity (idf). 1: every word, so a rare exact term or name is
     # there; near 0: the record shares only common words, or nothing, with the query.
     coverage: float
+    # Each query word's rarity (its idf in the store), for signals that weigh words as
+    # coverage does; empty when nothing matched.
+    idf: dict[str, float]
 
 
 class FullText(ABC):
@@ -75,6 +80,11 @@ class FullText(ABC):
         """Extra columns a records row stores for full-text search, each as (name, placeholder,
         value); none where the database indexes the text itself (SQLite's FTS5 triggers)."""
         return ()
+
+
+def idf(total: int, holding: int) -> float:
+    """How rare a word held by `holding` of `total` records is (bm25's idf, never negative)."""
+    return math.log(1.0 + (total - holding + 0.5) / (holding + 0.5))
 
 
 def query_words(text: str) -> list[str]:

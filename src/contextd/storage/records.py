@@ -35,6 +35,7 @@ __all__ = [
     "same_title",
     "search_text",
     "successors_of",
+    "titles_in_scope",
     "tombstone_of",
 ]
 
@@ -227,6 +228,13 @@ def heads_in_scope(
     """Heads of those of `ids` that exist and pass `scope`, by id."""
     heads = (_head(row) for row in _by_ids(conn, _HEAD_COLUMNS, ids, scope))
     return {head.id: head for head in heads}
+
+
+def titles_in_scope(
+    conn: Connection, ids: Sequence[str], scope: RecordFilter
+) -> dict[str, tuple[str, str]]:
+    """The kind and title of those of `ids` that exist and pass `scope`, by id."""
+    return {str(r[0]): (str(r[1]), str(r[2])) for r in _by_ids(conn, "id, kind, title", ids, scope)}
 
 
 def heads_by_priority(conn: Connection, scope: RecordFilter, limit: int) -> dict[str, RecordHead]:

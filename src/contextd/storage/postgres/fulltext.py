@@ -2,8 +2,6 @@
 ranked by the bm25 FTS5 computes, with the embedded store's rule for dropping the words most
 records hold, so both stores rank alike."""
 
-import math
-
 from contextd.storage.cursor import Executor
 from contextd.storage.fulltext import (
     COLUMN_WEIGHTS,
@@ -12,6 +10,7 @@ from contextd.storage.fulltext import (
     FullText,
     IndexedText,
     LexicalMatches,
+    idf,
 )
 from contextd.storage.postgres import terms
 
@@ -80,8 +79,10 @@ class TsVector(FullText):
     ) -> LexicalMatches:
         per_word = terms.word_terms(words)
         hits = self._candidates(conn, per_word, scope, limit)
-        coverage = _coverage(conn, per_word, hits[0][0]) if hits else 0.0
-        return LexicalMatches(hits, coverage)
+        if not hits:
+            return LexicalMatches([], 0.0, {})
+        coverage, rarity = _coverage(conn, dict(zip(words, per_word, strict=True)), hits[0][0])
+        return LexicalMatches(hits, coverage, rarity)
 
     def _candidates(
         self, conn: Executor, per_word: list[list[str]], scope: tuple[str, list[object]], limit: int
@@ -103,26 +104,31 @@ class TsVector(FullText):
         return [(str(row[0]), float(row[1])) for row in found]
 
 
-def _coverage(conn: Executor, per_word: list[list[str]], best_id: str) -> float:
+def _coverage(
+    conn: Executor, per_word: dict[str, list[str]], best_id: str
+) -> tuple[float, dict[str, float]]:
     """The idf-weighted share of the query's words the best hit holds (as the embedded store
-    computes it): each word's document count and its presence in that record, one query."""
-    queries = [" | ".join(terms.quoted(t) for t in found) for found in per_word if found]
+    computes it), and each word's idf: each word's document count and its presence in that
+    record, one query."""
+    queries = {w: " | ".join(terms.quoted(t) for t in found) for w, found in per_word.items()}
+    queries = {w: query for w, query in queries.items() if query}
     if not queries:
-        return 0.0
+        return 0.0, {}
     row = conn.execute("SELECT count(*) FROM records", ()).fetchone()
     total = int(row[0])
     held = weight = 0.0
-    for query in queries:
+    rarity = {}
+    for word, query in queries.items():
         counted = conn.execute(
             "SELECT count(*), bool_or(id = CAST(? AS text)) FROM records "
             "WHERE fts @@ CAST(? AS tsquery)",
             (best_id, query),
         ).fetchone()
         records, present = int(counted[0]), bool(counted[1])
-        idf = math.log(1.0 + (total - records + 0.5) / (records + 0.5))
-        weight += idf
-        held += idf if present else 0.0
-    return held / weight if weight > 0 else 0.0
+        rarity[word] = idf(total, records)
+        weight += rarity[word]
+        held += rarity[word] if present else 0.0
+    return (held / weight if weight > 0 else 0.0), rarity
 
 
 TSVECTOR = TsVector()

@@ -2,7 +2,6 @@
 per connection between searches, the words most records hold dropped in a large store, and
 how much of the query the best hit covers."""
 
-import math
 import sqlite3
 import threading
 import weakref
@@ -17,6 +16,7 @@ from contextd.storage.fulltext import (
     SMALL_STORE,
     FullText,
     LexicalMatches,
+    idf,
     query_words,
 )
 
@@ -39,8 +39,11 @@ class Fts5(FullText):
     ) -> LexicalMatches:
         total, stats = _statistics(conn, words)
         ranked = _ranked(conn, _selective(words, stats, total), scope, limit, narrow)
-        coverage = _coverage(conn, stats, total, ranked[0][1]) if ranked else 0.0
-        return LexicalMatches([(rid, score) for rid, _, score in ranked], coverage)
+        if not ranked:
+            return LexicalMatches([], 0.0, {})
+        rarity = {word: idf(total, stat.records) for word, stat in stats.items()}
+        coverage = _coverage(conn, stats, rarity, ranked[0][1])
+        return LexicalMatches([(rid, score) for rid, _, score in ranked], coverage, rarity)
 
 
 FTS5 = Fts5()
@@ -128,12 +131,13 @@ def _selective(words: list[str], stats: dict[str, _Word], total: int) -> list[st
     return kept or [min(found or words, key=lambda w: stats[w].records)]
 
 
-def _coverage(conn: Executor, stats: dict[str, _Word], total: int, rowid: int) -> float:
+def _coverage(
+    conn: Executor, stats: dict[str, _Word], rarity: dict[str, float], rowid: int
+) -> float:
     """The idf-weighted share of the words that the record at `rowid` holds."""
     held = weight = 0.0
     for word, stat in stats.items():
-        idf = math.log(1.0 + (total - stat.records + 0.5) / (stat.records + 0.5))
-        weight += idf
+        weight += rarity[word]
         if stat.rows is not None:
             present = rowid in stat.rows
         else:
@@ -144,7 +148,7 @@ def _coverage(conn: Executor, stats: dict[str, _Word], total: int, rowid: int) -
                 ).fetchone()
                 is not None
             )
-        held += idf if present else 0.0
+        held += rarity[word] if present else 0.0
     return held / weight if weight > 0 else 0.0
 
 
