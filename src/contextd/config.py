@@ -127,6 +127,12 @@ class SearchSettings(Struct, frozen=True):
     # name what a record is about count above the same words deep in its text (chosen by
     # cross-validation over the ADR dev set's projects, retrieval-i29.md)
     heading_weight: float = 1.5
+    # A record's cosine with a query, less this much times how far its vector leans toward the
+    # mean of the vectors in the project's reach (beyond the average record's lean): a long,
+    # generic record is near every query, and this keeps it from crowding out the record a
+    # question is about; only in a reach of 20 records or more (chosen by leaving one eval set
+    # out, retrieval-i29.md)
+    hub_penalty: float = 0.5
     candidate_pool: int = 50  # candidates taken from each of full text and vectors
     related_factor: float = 0.5  # the score of a linked record relative to its parent
     mmr_balance: float = 0.7  # --mmr: relevance against diversity (1: relevance alone)

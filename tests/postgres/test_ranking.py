@@ -129,3 +129,19 @@ def test_a_word_fts5_splits_is_matched_term_by_term_on_the_server(app: App) -> N
 def app(tmp_path: Path, pg_url: str) -> "App":  # type: ignore[misc]
     with open_app(load_settings(home=_home(tmp_path, "server", pg_url))) as opened:
         yield opened
+
+
+def test_the_reach_leans_the_same_way_on_the_server(tmp_path: Path, pg_url: str) -> None:
+    """The hub penalty reads the mean of the reach's vectors: pgvector's avg on the server,
+    the numpy sum at home, alike."""
+    centres = []
+    for name, url in (("sqlite", None), ("server", pg_url)):
+        with open_app(load_settings(home=_home(tmp_path, name, url))) as app:
+            _fill(app, random.Random(5), 80)
+            assert app.vector_index is not None
+            centres.append(app.vector_index.centre(Reach(app.projects.ensure("bench").id)))
+    mine, theirs = centres
+    assert mine is not None and theirs is not None
+    assert mine.count == theirs.count == 80
+    assert mine.lean == pytest.approx(theirs.lean, abs=1e-5)
+    assert mine.direction == pytest.approx(theirs.direction, abs=1e-5)

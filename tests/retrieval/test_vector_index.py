@@ -1,6 +1,9 @@
 """The in-memory matrix follows SQLite: after adds, replacements, deletions and a model
 change, a long-lived index answers exactly as a freshly loaded one."""
 
+import numpy as np
+import pytest
+
 from contextd.app import App
 from contextd.clock import now
 from contextd.models import Kind, MemoryBody, Project, Reach, RecordDraft, RecordEdit
@@ -32,6 +35,23 @@ def _agree(app: App, kept: SqliteVectorIndex, project: Project) -> None:
         ids = [rid for rid, _ in fresh.search(query, Reach(project.id), 20)]
         assert kept.similarity(query, ids) == fresh.similarity(query, ids)
         assert kept.vectors_of(ids) == fresh.vectors_of(ids)
+    for scope in (project.id, None):
+        _same_centre(kept, fresh, Reach(scope))
+
+
+def _same_centre(kept: SqliteVectorIndex, fresh: SqliteVectorIndex, reach: Reach) -> None:
+    """Both lean the same way, and that way is the mean of the reach's vectors."""
+    ours, theirs = kept.centre(reach), fresh.centre(reach)
+    if theirs is None:  # no vector in reach (no global record yet)
+        assert ours is None
+        return
+    assert ours is not None and ours.count == theirs.count
+    assert ours.direction == pytest.approx(theirs.direction, abs=1e-6)
+    assert ours.lean == pytest.approx(theirs.lean, abs=1e-6)
+    ids = [rid for rid, _ in fresh.search([0.0] * len(ours.direction), reach, 10_000)]
+    mean = np.mean(list(fresh.vectors_of(ids).values()), axis=0)
+    assert ours.lean == pytest.approx(float(np.linalg.norm(mean)), abs=1e-6)
+    assert ours.direction == pytest.approx(list(mean / np.linalg.norm(mean)), abs=1e-6)
 
 
 def test_an_index_kept_open_sees_every_change_as_a_fresh_one_does(app: App) -> None:
@@ -77,6 +97,13 @@ def test_many_appends_grow_the_matrix_and_keep_every_vector(app: App) -> None:
     assert set(kept.vectors_of(stored)) == set(stored)
     _agree(app, kept, project)
     assert kept.rebuild() == 70
+
+
+def test_a_reach_without_vectors_has_no_centre(app: App) -> None:
+    assert app.indexer is not None
+    provider = app.indexer.provider
+    index = SqliteVectorIndex(app.db, provider.id, provider.dimensions)
+    assert index.centre(Reach(app.current_project().id)) is None
 
 
 def test_a_vector_replaced_right_after_the_first_load_is_seen(app: App) -> None:

@@ -2,15 +2,20 @@
 nothing is loaded into memory and every machine's writes are seen at once."""
 
 import logging
+import math
+import time
 
 from contextd.errors import StoreError
 from contextd.models import Probe, Reach
+from contextd.retrieval.vector_index import Centre
 from contextd.storage.postgres import vectors as server
 from contextd.storage.store import Database
 
 __all__ = ["PgvectorIndex"]
 
 log = logging.getLogger(__name__)
+# The mean of thousands of vectors moves little in minutes, and reading it scans them all.
+_CENTRE_KEPT_S = 300.0
 
 
 class PgvectorIndex:
@@ -23,6 +28,7 @@ class PgvectorIndex:
         self._provider_id = provider_id
         self._dimensions = dimensions
         self._indexed: bool | None = None
+        self._centres: dict[Reach, tuple[float, Centre | None]] = {}
         self.note: str | None = None
 
     def search(self, query: list[float], reach: Reach, limit: int) -> list[tuple[str, float]]:
@@ -44,6 +50,20 @@ class PgvectorIndex:
         return server.stored_vectors(
             conn, conn.dialect, self._provider_id, self._dimensions, record_ids
         )
+
+    def centre(self, reach: Reach) -> Centre | None:
+        """Read from the server at most once every five minutes per reach."""
+        kept = self._centres.get(reach)
+        if kept is not None and time.monotonic() - kept[0] < _CENTRE_KEPT_S:
+            return kept[1]
+        conn = self._db.connection()
+        mean, count = server.mean_vector(
+            conn, conn.dialect, self._provider_id, self._dimensions, reach.project_id
+        ) or ([], 0)
+        length = math.sqrt(sum(x * x for x in mean))
+        found = Centre([x / length for x in mean], length, count) if length > 0 else None
+        self._centres[reach] = (time.monotonic(), found)
+        return found
 
     def rebuild(self) -> int:
         """The server keeps its index itself; this only makes sure it exists."""

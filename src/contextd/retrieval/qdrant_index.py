@@ -21,7 +21,7 @@ from msgspec import Struct
 from contextd import DISTRIBUTION
 from contextd.config import VectorSettings
 from contextd.models import Probe, Reach
-from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.retrieval.vector_index import Centre, SqliteVectorIndex
 from contextd.storage import vectors as rows
 from contextd.storage.store import Database
 
@@ -106,6 +106,10 @@ class QdrantVectorIndex:
             lambda: dict(self._vectors(record_ids)),
             lambda: self._fallback.vectors_of(record_ids),
         )
+
+    def centre(self, reach: Reach) -> Centre | None:
+        """From SQLite's copy: a sum over every vector, which Qdrant would have to stream."""
+        return self._fallback.centre(reach)
 
     def rebuild(self) -> int:
         """Recreate the collection from SQLite.

@@ -163,7 +163,7 @@ class Retriever:
         answers = _answers_to(conn, query.text, project_id)
         # The answers learned for this very query count in full, with vectors or without.
         learned = (meaning.learned if meaning else {}) | dict.fromkeys(answers, 1.0)
-        fts, sem = self._fuse(lexical, found.coverage, cosines)
+        fts, sem = self._fuse(lexical, found.coverage, meaning.relevance if meaning else {})
         fts = self._with_headings(conn, found, fts, scope)
         named = records_naming(conn, query.path, scope) if query.path else set()
         rankable = self._rankable(lexical, sem, learned) + sorted(named - lexical.keys())

@@ -22,10 +22,11 @@ from contextd.storage import records as rows
 from contextd.storage.filters import RecordFilter
 from contextd.storage.store import Database
 
-__all__ = ["CATCH_UP_LIMIT", "Meaning", "Nearest", "SemanticSearch"]
+__all__ = ["CATCH_UP_LIMIT", "HUB_FEWEST", "Meaning", "Nearest", "SemanticSearch"]
 
 log = logging.getLogger(__name__)
 CATCH_UP_LIMIT = 256  # records embedded on the fly at query time; more needs `refresh`
+HUB_FEWEST = 20  # records in reach before the hub penalty applies (see _unhubbed)
 _EMBEDDERS = 4  # queries searched at once, each while its full-text arm runs
 Nearest = tuple[list[float], dict[str, float]]  # a query's vector, and record id -> cosine
 _pool: ThreadPoolExecutor | None = None
@@ -36,6 +37,8 @@ class Meaning(Struct, frozen=True):
     """What the vectors say about one query."""
 
     cosines: dict[str, float]  # record id -> cosine with the query
+    # record id -> that cosine less the record's hub penalty: what ranks it (see _unhubbed)
+    relevance: dict[str, float]
     vector: list[float] | None  # the query's; None when the provider failed
     learned: dict[str, float]  # records learned as answers to alike queries -> likeness
     degraded: str | None  # why the answer is full-text only or partial, if it is
@@ -98,8 +101,33 @@ class SemanticSearch:
         except ProviderUnavailableError as exc:
             degraded = f"semantic search unavailable, full-text only: {exc}"
             log.warning("%s", degraded)
-            return Meaning({}, None, {}, degraded)
-        return Meaning(nearest, vector, self._learned(vector, reach.project_id), degraded)
+            return Meaning({}, {}, None, {}, degraded)
+        relevance = self._unhubbed(nearest, reach)
+        return Meaning(
+            nearest, relevance, vector, self._learned(vector, reach.project_id), degraded
+        )
+
+    def _unhubbed(self, cosines: dict[str, float], reach: Reach) -> dict[str, float]:
+        """Each cosine less `hub_penalty` times how much further than the average record its
+        vector leans toward the mean of the reach's vectors.
+
+        A long, generic record (an overview, a catch-all) sits near the middle of every
+        embedding cloud, so it is close to every query and crowds out the record a question is
+        about. Taking the lean off is centring the query (Suzuki et al., 2013): label-free,
+        one product per candidate, and on the eval sets it helped or held every set. In a
+        small reach the mean is mostly the records themselves (two near-duplicates would lean
+        toward each other), so it is left alone there."""
+        penalty = self._weights.hub_penalty
+        centre = self._index.centre(reach) if penalty > 0 and cosines else None
+        if centre is None:
+            return cosines
+        if centre.count < HUB_FEWEST:
+            return cosines
+        leans = self._index.similarity(centre.direction, list(cosines))
+        return {
+            rid: cosine - penalty * (leans.get(rid, centre.lean) - centre.lean)
+            for rid, cosine in cosines.items()
+        }
 
     def _nearest(
         self, text: str, reach: Reach, pool: int, loading: "Future[None] | None" = None

@@ -3,11 +3,22 @@
 import threading
 from typing import Any, Protocol
 
+from msgspec import Struct
+
 from contextd.models import Probe, Reach
 from contextd.storage import vectors as rows
 from contextd.storage.store import Database
 
-__all__ = ["SqliteVectorIndex", "VectorIndex"]
+__all__ = ["Centre", "SqliteVectorIndex", "VectorIndex"]
+
+
+class Centre(Struct, frozen=True):
+    """Where the vectors in a reach lean: the unit direction of their mean, and how far the
+    average one leans that way (the mean's length, as every vector is unit length)."""
+
+    direction: list[float]
+    lean: float
+    count: int  # how many vectors the mean is of
 
 
 class VectorIndex(Protocol):
@@ -28,6 +39,10 @@ class VectorIndex(Protocol):
     def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]: ...
 
     def vectors_of(self, record_ids: list[str]) -> dict[str, list[float]]: ...
+
+    def centre(self, reach: Reach) -> Centre | None:
+        """Where the vectors in `reach` lean; None when it holds none."""
+        ...
 
     def rebuild(self) -> int:
         """Make the index match SQLite from scratch; returns how many vectors it holds."""
@@ -59,6 +74,7 @@ class _Matrix:
         self.project_codes: dict[str, int] = {}
         self._projects = np.zeros(0, dtype=np.int32)  # 0 = global
         self._vectors = np.zeros((0, dimensions), dtype=np.float32)
+        self._sums: dict[int, tuple[Any, int]] = {}  # project code -> (sum of vectors, count)
 
     @classmethod
     def load(cls, block: rows.VectorBlock, dimensions: int) -> "_Matrix":
@@ -85,6 +101,35 @@ class _Matrix:
     def projects(self) -> Any:
         return self._projects[: len(self.ids)]
 
+    def centre(self, codes: list[int]) -> Centre | None:
+        """Where the vectors of these project codes (and the global ones) lean."""
+        import numpy as np
+
+        total, count = np.zeros(self.dimensions, dtype=np.float64), 0
+        for code in {0, *codes}:
+            part, members = self._sum_of(code)
+            total += part
+            count += members
+        if count == 0:
+            return None
+        mean = total / count
+        length = float(np.linalg.norm(mean))
+        if length == 0.0:
+            return None
+        return Centre((mean / length).tolist(), length, count)
+
+    def _sum_of(self, code: int) -> tuple[Any, int]:
+        """The sum of one project code's vectors: one pass over the matrix, kept until the
+        vectors change."""
+        import numpy as np
+
+        if code not in self._sums:
+            members = self.projects == code
+            # A product with the 0/1 mask sums the rows without copying them (150 MiB at 100k).
+            total = members.astype(np.float32) @ self.vectors
+            self._sums[code] = (total.astype(np.float64), int(np.count_nonzero(members)))
+        return self._sums[code]
+
     def make_room(self) -> None:
         """Room for a quarter more vectors, now. Left untouched, the room is not resident
         until used; growing at the first new record instead held both copies at once
@@ -99,6 +144,7 @@ class _Matrix:
         mine = [s for s in stored if s.vector is not None]
         if not mine:
             return
+        self._sums.clear()
         fresh = [s for s in mine if s.record_id not in self.position]
         self._reserve(len(self.ids) + len({s.record_id for s in fresh}))
         if len(fresh) == len(mine):  # only new records: one copy for all
@@ -213,6 +259,12 @@ class SqliteVectorIndex:
                 for rid in record_ids
                 if rid in matrix.position
             }
+
+    def centre(self, reach: Reach) -> Centre | None:
+        with self._lock:
+            matrix = self._current()
+            codes = [matrix.project_codes[o] for o in reach.owners if o in matrix.project_codes]
+            return matrix.centre(codes)
 
     def rebuild(self) -> int:
         with self._lock:

@@ -13,6 +13,7 @@ from contextd.storage.filters import in_reach
 __all__ = [
     "MAX_INDEXED_WIDTH",
     "count_vectors",
+    "mean_vector",
     "ensure_index",
     "nearest",
     "similarities",
@@ -108,6 +109,25 @@ def stored_vectors(
         (dimensions, provider, _json(ids)),
     ).fetchall()
     return {str(rid): [float(x) for x in vector] for rid, vector in rows}
+
+
+def mean_vector(
+    conn: Connection, dialect: Dialect, provider: str, dimensions: int, project_id: str | None
+) -> tuple[list[float], int] | None:
+    """The mean of the vectors in the project's reach (pgvector's avg) and how many there
+    are; None when there are none."""
+    typed = _typed(dimensions)
+    visible, shown = dialect.visible("records", "r")
+    reach, reached = in_reach("r", project_id)
+    row = conn.execute(
+        f"SELECT CAST(avg(CAST(e.vector AS {typed})) AS real[]), count(*) FROM embeddings AS e "
+        "JOIN records AS r ON r.id = e.record_id "
+        f"WHERE e.dimensions = {int(dimensions)} AND e.provider = ? AND {reach} AND {visible}",
+        (provider, *reached, *shown),
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None
+    return [float(x) for x in row[0]], int(row[1])
 
 
 def count_vectors(conn: Connection, provider: str, dimensions: int) -> int:
