@@ -48,6 +48,13 @@ def rule_at(revision: str) -> Flag:
     ).stdout
     module = types.ModuleType("replacement_before")
     exec(compile(source, f"{revision}:{RULE}", "exec"), module.__dict__)  # noqa: S102
+    if hasattr(module, "likely_replaced"):  # the rule as it has been since it chose a record
+
+        def chosen(record: Record, near: list[Similar], looser: float) -> str | None:
+            found = module.likely_replaced(record, near, looser)
+            return found.record.id if found else None
+
+        return chosen
     reason = module.replacement_reason
 
     def flag(record: Record, near: list[Similar], looser: float) -> str | None:

@@ -79,7 +79,7 @@ def test_the_quick_starts_decision_does_not_replace_the_note_it_agrees_with() ->
     ("title", "phrase"),
     [
         ("Work dispatch moved to NATS JetStream", "moved to"),
-        ("Bumped the bcrypt cost to 12", "Bumped"),
+        ("Bumped the bcrypt cost to 12", "Bumped the bcrypt cost to"),
         ("Python 3.12 is now the floor for every service", "is now"),
     ],
 )
@@ -184,3 +184,49 @@ def test_a_long_cue_is_shown_clipped() -> None:
     bun = _record("The billing API server runs on Bun")
     reason = _reason(new, (bun, 0.7))
     assert reason is not None and len(reason) <= 52
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "This is an addendum to [ADR019](ADR019-use-amazon-ses.md), which we decided earlier.",
+        "We will augment the network policy previously described in ADR019.",
+        "Was previously ADR 0019; renamed/renumbered when the records were merged.",
+    ],
+)
+def test_a_sentence_that_adds_to_an_older_record_does_not_replace_it(sentence: str) -> None:
+    ses = _record("ADR019: Use Amazon SES\n\n## Context\nEmails need attachments.")
+    new = _record(f"ADR029: Send simple notifications with Notify\n\n## Context\n{sentence}")
+    assert _flagged(new, (ses, 0.8)) is None
+
+
+def test_a_number_inside_a_links_address_cites_no_record() -> None:
+    objects = _record("ADR007: Store form text data as objects\n\n## Context\nText is JSON.")
+    new = _record(
+        "ADR009: Re-platform to Fargate\n\n## Context\nThe platform closes in [December "
+        "2023](https://blog.example/2022/07/12/why-we-decided-to-close/)."
+    )
+    assert _flagged(new, (objects, 0.5)) is None
+
+
+@pytest.mark.parametrize(
+    ("title", "old_title", "flagged"),
+    [
+        ("Remove VCR gem and cassette fixtures", "32. Remove Bullet gem", False),
+        ("Replace Terraform Cloud backend with AWS S3", "3. Split Terraform state", False),
+        ("Remove Bullet gem", "5. use-bullet-to-catch-nplus1-queries", True),
+        ("Switched from Standard.rb to rubocop-govuk", "3. Use Standard for Ruby linting", True),
+    ],
+)
+def test_a_cue_names_a_record_by_its_name_not_by_a_word_they_share(
+    title: str, old_title: str, flagged: bool
+) -> None:
+    """The thing let go of is named when its first word (its name) and at least half of its
+    words are in the old headline, counting the words of a slug or a dotted name."""
+    old = _record(old_title)
+    assert (_flagged(_record(title), (old, 0.5)) == old.id) is flagged
+
+
+def test_bump_as_a_noun_is_no_cue() -> None:
+    release = _record("Deployments use CodePipeline and CodeBuild")
+    assert _flagged(_record("Automate patch version bumps"), (release, 0.6)) is None

@@ -12,10 +12,12 @@ The evidence, strongest first:
   "8. Keycloak configuration");
 - a cue that names what is let go of ("Move the task queue from NATS JetStream to Redis",
   "Replace X with Y", "Use Y instead of X", "Deprecate X in favour of Y", "Drop X for Y",
-  "X retired"): the record whose headline names X, among the ten nearest (even a loosely
-  similar one: the rest of the new record speaks of Y);
+  "X retired"): the record whose headline names X (its name and half its words: "Remove VCR
+  gem" does not name "Remove Bullet gem"), among the ten nearest (even a loosely similar one:
+  the rest of the new record speaks of Y);
 - a sentence of the body that names an older record (its title, or its number: "ADR003")
-  and speaks of that decision as past ("In [ADR003 Use GOV.UK Signon] we decided...");
+  and speaks of that decision as past ("In [ADR003 Use GOV.UK Signon] we decided..."), unless
+  it only adds to it ("This is an addendum to ADR019") or says it was renumbered;
 - a cue that names nothing old ("moved to", "Bumped", "is now"): the closest record, when it
   is similar enough.
 A change of named technologies without such a cue is not flagged: on supersession-dev that
@@ -73,7 +75,7 @@ _NAMING = [
 _BARE = re.compile(
     rf"\b(?:{_MOVE}(?: over)? (?:to|onto)|no longer|not any ?more|from now on|(?:is|are) now|"
     r"now (?:use|uses|using|run|runs|goes|go|lives?|requires?)|went with|"
-    r"bump(?:s|ed)?|upgrad(?:e|es|ed)|downgrad(?:e|es|ed)|adopt(?:s|ed)?|in favou?r of|"
+    r"bump(?:s|ed)?(?: \S+){0,4} (?:to|from)|upgrad(?:e|es|ed)|downgrad(?:e|es|ed)|in favou?r of|"
     r"superseded|replac(?:e|es|ed|ing)|switched over)\b",
     re.I,
 )
@@ -84,6 +86,14 @@ _PAST = re.compile(
     r"replac(?:e|es|ed|ing)|no longer|instead of)\b",
     re.I,
 )
+# A sentence that cites an older record to add to it, or says it was only renumbered.
+_ALONGSIDE = re.compile(
+    r"\b(?:addendum|augment(?:s|ed|ing)?|amend(?:s|ed|ing)?|extend(?:s|ed|ing)?|"
+    r"builds? on|in addition to|complement(?:s|ed|ing)?|renamed|renumbered)\b",
+    re.I,
+)
+# Where a Markdown link points, and bare addresses: their numbers ("/2022/07/") cite nothing.
+_ADDRESS = re.compile(r"\]\([^)\s]*\)|https?://\S+")
 _NUMBERED = re.compile(
     r"^\s*(?:adr[-\s#]?0*(?P<adr>\d+)|0*(?P<n>\d+))\s*[.:)-]?\s+(?P<rest>.+)$", re.I
 )
@@ -148,9 +158,26 @@ def _words(text: str) -> list[str]:
 
 
 def _names(headline: str, thing: str) -> bool:
-    """Whether `headline` names `thing` (any of its words but filler)."""
-    said = set(_TOKENS.findall(headline.casefold()))
-    return any(word in said for word in _words(thing))
+    """Whether `headline` names `thing`: its first word (the name: "Terraform" of "Terraform
+    Cloud backend") and at least half of the rest but filler, each as a word of the headline
+    or of a hyphenated or dotted one ("use-bullet-to-catch" names "Bullet gem")."""
+    said: set[str] = set()
+    for token in _TOKENS.findall(headline.casefold()):
+        said.update((token, *_parts(token)))
+    words = _words(thing)
+    named = [word in said or bool(_parts(word, ".") & said) for word in words]
+    return bool(words) and named[0] and 2 * sum(named) >= len(words)
+
+
+def _parts(token: str, between: str = "-.") -> set[str]:
+    """The names inside a word joined by `between`: "standard.rb" -> standard, but no number
+    ("3.11" is not "3"). A thing named "form-id" is not "form": only a headline's slugs
+    ("use-bullet-to-catch") are split at hyphens."""
+    return {
+        part
+        for part in re.split(f"[{re.escape(between)}]", token)
+        if len(part) > 2 and part.isalpha()
+    }
 
 
 def _refers_back(body: str, old_headline: str) -> str | None:
@@ -161,8 +188,8 @@ def _refers_back(body: str, old_headline: str) -> str | None:
         return None
     number = numbered["adr"] or numbered["n"]
     cited = re.compile(rf"\badr[-\s#]?0*{number}\b|\b0{{1,3}}{number}\b", re.I)
-    for sentence in _SENTENCES.split(body):
-        if cited.search(sentence) and _PAST.search(sentence):
+    for sentence in _SENTENCES.split(_ADDRESS.sub("]", body)):
+        if cited.search(sentence) and _PAST.search(sentence) and not _ALONGSIDE.search(sentence):
             return sentence
     return None
 
