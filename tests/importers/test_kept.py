@@ -3,6 +3,8 @@ supersede link and wiki links resolved to the new ids, once."""
 
 from pathlib import Path
 
+import pytest
+
 from contextd.app import App
 from contextd.models import Kind, Origin, Status
 from tests.conftest import Cli
@@ -161,3 +163,22 @@ def test_decision_records_full_of_lookalikes_are_imported_whole(
     assert len(stored(app)) == len(records)
     found = run.json("search", "Digest SHA-256 object store")
     assert any("JetStream based Object Stores" in r["title"] for r in found["results"])
+
+
+def test_an_import_embeds_its_notes_in_one_batch(
+    app: App, run: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the model's batch speed, not one call per note."""
+    from contextd.embeddings.hashing import HashingEmbedder
+
+    batches: list[int] = []
+    embed = HashingEmbedder.embed_documents
+
+    def counted(self: HashingEmbedder, texts: list[str]) -> list[list[float]]:
+        batches.append(len(texts))
+        return embed(self, texts)
+
+    monkeypatch.setattr(HashingEmbedder, "embed_documents", counted)
+    out = run.json("import", "kept", str(ORBIT))
+    assert out["counts"]["imported"] == 6
+    assert batches == [6]

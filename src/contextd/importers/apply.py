@@ -52,7 +52,7 @@ class Importer:
     ) -> ImportReport:
         """Check every entry, then store the new ones with their links (unless one is refused
         or `report.dry_run`); `report` is filled in and returned. `progress(done, total)` is
-        told after each entry is checked (each is embedded: the slow part)."""
+        told as the entries are embedded (the slow part), in batches."""
         report.checked = len(entries)
         plan = self._sort_out(project, entries, report, progress)
         if report.refused:
@@ -88,11 +88,22 @@ class Importer:
         plan = _Plan()
         twins = Twins(self._writer)
         ranked = sorted(entries, key=lambda e: e.status is not SourceStatus.ACTIVE)
-        for done, entry in enumerate(ranked, 1):
+        embedded = 0
+
+        def counted(batch: int) -> None:
+            nonlocal embedded
+            embedded += batch
             if progress is not None:
-                progress(done, len(ranked))
+                progress(embedded, len(ranked))
+
+        drafts = [entry.draft for entry in ranked]
+        for entry, prepared in zip(
+            ranked, self._writer.prepare_each(drafts, project, counted), strict=True
+        ):
             try:
-                write = self._writer.prepare_create(entry.draft, project)
+                if isinstance(prepared, Exception):
+                    raise prepared
+                write = prepared
                 if entry.archived_reason:  # stored text too: the same size limit and scan
                     checked_text(
                         "archived_reason", entry.archived_reason, label="retirement reason"

@@ -17,6 +17,7 @@ from contextd.core.writing.review import held_by
 from contextd.core.writing.validation import checked_text, validate_draft
 from contextd.errors import (
     ConflictError,
+    DuplicateError,
     InvalidInputError,
     ProviderUnavailableError,
     UnknownOutcomeError,
@@ -232,28 +233,61 @@ class RecordWriter:
         one neighbour search (whose records also say what it resembles, when wanted)."""
         records = [self._build(d, project, short_title_ok) for d in drafts]
         vectors = {row.record_id: row for row in self._embed(records, progress)}
-        prepared = []
-        for record, draft in zip(records, drafts, strict=True):
-            row = vectors.get(record.id)
-            similar: list[Similar] = []
-            if self._guard is not None and (want_similar or not force):
-                vector = row.vector if row else None
-                near = (
-                    self._guard.near(record, vector)
-                    if force
-                    else self._guard.check(record, vector, exempt=exempt)
-                )
-                similar = self._guard.similar(record, near) if want_similar else []
-            prepared.append(
-                PreparedWrite(
-                    record,
-                    None,
-                    (row,) if row else (),
-                    private=draft.private,
-                    similar=tuple(similar),
-                )
-            )
+        return [
+            self._checked(record, draft, vectors.get(record.id), force, exempt, want_similar)
+            for record, draft in zip(records, drafts, strict=True)
+        ]
+
+    def prepare_each(
+        self,
+        drafts: Sequence[RecordDraft],
+        project: Project | None,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[PreparedWrite | InvalidInputError | DuplicateError]:
+        """Each draft checked as `prepare_create` checks it, all embedded in one batch (an
+        import of 300 long records embeds at the model's batch speed): its write, or the
+        error that refuses it. `progress(n)` is told as each batch of n is embedded."""
+        built: list[Record | InvalidInputError] = []
+        for draft in drafts:
+            try:
+                built.append(self._build(draft, project, False))
+            except InvalidInputError as exc:
+                built.append(exc)
+        records = [b for b in built if isinstance(b, Record)]
+        vectors = {row.record_id: row for row in self._embed(records, progress)}
+        prepared: list[PreparedWrite | InvalidInputError | DuplicateError] = []
+        for made, draft in zip(built, drafts, strict=True):
+            if isinstance(made, InvalidInputError):
+                prepared.append(made)
+                continue
+            try:
+                prepared.append(self._checked(made, draft, vectors.get(made.id), False))
+            except (InvalidInputError, DuplicateError) as exc:
+                prepared.append(exc)
         return prepared
+
+    def _checked(
+        self,
+        record: Record,
+        draft: RecordDraft,
+        row: vector_rows.EmbeddingRow | None,
+        force: bool,
+        exempt: frozenset[str] = frozenset(),
+        want_similar: bool = False,
+    ) -> PreparedWrite:
+        """A built record checked against the store (its one neighbour search)."""
+        similar: list[Similar] = []
+        if self._guard is not None and (want_similar or not force):
+            vector = row.vector if row else None
+            near = (
+                self._guard.near(record, vector)
+                if force
+                else self._guard.check(record, vector, exempt=exempt)
+            )
+            similar = self._guard.similar(record, near) if want_similar else []
+        return PreparedWrite(
+            record, None, (row,) if row else (), private=draft.private, similar=tuple(similar)
+        )
 
     def _check_again(
         self, prepared: Sequence[PreparedWrite], *, force: bool, exempt: frozenset[str]
