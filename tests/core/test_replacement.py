@@ -230,3 +230,11 @@ def test_a_cue_names_a_record_by_its_name_not_by_a_word_they_share(
 def test_bump_as_a_noun_is_no_cue() -> None:
     release = _record("Deployments use CodePipeline and CodeBuild")
     assert _flagged(_record("Automate patch version bumps"), (release, 0.6)) is None
+
+
+def test_what_follows_a_move_to_is_not_what_was_let_go_of() -> None:
+    """"Moved to X: branches off main" moves to X; "main" is where branches start, not the
+    old thing, so the move is a cue that names nothing old."""
+    gitflow = _record("Git-flow: feature branches come off develop")
+    new = _record("Moved to trunk-based development: short-lived branches off main")
+    assert _flagged(new, (gitflow, 0.6)) == gitflow.id

@@ -57,7 +57,7 @@ _WAS = r"(?:(?:is|are|was|were|has been|have been|gets|got) )?"
 # Cues that name the old thing (group "old"), then cues that name nothing old.
 _NAMING = [
     re.compile(
-        rf"\b{_MOVE}(?: {_WORD}){{0,5}}? (?:away from|from|off) (?P<old>{_THING}){_ENDS}", re.I
+        rf"\b{_MOVE}(?: {_PLAIN}){{0,5}}? (?:away from|from|off) (?P<old>{_THING}){_ENDS}", re.I
     ),
     re.compile(rf"\b{_MOVE} (?P<old>{_THING}) (?:to|onto|into|over to|off)\b", re.I),
     re.compile(rf"\bmigration (?:from|off) (?P<old>{_THING}){_ENDS}", re.I),
