@@ -119,9 +119,7 @@ class SemanticSearch:
         toward each other), so it is left alone there."""
         penalty = self._weights.hub_penalty
         centre = self._index.centre(reach) if penalty > 0 and cosines else None
-        if centre is None:
-            return cosines
-        if centre.count < HUB_FEWEST:
+        if centre is None or centre.count < HUB_FEWEST:
             return cosines
         leans = self._index.similarity(centre.direction, list(cosines))
         return {

@@ -13,8 +13,8 @@ from contextd.storage.filters import in_reach
 __all__ = [
     "MAX_INDEXED_WIDTH",
     "count_vectors",
-    "mean_vector",
     "ensure_index",
+    "mean_vector",
     "nearest",
     "similarities",
     "stored_vectors",
