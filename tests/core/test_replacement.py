@@ -233,8 +233,8 @@ def test_bump_as_a_noun_is_no_cue() -> None:
 
 
 def test_what_follows_a_move_to_is_not_what_was_let_go_of() -> None:
-    """"Moved to X: branches off main" moves to X; "main" is where branches start, not the
-    old thing, so the move is a cue that names nothing old."""
+    """A record "Moved to X: branches off main" moves to X; "main" is where branches start,
+    not the old thing, so the move is a cue that names nothing old."""
     gitflow = _record("Git-flow: feature branches come off develop")
     new = _record("Moved to trunk-based development: short-lived branches off main")
     assert _flagged(new, (gitflow, 0.6)) == gitflow.id
