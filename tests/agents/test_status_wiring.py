@@ -52,6 +52,7 @@ def test_status_lists_the_wired_agents_with_their_mcp_entry_and_hooks(
         "installed": True,
         "mcp": None,
         "hooks": None,
+        "plugin": None,
         "problem": None,
     }
     assert "codex" not in agents  # neither installed nor wired

@@ -2,6 +2,7 @@
 validates, installs from the repository's own marketplace, its MCP server connects, and its
 SessionStart hook hands the briefing to the model (a stand-in API on loopback)."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -113,3 +114,26 @@ def test_the_plugins_session_start_hook_briefs_the_model(
 
     assert "# contextd briefing: orbit" in turn
     assert "Use NATS for the task queue" in turn
+
+
+def test_setup_beside_the_installed_plugin_adds_no_second_wiring(
+    agents: Agents, plugged: Wired
+) -> None:
+    """The plugin that the real `claude plugin install` turned on is what setup sees."""
+    setup = subprocess.run(
+        [str(plugged.executable), "setup", "--agent", "claude", "--json"],
+        cwd=plugged.project,
+        env=plugged.env,
+        capture_output=True,
+        encoding="utf-8",
+        timeout=120,
+    )
+
+    assert setup.returncode == 0, setup.stderr
+    claude = json.loads(setup.stdout)["agents"][0]
+    assert claude["plugin"] == str(plugged.home / ".claude" / "settings.json")
+    settings = json.loads((plugged.home / ".claude" / "settings.json").read_text("utf-8"))
+    assert "hooks" not in settings, settings
+    done = _claude(agents, plugged, "mcp", "list")
+    servers = [ln for ln in done.stdout.splitlines() if "contextd mcp serve" in ln]
+    assert len(servers) == 1 and servers[0].startswith("plugin:contextd:contextd:"), done.stdout

@@ -61,6 +61,9 @@ class Agent(Struct, frozen=True):
     config_markers: tuple[str, ...] = ()  # the same, under $XDG_CONFIG_HOME
     app_markers: tuple[str, ...] = ()  # the same, under the applications' settings folder
     note: str = ""  # what a person must still do for the wiring to work, said after setup
+    # The settings file under ~ whose enabledPlugins can turn on contextd's own plugin, which
+    # wires what setup would: then setup keeps no copy of its own (hooks would run twice).
+    plugin_settings: str = ""
 
     def installed(self, places: Places) -> bool:
         if any((places.home / marker).exists() for marker in self.markers):
@@ -153,6 +156,7 @@ AGENTS: tuple[Agent, ...] = (
                 (HookWriter(_CLAUDE_HOOKS, _claude_handler),),
             ),
         ),
+        plugin_settings=".claude/settings.json",
     ),
     Agent(
         "codex",

@@ -14,10 +14,12 @@ import tomlkit
 import tomlkit.exceptions
 from msgspec import Struct
 
+from contextd.core.workspace.capped import MB, Cap, read_capped
 from contextd.errors import ConfigError
 
-__all__ = ["Format", "Parsed", "backup", "parse", "render", "write_atomically"]
+__all__ = ["Format", "Parsed", "backup", "parse", "read_config", "render", "write_atomically"]
 
+_SETTINGS_FILE = Cap(16 * MB, "an agent's settings file", "check that it is the file you meant")
 _INDENT = re.compile(r"^[{\[][^\n]*\n([ \t]+)\S", re.MULTILINE)
 
 
@@ -33,6 +35,25 @@ class Parsed(Struct, frozen=True):
     indent: str | int | None = 2  # None: all on one line
     final_newline: bool = True
     commented: Any = None  # a jsonc.Document for JSON with comments: rendered through its model
+
+
+def read_config(path: Path) -> str | None:
+    """The text of an agent's config file (newlines as text mode reads them); None if
+    there is none."""
+    if not path.is_file():
+        return None
+    try:
+        text = read_capped(path, _SETTINGS_FILE).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(
+            f"{path} is not UTF-8 text; contextd setup left it untouched, fix it and run "
+            "setup again."
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"{path} cannot be read ({exc.strerror}); check its permissions."
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
 
 
 def parse(path: Path, text: str, fmt: Format) -> Parsed:

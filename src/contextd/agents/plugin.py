@@ -6,12 +6,14 @@ committed file equal to it."""
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from contextd.agents.catalog import agent_named
+from contextd.agents.catalog import Agent, Places, agent_named
+from contextd.agents.files import Format, parse, read_config
 from contextd.agents.writers import Launcher
 
-__all__ = ["MARKETPLACE", "PLUGIN_NAME", "manifest", "marketplace"]
+__all__ = ["MARKETPLACE", "PLUGIN_NAME", "enabled_by", "manifest", "marketplace"]
 
 PLUGIN_NAME = "contextd"
 MARKETPLACE = "contextd"
@@ -52,6 +54,34 @@ def marketplace() -> dict[str, Any]:
             {"name": PLUGIN_NAME, "source": "./", "description": DESCRIPTION, "version": VERSION}
         ],
     }
+
+
+def enabled_by(agent: Agent, places: Places) -> Path | None:
+    """The settings file whose enabledPlugins turns this plugin on for `agent` (from any
+    marketplace: `contextd@…`), or None.
+
+    Raises:
+        ConfigError: that file cannot be read or parsed.
+    """
+    if not agent.plugin_settings:
+        return None
+    path = places.home / agent.plugin_settings
+    content = read_config(path)
+    if content is None:
+        return None
+    enabled = parse(path, content, Format.JSON).data.get("enabledPlugins")
+    if not isinstance(enabled, dict):
+        return None
+    on = any(
+        isinstance(key, str) and key.partition("@")[0] == PLUGIN_NAME and _switched_on(value)
+        for key, value in enabled.items()
+    )
+    return path if on else None
+
+
+def _switched_on(value: object) -> bool:
+    """An enabledPlugins value that turns a plugin on: true, or the versions it is on at."""
+    return value is True or (isinstance(value, list) and bool(value))
 
 
 def text(data: dict[str, Any]) -> str:

@@ -18,9 +18,17 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from contextd.agents.catalog import AGENTS, Agent, Places, Target, detect
-from contextd.agents.files import Format, Parsed, backup, parse, render, write_atomically
+from contextd.agents.files import (
+    Format,
+    Parsed,
+    backup,
+    parse,
+    read_config,
+    render,
+    write_atomically,
+)
+from contextd.agents.plugin import enabled_by
 from contextd.agents.writers import Launcher, McpTomlWriter, ShapeError, Writer
-from contextd.core.workspace.capped import MB, Cap, read_capped
 from contextd.errors import ConfigError, ContextdError, NotFoundError
 
 __all__ = [
@@ -29,11 +37,8 @@ __all__ = [
     "FileChange",
     "SetupReport",
     "find_executable",
-    "read_config",
     "run_setup",
 ]
-
-_SETTINGS_FILE = Cap(16 * MB, "an agent's settings file", "check that it is the file you meant")
 
 
 class Action(StrEnum):
@@ -71,6 +76,7 @@ class SetupReport(Struct, frozen=True):
     dry_run: bool = False
     remove: bool = False
     failures: list[AgentFailure] = field(default_factory=list)
+    by_plugin: dict[str, Path] = field(default_factory=dict)  # agent -> file enabling the plugin
 
     @property
     def changed(self) -> bool:
@@ -107,6 +113,7 @@ def run_setup(
     launcher = launcher or Launcher(executable)
     files: list[FileChange] = []
     failures: list[AgentFailure] = []
+    by_plugin: dict[str, Path] = {}
     if launcher.url and not remove:
         agents, failures = _taking_urls(agents, names)
     for agent in agents:
@@ -114,11 +121,15 @@ def run_setup(
         if launcher.url and not remove:  # hooks run the local store: not for a remote server
             targets = tuple(t for t in targets if not all(_is_hooks(w) for w in t.writers))
         try:
-            planned = [_plan(agent.name, t, places, launcher, remove) for t in targets]
+            plugin = None if launcher.url or remove else enabled_by(agent, places)
+            if plugin is not None:  # the plugin wires it: a second copy would run hooks twice
+                by_plugin[agent.name] = plugin
+            unwire = remove or plugin is not None
+            planned = [_plan(agent.name, t, places, launcher, unwire) for t in targets]
             files += planned if dry_run else [_write(change) for change in planned]
         except ContextdError as exc:
             failures.append(AgentFailure(agent.name, str(exc)))
-    return SetupReport(executable, agents, files, dry_run, remove, failures)
+    return SetupReport(executable, agents, files, dry_run, remove, failures, by_plugin)
 
 
 def _taking_urls(
@@ -173,23 +184,6 @@ def _plan(
         return FileChange(agent, path, Action.UNCHANGED, (), text, text)
     action = Action.REMOVED if remove else Action.UPDATED if had_ours else Action.ADDED
     return FileChange(agent, path, action, tuple(what), text, render(parsed, target.fmt))
-
-
-def read_config(path: Path) -> str | None:
-    if not path.is_file():
-        return None
-    try:
-        text = read_capped(path, _SETTINGS_FILE).decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(
-            f"{path} is not UTF-8 text; contextd setup left it untouched, fix it and run "
-            "setup again."
-        ) from None
-    except OSError as exc:
-        raise ConfigError(
-            f"{path} cannot be read ({exc.strerror}); check its permissions."
-        ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
 
 
 def _strips_anything(path: Path, text: str, target: Target) -> bool:

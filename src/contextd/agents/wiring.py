@@ -1,6 +1,6 @@
 """Which agents are wired to contextd, and how: read back from their config files what
-`contextd setup` writes there (the writers say what is ours), and whether the program each
-entry starts can be found."""
+`contextd setup` writes there (the writers say what is ours), whether the program each
+entry starts can be found, and whether contextd's own plugin is on."""
 
 import os
 import shutil
@@ -9,8 +9,8 @@ from pathlib import Path
 from msgspec import Struct
 
 from contextd.agents.catalog import AGENTS, Agent, Places
-from contextd.agents.files import parse
-from contextd.agents.setup import read_config
+from contextd.agents.files import parse, read_config
+from contextd.agents.plugin import enabled_by
 from contextd.errors import ContextdError
 
 __all__ = ["AgentWiring", "Entry", "wiring"]
@@ -32,6 +32,7 @@ class AgentWiring(Struct, frozen=True):
     installed: bool
     entries: tuple[Entry, ...]
     problem: str | None = None  # a file of the agent that could not be read
+    plugin: Path | None = None  # the settings file turning contextd's plugin on, if one does
 
     def entry(self, kind: str) -> Entry | None:
         return next((e for e in self.entries if e.kind == kind), None)
@@ -40,7 +41,7 @@ class AgentWiring(Struct, frozen=True):
 def wiring(places: Places) -> list[AgentWiring]:
     """Every agent installed here or holding an entry of ours, in the catalogue's order."""
     found = [_agent_wiring(agent, places) for agent in AGENTS]
-    return [w for w in found if w.installed or w.entries or w.problem]
+    return [w for w in found if w.installed or w.entries or w.problem or w.plugin]
 
 
 def _agent_wiring(agent: Agent, places: Places) -> AgentWiring:
@@ -62,7 +63,11 @@ def _agent_wiring(agent: Agent, places: Places) -> AgentWiring:
                 resolves = _resolves(wired.program, places.search_path)
                 entries.append(Entry(wired.kind, path, wired.program, resolves, wired.events))
     installed = agent.installed(places)
-    return AgentWiring(agent.name, agent.label, installed, tuple(entries), problem)
+    try:
+        plugin = enabled_by(agent, places)
+    except ContextdError:  # the file's problem is already said
+        plugin = None
+    return AgentWiring(agent.name, agent.label, installed, tuple(entries), problem, plugin)
 
 
 def _resolves(program: str, search_path: str | None) -> bool:

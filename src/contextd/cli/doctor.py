@@ -141,6 +141,14 @@ def _agent(agent: AgentWiring) -> Finding:
     setup = f"contextd setup --agent {agent.agent}"
     if agent.problem:
         return Finding(name, "fail", agent.problem, f"fix the file, then `{setup}`")
+    if agent.plugin is not None and agent.entries:
+        detail = (
+            f"{agent.label} runs contextd twice: the contextd plugin is on and setup's "
+            "entries are there too, so every hook runs twice"
+        )
+        return Finding(name, "warn", detail, f"{setup} (takes setup's entries out)")
+    if agent.plugin is not None:
+        return Finding(name, "ok", f"{agent.label}: wired by the contextd plugin")
     if not agent.entries:
         return Finding(name, "warn", f"{agent.label} is installed but not wired", setup)
     missing = [e for e in agent.entries if not e.resolves]

@@ -152,7 +152,10 @@ def _payload(report: SetupReport, places: Places) -> dict[str, Any]:
         "agents": [
             {
                 "agent": agent.name,
-                "note": agent.note or None,
+                "note": _plugin_note(report, agent.name, places) or agent.note or None,
+                "plugin": str(report.by_plugin[agent.name])
+                if agent.name in report.by_plugin
+                else None,
                 "error": next((f.message for f in report.failures if f.agent == agent.name), None),
                 "files": [
                     {
@@ -200,8 +203,19 @@ def _human(report: SetupReport, places: Places) -> None:
     if not report.remove:
         failed = {failure.agent for failure in report.failures}
         for agent in report.agents:
-            if agent.note and agent.name not in failed:
-                echo(style(f"{agent.label}: {agent.note}", fg="yellow"))
+            note = _plugin_note(report, agent.name, places) or agent.note
+            if note and agent.name not in failed:
+                echo(style(f"{agent.label}: {note}", fg="yellow"))
+
+
+def _plugin_note(report: SetupReport, agent: str, places: Places) -> str:
+    enabling = report.by_plugin.get(agent)
+    if enabling is None:
+        return ""
+    return (
+        f"the contextd plugin is on ({_short(enabling, places)}) and wires the MCP server and "
+        "hooks itself, so setup keeps no copy of its own (every hook would run twice)."
+    )
 
 
 def _verb(change: FileChange, dry_run: bool) -> str:

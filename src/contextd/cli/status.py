@@ -119,6 +119,7 @@ def _agent_view(agent: AgentWiring) -> dict[str, Any]:
         "installed": agent.installed,
         "mcp": entry("mcp"),
         "hooks": entry("hooks"),
+        "plugin": str(agent.plugin) if agent.plugin else None,
         "problem": agent.problem,
     }
 
@@ -189,7 +190,7 @@ def _agent_rows(agents: list[AgentWiring]) -> list[tuple[str, str]]:
     resolves; an installed agent without our entries names the command that wires it."""
     rows: list[tuple[str, str]] = []
     for agent in agents:
-        parts = []
+        parts = [f"{_mark(not agent.entries)} the contextd plugin"] if agent.plugin else []
         for kind, name in (("mcp", "MCP"), ("hooks", "hooks")):
             entry = agent.entry(kind)
             if entry is None:
@@ -199,6 +200,8 @@ def _agent_rows(agents: list[AgentWiring]) -> list[tuple[str, str]]:
             parts.append(f"{_mark(entry.resolves)} {what}{found}")
         if not parts:
             parts.append(f"not wired: run `contextd setup --agent {agent.agent}`")
+        elif agent.plugin and agent.entries:
+            parts.append(f"twice: run `contextd setup --agent {agent.agent}`")
         rows.append(("Agents" if not rows else "", f"{agent.label}: {'; '.join(parts)}"))
     if not rows:
         rows.append(("Agents", "none found: `contextd setup --agent NAME` wires one"))

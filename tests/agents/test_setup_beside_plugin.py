@@ -1,0 +1,106 @@
+"""With contextd's Claude Code plugin on, `setup` keeps no wiring of its own for Claude Code
+(the plugin's hooks and setup's would each run), and `status` and `doctor` say which wires it."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.agents.helpers import CLAUDE_SETTINGS, load
+from tests.agents.test_setup import our_hooks
+from tests.conftest import Cli
+
+
+def _turn_plugin_on(user_home: Path, value: Any = True, key: str = "contextd@contextd") -> Path:
+    settings = user_home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    current = load(settings) if settings.exists() else dict(CLAUDE_SETTINGS)
+    current["enabledPlugins"] = {"prettier@tools": True, key: value}
+    settings.write_text(json.dumps(current, indent=2) + "\n", encoding="utf-8")
+    return settings
+
+
+def _run(repo: Path, user_home: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CONTEXTD_HOME": str(home), "HOME": str(user_home)}
+    return subprocess.run(
+        [sys.executable, "-m", "contextd", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        encoding="utf-8",
+        timeout=120,
+    )
+
+
+def test_setup_writes_no_second_wiring_beside_the_plugin(user_home: Path, run: Cli) -> None:
+    settings = _turn_plugin_on(user_home)
+
+    result = run("setup", "--agent", "claude")
+
+    assert result.exit_code == 0, result.output
+    assert our_hooks(load(settings)) == set()
+    assert load(settings)["hooks"] == CLAUDE_SETTINGS["hooks"]  # the user's own hooks stay
+    assert not (user_home / ".claude.json").exists()  # no MCP entry of setup's either
+    assert "the contextd plugin is on (~/.claude/settings.json)" in result.output
+    assert "every hook would run twice" in result.output
+
+
+def test_setup_takes_its_own_entries_out_once_the_plugin_is_on(user_home: Path, run: Cli) -> None:
+    assert run("setup", "--agent", "claude").exit_code == 0
+    settings = user_home / ".claude" / "settings.json"
+    assert our_hooks(load(settings))  # wired by setup first
+    _turn_plugin_on(user_home)
+
+    result = run("setup", "--agent", "claude", "--json")
+
+    assert result.exit_code == 0, result.output
+    claude = json.loads(result.output)["agents"][0]
+    assert claude["plugin"] == str(settings)
+    assert {f["action"] for f in claude["files"]} == {"removed"}
+    assert our_hooks(load(settings)) == set()
+    assert "contextd" not in load(user_home / ".claude.json").get("mcpServers", {})
+    assert load(settings)["enabledPlugins"]["contextd@contextd"] is True
+
+
+def test_a_plugin_switched_off_or_another_plugin_leaves_setup_as_it_was(
+    user_home: Path, run: Cli
+) -> None:
+    for key, value in (("contextd@contextd", False), ("contextd@x", []), ("notes@tools", True)):
+        settings = _turn_plugin_on(user_home, value, key)
+        assert run("setup", "--agent", "claude").exit_code == 0
+        assert our_hooks(load(settings)), (key, value)
+    versions = _turn_plugin_on(user_home, ["0.1.0"], "contextd@mirror")  # on at a version
+    assert run("setup", "--agent", "claude").exit_code == 0
+    assert our_hooks(load(versions)) == set()
+
+
+def test_other_agents_are_wired_as_ever_beside_the_plugin(user_home: Path, run: Cli) -> None:
+    _turn_plugin_on(user_home)
+    (user_home / ".codex").mkdir()
+
+    assert run("setup", "--agent", "claude", "--agent", "codex").exit_code == 0
+
+    assert "contextd" in (user_home / ".codex" / "config.toml").read_text(encoding="utf-8")
+
+
+def test_status_and_doctor_say_the_plugin_wires_claude_and_warn_when_twice(
+    repo: Path, user_home: Path, home: Path, run: Cli
+) -> None:
+    assert run("setup", "--agent", "claude").exit_code == 0
+    _turn_plugin_on(user_home)
+
+    status = _run(repo, user_home, home, "status")
+    doctor = json.loads(_run(repo, user_home, home, "doctor", "--json").stdout)
+
+    assert "Claude Code: ! the contextd plugin" in status.stdout
+    assert "twice: run `contextd setup --agent claude`" in status.stdout
+    finding = next(c for c in doctor["checks"] if c["check"] == "agent claude")
+    assert finding["state"] == "warn" and "every hook runs twice" in finding["detail"]
+
+    assert run("setup", "--agent", "claude").exit_code == 0
+    doctor = json.loads(_run(repo, user_home, home, "doctor", "--json").stdout)
+    finding = next(c for c in doctor["checks"] if c["check"] == "agent claude")
+    assert finding["state"] == "ok" and "wired by the contextd plugin" in finding["detail"]
+    assert "Claude Code: ✓ the contextd plugin" in _run(repo, user_home, home, "status").stdout
