@@ -1,4 +1,5 @@
-"""import context-keeper | kept: another tool's memory brought in as this project's records."""
+"""import adr | context-keeper | kept: another tool's memory brought in as this project's
+records."""
 
 from collections.abc import Callable
 from pathlib import Path
@@ -10,7 +11,14 @@ from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
 from contextd.cli._progress import progress_bar
 from contextd.client.printer import clip, echo, style
-from contextd.importers import Importer, ImportReport, SourceEntry, read_context_keeper, read_kept
+from contextd.importers import (
+    Importer,
+    ImportReport,
+    SourceEntry,
+    read_adrs,
+    read_context_keeper,
+    read_kept,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -31,6 +39,17 @@ def import_group() -> None:
     `import`). Every entry passes the usual checks: secrets and duplicates are refused, and a
     record already stored counts as such, so running an import again adds nothing. All or
     nothing: when one entry is refused, nothing is written."""
+
+
+@import_group.command(name="adr")
+@click.argument("folder", type=click.Path(path_type=Path))
+@dry_run_option
+@common_options
+def adr(folder: Path, dry_run: bool) -> None:
+    """Import a folder of Architecture Decision Records (one Markdown file each, such as
+    docs/adr/0001-record-architecture-decisions.md) as decisions, with the status and
+    supersession each ADR states."""
+    _run("adr", folder, read_adrs, dry_run)
 
 
 @import_group.command(name="context-keeper")

@@ -1,6 +1,7 @@
 """Importing the memory other tools kept (context-keeper's `.context/` JSON, Kept's Markdown
-notes) as records of a project, through the same checks as every write."""
+notes, a folder of ADRs) as records of a project, through the same checks as every write."""
 
+from contextd.importers.adr import read_adrs
 from contextd.importers.apply import Importer
 from contextd.importers.context_keeper import read_context_keeper
 from contextd.importers.entry import SourceEntry, SourceStatus
@@ -12,6 +13,7 @@ __all__ = [
     "Importer",
     "SourceEntry",
     "SourceStatus",
+    "read_adrs",
     "read_context_keeper",
     "read_kept",
 ]

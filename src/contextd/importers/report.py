@@ -9,8 +9,8 @@ from contextd.models import Kind, Status
 
 __all__ = ["AlreadyStored", "ImportReport", "Imported", "Refused", "Retired"]
 
-_WHAT = {"context-keeper": "context-keeper entries", "kept": "Kept notes"}
-_TOOL = {"context-keeper": "context-keeper", "kept": "Kept"}
+_WHAT = {"context-keeper": "context-keeper entries", "kept": "Kept notes", "adr": "ADRs"}
+_TOOL = {"context-keeper": "context-keeper", "kept": "Kept", "adr": "the ADRs"}
 
 
 class Imported(Struct, frozen=True):
@@ -54,7 +54,7 @@ class Retired(Struct, frozen=True):
 
 
 class ImportReport(Struct):
-    source: str  # "context-keeper" | "kept"
+    source: str  # "context-keeper" | "kept" | "adr"
     folder: str
     project: str  # the slug of the project imported into
     dry_run: bool

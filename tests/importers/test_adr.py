@@ -1,0 +1,158 @@
+"""`contextd import adr`: a folder of ADRs (adr-tools' and MADR's layouts) as decisions, with the
+status and supersession each one states, once."""
+
+import json
+import shutil
+from pathlib import Path
+
+from contextd.app import App
+from contextd.models import DecisionBody, Kind, Origin, Status
+from tests.conftest import Cli
+from tests.importers.conftest import FIXTURES, stored
+
+ADRS = FIXTURES / "adr"
+NATS = "2. Use NATS JetStream for the task queue"
+REDIS = "4. Move the task queue to Redis Streams"
+POSTGRES = "Use PostgreSQL for job metadata"
+
+
+def test_each_adr_is_a_decision_and_readme_and_template_are_skipped(app: App, run: Cli) -> None:
+    out = run.json("import", "adr", str(ADRS))
+
+    assert out["counts"] == {"entries": 8, "imported": 8, "already_stored": 0, "refused": 0}
+    records = stored(app)
+    assert "NUMBER. TITLE" not in records and "Architecture decisions" not in records
+    assert all(r.origin is Origin.IMPORT and r.tags == ("adr",) for r in records.values())
+    assert records[NATS].kind is Kind.DECISION
+
+
+def test_madr_sections_fill_the_decision_fields(app: App, run: Cli) -> None:
+    run.json("import", "adr", str(ADRS))
+    postgres = stored(app)[POSTGRES]
+
+    body = postgres.body
+    assert isinstance(body, DecisionBody)
+    assert body.problem.startswith("Job metadata (owner, state, timings)")
+    assert "Decision drivers: * queries across every worker's jobs" in " ".join(
+        body.problem.split()
+    )
+    assert body.why_chosen.startswith("Chosen option: PostgreSQL, because")
+    assert body.alternatives.split("\n") == [
+        "* PostgreSQL",
+        "* SQLite on each worker",
+        "* DynamoDB",
+    ]
+    assert body.tradeoffs.endswith("Bad, because workers now need a connection pool.")
+    assert postgres.created_at.startswith("2024-03-01")  # the front matter's date
+
+
+def test_adr_tools_sections_and_date_line(app: App, run: Cli) -> None:
+    run.json("import", "adr", str(ADRS))
+    nats = stored(app)[NATS]
+
+    body = nats.body
+    assert isinstance(body, DecisionBody)
+    assert body.problem.startswith("Workers pick up render jobs from a queue.")
+    assert body.why_chosen.startswith("We will use NATS JetStream with durable consumers")
+    assert "nats consumer pause ORBIT render" in body.tradeoffs  # a code block's "#" is no heading
+    assert "drain before a rollout" in body.tradeoffs
+    assert nats.created_at.startswith("2023-02-14")
+
+
+def test_the_supersession_each_adr_states_links_the_records(app: App, run: Cli) -> None:
+    run.json("import", "adr", str(ADRS))
+    records = stored(app)
+
+    # Stated only by the later ADR ("Supersedes [2. …](0002-….md)"): the old one never said so.
+    assert records[NATS].status is Status.SUPERSEDED
+    assert records[NATS].superseded_by == records[REDIS].id
+    # "Superseded by ADR-0007", by number.
+    structlog = records["6. Log with structlog"]
+    assert structlog.status is Status.SUPERSEDED
+    assert structlog.superseded_by == records["7. Log JSON with the standard library"].id
+    # A successor that is not in the folder: archived, saying which.
+    kafka = records["8. Publish job events to Kafka"]
+    assert kafka.status is Status.ARCHIVED and kafka.superseded_by is None
+    assert "12. Publish job events to SQS" in (kafka.archived_reason or "")
+
+
+def test_a_rejected_adr_is_archived_with_its_status(app: App, run: Cli) -> None:
+    run.json("import", "adr", str(ADRS))
+    gateway = stored(app)["5. A GraphQL gateway in front of the services"]
+
+    assert gateway.status is Status.ARCHIVED
+    assert gateway.archived_reason == "The ADR's status is rejected."
+
+
+def test_an_adr_too_thin_for_a_decision_is_kept_whole_as_a_memory(app: App, run: Cli) -> None:
+    run.json("import", "adr", str(ADRS))
+    thin = stored(app)["7. Log JSON with the standard library"]
+
+    assert thin.kind is Kind.MEMORY and thin.category == "decision"
+    assert thin.title == (
+        "7. Log JSON with the standard library\n\nDecision: Use logging with python-json-logger."
+    )  # the date line and the status section are not part of the text
+
+
+def test_a_second_import_adds_nothing(app: App, run: Cli) -> None:
+    run.json("import", "adr", str(ADRS))
+    again = run.json("import", "adr", str(ADRS))
+
+    assert again["counts"]["imported"] == 0 and again["counts"]["already_stored"] == 8
+    assert len(stored(app)) == 8
+
+
+def test_search_finds_the_current_decision_and_not_the_one_it_replaced(app: App, run: Cli) -> None:
+    run.json("import", "adr", str(ADRS))
+
+    hits = run.json("search", "which queue do the render workers use")["results"]
+
+    titles = [hit["title"].split("\n", 1)[0] for hit in hits]
+    assert titles[0] == REDIS
+    assert NATS not in titles
+
+
+def test_a_folder_without_adrs_is_one_sentence(app: App, run: Cli, tmp_path: Path) -> None:
+    empty = tmp_path / "adr"
+    empty.mkdir()
+    (empty / "README.md").write_text("# Decisions\n", encoding="utf-8")
+
+    result = run("import", "adr", str(empty))
+
+    assert result.exit_code == 2
+    assert f"No ADRs in {empty}: expected one Markdown file per decision" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_broken_front_matter_names_the_file_and_stores_nothing(
+    app: App, run: Cli, tmp_path: Path
+) -> None:
+    folder = tmp_path / "adr"
+    shutil.copytree(ADRS, folder)
+    (folder / "0009-broken.md").write_text("---\nstatus accepted\n# 9. Broken\n", "utf-8")
+
+    result = run("import", "adr", str(folder))
+
+    assert result.exit_code == 2
+    assert "0009-broken.md has front matter that cannot be read" in result.output
+    assert stored(app) == {}
+
+
+def test_an_adr_holding_a_secret_refuses_the_whole_import(
+    app: App, run: Cli, tmp_path: Path
+) -> None:
+    folder = tmp_path / "adr"
+    shutil.copytree(ADRS, folder)
+    leaked = folder / "0003-use-postgresql-for-job-metadata.md"
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    leaked.write_text(
+        leaked.read_text("utf-8").replace("plain SQL", f"plain SQL (key {key})"), "utf-8"
+    )
+
+    result = run("import", "adr", str(folder), "--json")
+
+    assert result.exit_code == 2
+    report = json.loads(result.stdout)
+    assert report["counts"]["refused"] == 1
+    assert key not in result.output
+    assert stored(app) == {}
