@@ -156,3 +156,26 @@ def test_an_adr_holding_a_secret_refuses_the_whole_import(
     assert report["counts"]["refused"] == 1
     assert key not in result.output
     assert stored(app) == {}
+
+
+def test_an_adr_added_later_supersedes_the_stored_one_it_names(
+    app: App, run: Cli, tmp_path: Path
+) -> None:
+    folder = tmp_path / "adr"
+    shutil.copytree(ADRS, folder)
+    run.json("import", "adr", str(folder))
+    (folder / "0009-run-the-task-queue-on-sqs.md").write_text(
+        "# 9. Run the task queue on SQS\n\nDate: 2025-02-03\n\n## Status\n\nAccepted\n\n"
+        "Supersedes ADR-0004\n\n## Context\n\nThe platform team now offers SQS with dead-letter "
+        "queues and alarms, and nobody wants to page for Redis at night.\n\n## Decision\n\n"
+        "We will run the render queue on SQS, because the platform team operates it and its "
+        "visibility timeout redelivers a job whose worker died.\n",
+        "utf-8",
+    )
+
+    again = run.json("import", "adr", str(folder))
+
+    assert again["counts"]["imported"] == 1 and again["counts"]["already_stored"] == 8
+    records = stored(app)
+    assert records[REDIS].status is Status.SUPERSEDED
+    assert records[REDIS].superseded_by == records["9. Run the task queue on SQS"].id
