@@ -25,7 +25,7 @@ from contextd.models import DecisionBody, Kind, MemoryBody, Origin, RecordDraft
 __all__ = ["read_adrs"]
 
 ADR_LIMIT = 1024 * 1024  # bytes in one ADR
-_SKIPPED = re.compile(r"^(?:readme|index|toc)\.md$|template", re.I)
+_NOT_ADRS = frozenset({"readme", "index", "toc"})
 _FILE_NUMBER = re.compile(r"^(?:adr[-_ ]?)?0*(\d{1,5})(?:[-_ .]|$)", re.I)
 _TITLE_NUMBER = re.compile(r"^\s*(?:adr[-\s#]?0*(\d{1,5})|0*(\d{1,5}))\s*[.:)-]?\s+\S", re.I)
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -38,6 +38,7 @@ _SUPERSEDED_BY = re.compile(
     r"\b(?:superseded|replaced|deprecated|obsoleted)\s+(?:by|in favou?r of|with)\b(.*)", re.I
 )
 _SUPERSEDES = re.compile(r"\b(?:supersedes|replaces|obsoletes)\b(.*)", re.I)
+_STATED_LINK = re.compile(r"\b(?:superseded|supersedes)\b", re.I)
 _RETIRED = {"rejected": "rejected", "deprecated": "deprecated", "withdrawn": "withdrawn"}
 
 # Section headings (lowercase, numbering and punctuation gone) -> the decision field they fill.
@@ -79,7 +80,7 @@ def read_adrs(folder: Path) -> list[SourceEntry]:
             matter is malformed.
     """
     root = source_folder(folder, "a folder of ADRs (such as docs/adr)")
-    paths = sorted(p for p in root.glob("*.md") if p.is_file() and not _SKIPPED.search(p.name))
+    paths = sorted(p for p in root.glob("*.md") if p.is_file() and _is_adr(p))
     if not paths:
         raise InvalidInputError(
             f"No ADRs in {root}: expected one Markdown file per decision, such as "
@@ -103,6 +104,17 @@ def read_adrs(folder: Path) -> list[SourceEntry]:
     return [_entry(adr, successors[adr.key], by_file) for adr in adrs]
 
 
+def _is_adr(path: Path) -> bool:
+    """Not the folder's README or index, nor a template ("adr-template-minimal.md",
+    "0000-template.md", "ADRXXX-…-template.md"); an ADR numbered 1 or more is one whatever
+    it is about ("0012-use-a-template-engine.md")."""
+    stem = path.stem.lower()
+    if stem in _NOT_ADRS:
+        return False
+    numbered = _FILE_NUMBER.match(stem)
+    return bool(numbered and int(numbered.group(1))) or "template" not in re.split(r"[-_ .]+", stem)
+
+
 class _Adr:
     def __init__(self, path: Path, front: dict[str, str], text: str) -> None:
         self.key = path.stem
@@ -110,12 +122,17 @@ class _Adr:
         lines = _outside_code(text)
         self.title = _title(lines) or path.stem.replace("-", " ").replace("_", " ")
         self.sections = _sections(lines, self.title)
-        preamble = _fields(self.sections.get("", ""))
-        status_section = next((t for h, t in self.sections.items() if h == "status"), "")
-        self.status = " ".join(
-            s for s in (front.get("status", ""), preamble.get("status", ""), status_section) if s
+        opening = self.sections.get("", "")
+        fields = _fields(opening)
+        stated = (
+            front.get("status", ""),
+            fields.get("status", ""),
+            _unquoted(self.sections.get("status", "")),
+            # "This decision has been superseded by decision: [0009 …](0009-….md)"
+            *(line for line in opening.split("\n") if _STATED_LINK.search(line)),
         )
-        dated = _DATE.search(front.get("date", "") or preamble.get("date", ""))
+        self.status = "\n".join(s for s in stated if s)
+        dated = _DATE.search(front.get("date", "") or fields.get("date", ""))
         self.date = dated.group(1) if dated else None
         self.text = text
         self.number = _number(path.name, self.title)
@@ -191,6 +208,12 @@ def _plain(text: str) -> str:
     return re.sub(r"[*_`]", "", text).strip()
 
 
+def _unquoted(text: str) -> str:
+    """A section without its block quotes: a template's guidance ("> Valid statuses are …,
+    Superseded by ADRzzz") left in place says nothing of this ADR."""
+    return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith(">"))
+
+
 def _fields(preamble: str) -> dict[str, str]:
     """`Status: …` and `Date: …` lines (also as list items or bold) before the first section."""
     found: dict[str, str] = {}
@@ -237,7 +260,8 @@ def _successor(adr: _Adr, by_file: dict[str, str], by_number: dict[int, str]) ->
 
 
 def _entry(adr: _Adr, successor: str | None, by_file: dict[str, str]) -> SourceEntry:
-    word = adr.status.strip().split(" ", 1)[0].lower().strip("*_.,;:") if adr.status else ""
+    first = re.search(r"[a-z]+", adr.status, re.I)
+    word = first.group(0).lower() if first else ""
     status, reason = SourceStatus.ACTIVE, None
     if successor is not None:
         status = SourceStatus.SUPERSEDED
