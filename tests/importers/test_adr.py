@@ -5,9 +5,11 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from contextd.app import App
 from contextd.models import DecisionBody, Kind, Origin, Status
-from tests.conftest import Cli
+from tests.conftest import Cli, make_repo
 from tests.importers.conftest import FIXTURES, stored
 
 ADRS = FIXTURES / "adr"
@@ -190,3 +192,39 @@ def test_an_adr_added_later_supersedes_the_stored_one_it_names(
     records = stored(app)
     assert records[REDIS].status is Status.SUPERSEDED
     assert records[REDIS].superseded_by == records["9. Run the task queue on SQS"].id
+
+
+def test_attach_points_at_the_projects_adr_folder_without_importing_it(
+    run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = make_repo(tmp_path / "orbit")
+    shutil.copytree(ADRS, project / "docs" / "architecture" / "decisions")
+    monkeypatch.chdir(project)
+
+    shown = run("attach")
+    out = run.json("attach")
+
+    assert shown.exit_code == 0, shown.output
+    assert (
+        "Found 10 ADRs in docs/architecture/decisions: "
+        "`contextd import adr docs/architecture/decisions` brings them in"
+    ) in shown.output
+    assert out["adrs"] == {"folder": "docs/architecture/decisions", "count": 10}
+    assert run.json("memories")["records"] == []  # pointed at, not imported
+
+
+def test_attach_follows_adr_tools_own_setting_and_stays_quiet_without_adrs(
+    run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = make_repo(tmp_path / "orbit")
+    monkeypatch.chdir(project)
+    assert run.json("attach")["adrs"] is None
+
+    shutil.copytree(ADRS, project / "records" / "decisions")
+    (project / ".adr-dir").write_text("records/decisions\n", encoding="utf-8")
+
+    assert run.json("attach")["adrs"] == {"folder": "records/decisions", "count": 10}
+    shutil.copytree(ADRS, tmp_path / "elsewhere")
+    shutil.rmtree(project / "records")
+    (project / ".adr-dir").write_text("../elsewhere\n", encoding="utf-8")
+    assert run.json("attach")["adrs"] is None  # never a folder outside the project

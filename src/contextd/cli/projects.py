@@ -1,5 +1,6 @@
 """init, attach and detach: setting up the store and linking project folders to it."""
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -113,11 +114,13 @@ def attach(path: Path | None, name: str | None, no_import: bool) -> None:
         seen = app.project(None, Path(outcome.path))
         app.shares.take_in(seen, app.vectors_wanted)
         imported = app.agent_files.import_existing(seen, Path(outcome.path))
+    adrs = _adrs_in(Path(outcome.path))
     payload = {
         "action": outcome.action,
         "path": outcome.path,
         "project": project_view(outcome.project),
         "imported": _import_view(imported),
+        "adrs": {"folder": adrs[0], "count": adrs[1]} if adrs else None,
     }
 
     def human() -> None:
@@ -135,8 +138,26 @@ def attach(path: Path | None, name: str | None, no_import: bool) -> None:
                 f"Imported {counted(imported.imported, 'note')} from {', '.join(imported.files)}"
                 f" ({imported.duplicates} already stored, {imported.refused} refused)."
             )
+        if adrs:
+            folder, count = adrs
+            command = f"contextd import adr {shlex.quote(folder)}"
+            echo(
+                f"Found {counted(count, 'ADR')} in {folder}: `{command}` brings them in as "
+                "decisions, with what replaced what."
+            )
 
     emit(payload, human)
+
+
+def _adrs_in(project: Path) -> tuple[str, int] | None:
+    """The project's ADR folder (relative to it) and how many ADRs it holds, if it has one."""
+    from contextd.importers.adr import adr_folder
+
+    found = adr_folder(project)
+    if found is None:
+        return None
+    folder, count = found
+    return folder.relative_to(project).as_posix(), count
 
 
 def _import_view(outcome: ImportOutcome | None) -> dict[str, Any] | None:

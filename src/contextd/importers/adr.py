@@ -22,10 +22,23 @@ from contextd.importers.files import MAX_ENTRIES, read_bounded, source_folder
 from contextd.importers.frontmatter import FrontMatterError, split_front_matter
 from contextd.models import DecisionBody, Kind, MemoryBody, Origin, RecordDraft
 
-__all__ = ["read_adrs"]
+__all__ = ["adr_folder", "read_adrs"]
 
 ADR_LIMIT = 1024 * 1024  # bytes in one ADR
 _NOT_ADRS = frozenset({"readme", "index", "toc"})
+_USUAL_PLACES = (
+    "docs/adr",
+    "doc/adr",
+    "docs/adrs",
+    "adr",
+    "ADR",
+    "docs/decisions",
+    "docs/architecture/decisions",
+    "doc/architecture/decisions",
+    "docs/architecture/adr",
+    "architecture-decision-records",
+    "docs/architecture-decision-records",
+)
 _FILE_NUMBER = re.compile(r"^(?:adr[-_ ]?)?0*(\d{1,5})(?:[-_ .]|$)", re.I)
 _TITLE_NUMBER = re.compile(r"^\s*(?:adr[-\s#]?0*(\d{1,5})|0*(\d{1,5}))\s*[.:)-]?\s+\S", re.I)
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -80,7 +93,7 @@ def read_adrs(folder: Path) -> list[SourceEntry]:
             matter is malformed.
     """
     root = source_folder(folder, "a folder of ADRs (such as docs/adr)")
-    paths = sorted(p for p in root.glob("*.md") if p.is_file() and _is_adr(p))
+    paths = _adr_paths(root)
     if not paths:
         raise InvalidInputError(
             f"No ADRs in {root}: expected one Markdown file per decision, such as "
@@ -102,6 +115,32 @@ def read_adrs(folder: Path) -> list[SourceEntry]:
             if old != adr.key and successors.get(old) is None:
                 successors[old] = adr.key
     return [_entry(adr, successors[adr.key], by_file) for adr in adrs]
+
+
+def adr_folder(project: Path) -> tuple[Path, int] | None:
+    """Where the project at `project` keeps its ADRs, and how many: the folder adr-tools'
+    `.adr-dir` names, else the first of the usual places holding any."""
+    named = project / ".adr-dir"
+    places = list(_USUAL_PLACES)
+    try:
+        if named.is_file() and named.stat().st_size < 4096:
+            places.insert(0, named.read_text("utf-8").strip())
+    except (OSError, UnicodeDecodeError):
+        pass
+    for place in places:
+        folder = project / place
+        if place and folder.is_dir() and folder.resolve().is_relative_to(project.resolve()):
+            found = _adr_paths(folder)
+            if found:
+                return folder, len(found)
+    return None
+
+
+def _adr_paths(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.glob("*.md") if p.is_file() and _is_adr(p))
+    except OSError:
+        return []
 
 
 def _is_adr(path: Path) -> bool:
