@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from contextd.app import App
+from contextd.importers import read_adrs
 from contextd.models import DecisionBody, Kind, Origin, Status
 from tests.conftest import Cli, make_repo
 from tests.importers.conftest import FIXTURES, stored
@@ -228,3 +229,16 @@ def test_attach_follows_adr_tools_own_setting_and_stays_quiet_without_adrs(
     shutil.rmtree(project / "records")
     (project / ".adr-dir").write_text("../elsewhere\n", encoding="utf-8")
     assert run.json("attach")["adrs"] is None  # never a folder outside the project
+
+
+def test_titles_as_people_write_them(tmp_path: Path) -> None:
+    (tmp_path / "0025-automatic-code-merge.md").write_text(
+        "#25. Automatic code merging\n\n**Date:** 2022-03-15\n\n## Context\n\nText.\n", "utf-8"
+    )
+    (tmp_path / "0026-no-title-heading.md").write_text(
+        "## Context\n\nSomeone forgot the title.\n\n## Decision\n\nKeep going.\n", "utf-8"
+    )
+
+    titles = [entry.draft.title.split("\n", 1)[0] for entry in read_adrs(tmp_path)]
+
+    assert titles == ["25. Automatic code merging", "26. No title heading"]

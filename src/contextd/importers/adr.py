@@ -41,7 +41,8 @@ _USUAL_PLACES = (
 )
 _FILE_NUMBER = re.compile(r"^(?:adr[-_ ]?)?0*(\d{1,5})(?:[-_ .]|$)", re.I)
 _TITLE_NUMBER = re.compile(r"^\s*(?:adr[-\s#]?0*(\d{1,5})|0*(\d{1,5}))\s*[.:)-]?\s+\S", re.I)
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+# "#25. Automatic code merging" is a heading to its author, if not to CommonMark.
+_HEADING = re.compile(r"^(#{1,6})(?:\s+|(?=\d))(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _FIELD_LINE = re.compile(r"^[\s*>-]*\**(status|date)\**\s*:\s*\**(.*?)\**\s*$", re.I)
 _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
@@ -159,7 +160,7 @@ class _Adr:
         self.key = path.stem
         self.where = path.name
         lines = _outside_code(text)
-        self.title = _title(lines) or path.stem.replace("-", " ").replace("_", " ")
+        self.title = _title(lines) or _title_of_file(path.stem)
         self.sections = _sections(lines, self.title)
         opening = self.sections.get("", "")
         fields = _fields(opening)
@@ -175,6 +176,14 @@ class _Adr:
         self.date = dated.group(1) if dated else None
         self.text = text
         self.number = _number(path.name, self.title)
+
+
+def _title_of_file(stem: str) -> str:
+    """ "0025-automatic-code-merge" -> "25. Automatic code merge"."""
+    numbered = _FILE_NUMBER.match(stem)
+    words = stem[numbered.end() :] if numbered else stem
+    words = re.sub(r"[-_]+", " ", words).strip().capitalize()
+    return f"{int(numbered.group(1))}. {words}" if numbered and words else words or stem
 
 
 def _number(name: str, title: str) -> int | None:
@@ -212,12 +221,15 @@ def _outside_code(text: str) -> list[tuple[str, bool]]:
 
 
 def _title(lines: list[tuple[str, bool]]) -> str:
-    """The first heading, level 1 first."""
+    """The first level-1 heading, else the first heading that is not a section's name."""
     headings = [
         (m.group(1), m.group(2)) for line, free in lines if free and (m := _HEADING.match(line))
     ]
     first = next((t for level, t in headings if level == "#"), None)
-    return _plain(first or (headings[0][1] if headings else ""))
+    if first is None:
+        named = (t for _, t in headings if _section_name(t) not in _FIELDS | {"status": ""})
+        first = next(named, "")
+    return _plain(first)
 
 
 def _sections(lines: list[tuple[str, bool]], title: str) -> dict[str, str]:
