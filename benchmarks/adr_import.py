@@ -72,6 +72,9 @@ def main() -> None:
             Importer(app.writer, app.reader, app.db).run(project, entries, report)
             took += time.perf_counter() - began
             kinds = Counter(i.kind.value for i in report.imported)
+            refused = report.first_refusal()
+            if refused:
+                print(f"{source.project:<12} refused, so nothing imported: {refused}")
             differ = (
                 f"  (dataset only {sorted(truth - edges)}, import only {sorted(edges - truth)})"
                 if truth != edges
