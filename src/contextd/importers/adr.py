@@ -53,7 +53,7 @@ _SUPERSEDED_BY = re.compile(
 )
 _SUPERSEDES = re.compile(r"\b(?:supersedes|replaces|obsoletes)\b(.*)", re.I)
 _STATED_LINK = re.compile(r"\b(?:superseded|supersedes)\b", re.I)
-_RETIRED = {"rejected": "rejected", "deprecated": "deprecated", "withdrawn": "withdrawn"}
+_RETIRED = frozenset({"rejected", "deprecated", "withdrawn"})  # statuses that archive an ADR
 
 # Section headings (lowercase, numbering and punctuation gone) -> the decision field they fill.
 _FIELDS = {
@@ -256,7 +256,8 @@ def _section_name(heading: str) -> str:
 
 
 def _plain(text: str) -> str:
-    return re.sub(r"[*_`]", "", text).strip()
+    """Heading text without emphasis and code marks (a name's underscores stay)."""
+    return re.sub(r"[*`]", "", text).strip()
 
 
 def _unquoted(text: str) -> str:
@@ -317,7 +318,7 @@ def _entry(adr: _Adr, successor: str | None, by_file: dict[str, str]) -> SourceE
     if successor is not None:
         status = SourceStatus.SUPERSEDED
     elif word in _RETIRED:
-        status, reason = SourceStatus.ARCHIVED, f"The ADR's status is {_RETIRED[word]}."
+        status, reason = SourceStatus.ARCHIVED, f"The ADR's status is {word}."
     links = map(_linked(by_file), _LINK.findall(adr.text))
     related = tuple(dict.fromkeys(k for k in links if k and k not in (adr.key, successor)))
     return SourceEntry(
