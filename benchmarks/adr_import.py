@@ -22,7 +22,7 @@ from contextd.app import open_app
 from contextd.config import load_settings
 from contextd.evaluation import load_dataset
 from contextd.importers import Importer, ImportReport, read_adrs
-from contextd.importers.adr import _number
+from contextd.importers.adr import adr_number
 
 
 def _checkout(mirrors: Path, repo: str, commit: str, folder: str, into: Path) -> Path:
@@ -62,7 +62,9 @@ def main() -> None:
                 for old in item.supersedes
             }
             entries = read_adrs(folder)
-            number = {e.source_id: _number(e.where, e.draft.title.split("\n")[0]) for e in entries}
+            number = {
+                e.source_id: adr_number(e.where, e.draft.title.split("\n")[0]) for e in entries
+            }
             edges = {
                 (number[e.successor], number[e.source_id]) for e in entries if e.successor in number
             }

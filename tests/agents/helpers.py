@@ -1,6 +1,9 @@
 """Config files real agents leave behind, and helpers to compare folders."""
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 CLAUDE_JSON = {
@@ -97,3 +100,18 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def load(path: Path) -> dict[str, object]:
     loaded: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
     return loaded
+
+
+def contextd_as(
+    user_home: Path, home: Path, cwd: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """`contextd ARGS` run in `cwd` as the user of `user_home`, with the store at `home`."""
+    env = {**os.environ, "CONTEXTD_HOME": str(home), "HOME": str(user_home)}
+    return subprocess.run(
+        [sys.executable, "-m", "contextd", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        encoding="utf-8",
+        timeout=120,
+    )

@@ -2,13 +2,10 @@
 (the plugin's hooks and setup's would each run), and `status` and `doctor` say which wires it."""
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from tests.agents.helpers import CLAUDE_SETTINGS, load
+from tests.agents.helpers import CLAUDE_SETTINGS, contextd_as, load
 from tests.agents.test_setup import our_hooks
 from tests.conftest import Cli
 
@@ -20,18 +17,6 @@ def _turn_plugin_on(user_home: Path, value: Any = True, key: str = "contextd@con
     current["enabledPlugins"] = {"prettier@tools": True, key: value}
     settings.write_text(json.dumps(current, indent=2) + "\n", encoding="utf-8")
     return settings
-
-
-def _run(repo: Path, user_home: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CONTEXTD_HOME": str(home), "HOME": str(user_home)}
-    return subprocess.run(
-        [sys.executable, "-m", "contextd", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        encoding="utf-8",
-        timeout=120,
-    )
 
 
 def test_setup_writes_no_second_wiring_beside_the_plugin(user_home: Path, run: Cli) -> None:
@@ -91,8 +76,8 @@ def test_status_and_doctor_say_the_plugin_wires_claude_and_warn_when_twice(
     assert run("setup", "--agent", "claude").exit_code == 0
     _turn_plugin_on(user_home)
 
-    status = _run(repo, user_home, home, "status")
-    doctor = json.loads(_run(repo, user_home, home, "doctor", "--json").stdout)
+    status = contextd_as(user_home, home, repo, "status")
+    doctor = json.loads(contextd_as(user_home, home, repo, "doctor", "--json").stdout)
 
     assert "Claude Code: ! the contextd plugin" in status.stdout
     assert "twice: run `contextd setup --agent claude`" in status.stdout
@@ -100,7 +85,9 @@ def test_status_and_doctor_say_the_plugin_wires_claude_and_warn_when_twice(
     assert finding["state"] == "warn" and "every hook runs twice" in finding["detail"]
 
     assert run("setup", "--agent", "claude").exit_code == 0
-    doctor = json.loads(_run(repo, user_home, home, "doctor", "--json").stdout)
+    doctor = json.loads(contextd_as(user_home, home, repo, "doctor", "--json").stdout)
     finding = next(c for c in doctor["checks"] if c["check"] == "agent claude")
     assert finding["state"] == "ok" and "wired by the contextd plugin" in finding["detail"]
-    assert "Claude Code: ✓ the contextd plugin" in _run(repo, user_home, home, "status").stdout
+    assert (
+        "Claude Code: ✓ the contextd plugin" in contextd_as(user_home, home, repo, "status").stdout
+    )

@@ -2,29 +2,20 @@
 wrote, and whether the program each entry starts can be found."""
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import tomlkit
 
+from tests.agents.helpers import contextd_as
 from tests.conftest import Cli
 
 
 def _status(
     repo: Path, home: Path, user_home: Path, *args: str
 ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CONTEXTD_HOME": str(home), "HOME": str(user_home)}
-    return subprocess.run(
-        [sys.executable, "-m", "contextd", "status", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        encoding="utf-8",
-        timeout=60,
-    )
+    return contextd_as(user_home, home, repo, "status", *args)
 
 
 def _agents(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 CK_07 = FIXTURES / "context-keeper-0.7.1"
 CK_019 = FIXTURES / "context-keeper-0.19.0"
 KEPT = FIXTURES / "kept"
+ADRS = FIXTURES / "adr"
 ORBIT = KEPT / "acme" / "orbit"
 
 
@@ -34,4 +35,12 @@ def kept_copy(tmp_path: Path) -> Path:
     """A writable copy of the Kept project folder acme/orbit."""
     target = tmp_path / "kept" / "acme" / "orbit"
     shutil.copytree(ORBIT, target)
+    return target
+
+
+@pytest.fixture
+def adr_copy(tmp_path: Path) -> Path:
+    """A writable copy of the ADR folder, for tests that change it."""
+    target = tmp_path / "adr"
+    shutil.copytree(ADRS, target)
     return target

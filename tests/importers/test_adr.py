@@ -11,9 +11,8 @@ from contextd.app import App
 from contextd.importers import read_adrs
 from contextd.models import DecisionBody, Kind, Origin, Status
 from tests.conftest import Cli, make_repo
-from tests.importers.conftest import FIXTURES, stored
+from tests.importers.conftest import ADRS, stored
 
-ADRS = FIXTURES / "adr"
 NATS = "2. Use NATS JetStream for the task queue"
 REDIS = "4. Move the task queue to Redis Streams"
 POSTGRES = "Use PostgreSQL for job metadata"
@@ -139,13 +138,11 @@ def test_a_folder_without_adrs_is_one_sentence(app: App, run: Cli, tmp_path: Pat
 
 
 def test_broken_front_matter_names_the_file_and_stores_nothing(
-    app: App, run: Cli, tmp_path: Path
+    app: App, run: Cli, adr_copy: Path
 ) -> None:
-    folder = tmp_path / "adr"
-    shutil.copytree(ADRS, folder)
-    (folder / "0009-broken.md").write_text("---\nstatus accepted\n# 9. Broken\n", "utf-8")
+    (adr_copy / "0009-broken.md").write_text("---\nstatus accepted\n# 9. Broken\n", "utf-8")
 
-    result = run("import", "adr", str(folder))
+    result = run("import", "adr", str(adr_copy))
 
     assert result.exit_code == 2
     assert "0009-broken.md has front matter that cannot be read" in result.output
@@ -153,17 +150,15 @@ def test_broken_front_matter_names_the_file_and_stores_nothing(
 
 
 def test_an_adr_holding_a_secret_refuses_the_whole_import(
-    app: App, run: Cli, tmp_path: Path
+    app: App, run: Cli, adr_copy: Path
 ) -> None:
-    folder = tmp_path / "adr"
-    shutil.copytree(ADRS, folder)
-    leaked = folder / "0003-use-postgresql-for-job-metadata.md"
+    leaked = adr_copy / "0003-use-postgresql-for-job-metadata.md"
     key = "AKIA" + "QWERTYUIOPASDFGH"
     leaked.write_text(
         leaked.read_text("utf-8").replace("plain SQL", f"plain SQL (key {key})"), "utf-8"
     )
 
-    result = run("import", "adr", str(folder), "--json")
+    result = run("import", "adr", str(adr_copy), "--json")
 
     assert result.exit_code == 2
     report = json.loads(result.stdout)
@@ -173,12 +168,10 @@ def test_an_adr_holding_a_secret_refuses_the_whole_import(
 
 
 def test_an_adr_added_later_supersedes_the_stored_one_it_names(
-    app: App, run: Cli, tmp_path: Path
+    app: App, run: Cli, adr_copy: Path
 ) -> None:
-    folder = tmp_path / "adr"
-    shutil.copytree(ADRS, folder)
-    run.json("import", "adr", str(folder))
-    (folder / "0009-run-the-task-queue-on-sqs.md").write_text(
+    run.json("import", "adr", str(adr_copy))
+    (adr_copy / "0009-run-the-task-queue-on-sqs.md").write_text(
         "# 9. Run the task queue on SQS\n\nDate: 2025-02-03\n\n## Status\n\nAccepted\n\n"
         "Supersedes ADR-0004\n\n## Context\n\nThe platform team now offers SQS with dead-letter "
         "queues and alarms, and nobody wants to page for Redis at night.\n\n## Decision\n\n"
@@ -187,7 +180,7 @@ def test_an_adr_added_later_supersedes_the_stored_one_it_names(
         "utf-8",
     )
 
-    again = run.json("import", "adr", str(folder))
+    again = run.json("import", "adr", str(adr_copy))
 
     assert again["counts"]["imported"] == 1 and again["counts"]["already_stored"] == 10
     records = stored(app)

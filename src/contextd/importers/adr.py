@@ -22,7 +22,7 @@ from contextd.importers.files import MAX_ENTRIES, read_bounded, source_folder
 from contextd.importers.frontmatter import FrontMatterError, split_front_matter
 from contextd.models import DecisionBody, Kind, MemoryBody, Origin, RecordDraft
 
-__all__ = ["adr_folder", "read_adrs"]
+__all__ = ["adr_folder", "adr_number", "read_adrs"]
 
 ADR_LIMIT = 1024 * 1024  # bytes in one ADR
 _NOT_ADRS = frozenset({"readme", "index", "toc"})
@@ -175,7 +175,7 @@ class _Adr:
         dated = _DATE.search(front.get("date", "") or fields.get("date", ""))
         self.date = dated.group(1) if dated else None
         self.text = text
-        self.number = _number(path.name, self.title)
+        self.number = adr_number(path.name, self.title)
 
 
 def _title_of_file(stem: str) -> str:
@@ -186,7 +186,7 @@ def _title_of_file(stem: str) -> str:
     return f"{int(numbered.group(1))}. {words}" if numbered and words else words or stem
 
 
-def _number(name: str, title: str) -> int | None:
+def adr_number(name: str, title: str) -> int | None:
     """The ADR's number: its file name's ("0012-use-nats.md"), else its title's."""
     filed = _FILE_NUMBER.match(name)
     if filed is not None:
