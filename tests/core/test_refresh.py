@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli
+from tests.storage.helpers import fts_rowids, seq_of
 
 QUEUE = "The task queue retries a failed job three times before it is dead-lettered"
 QUEUE_AGAIN = "The task queue retries a failed job three times before it gets dead-lettered"
@@ -73,12 +74,31 @@ def test_a_dry_run_says_what_it_would_do_and_changes_nothing(run: Cli) -> None:
     assert report["dry_run"] is True
     steps = _steps(report)
     assert steps["duplicates"]["to_merge"] == 1 and steps["duplicates"]["merged"] == 0
-    assert set(steps) == {"embeddings", "duplicates", "similar", "index", "tombstones"}
+    assert set(steps) == {"words", "embeddings", "duplicates", "similar", "index", "tombstones"}
     assert all(step["summary"] for step in report["steps"])
     assert run("show", twin["id"]).exit_code == 0
     text = run("refresh", "--dry-run").stdout
     assert text.startswith("Dry run: nothing was changed.")
     assert "would merge 1 duplicate into 1 record" in text
+
+
+@pytest.mark.usefixtures("repo")
+def test_records_an_older_version_indexed_are_indexed_again(run: Cli, home: Path) -> None:
+    made = _add(run, "Re-platforming the billing service onto Kubernetes")
+    with closing(sqlite3.connect(home / "contextd.db")) as conn, conn:  # as 0.x indexed it
+        conn.execute("UPDATE records SET body_text = category WHERE id = ?", (made["id"],))
+
+    def found() -> list[int]:
+        return fts_rowids(home / "contextd.db", "replatforming")
+
+    assert found() == []
+    assert _steps(run.json("refresh", "--dry-run"))["words"]["to_index"] == 1
+    assert found() == []
+
+    assert _steps(run.json("refresh"))["words"]["indexed"] == 1
+
+    assert found() == [seq_of(home / "contextd.db", made["id"])]
+    assert _steps(run.json("refresh"))["words"]["indexed"] == 0
 
 
 @pytest.mark.usefixtures("repo")

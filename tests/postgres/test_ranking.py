@@ -125,6 +125,23 @@ def test_a_word_fts5_splits_is_matched_term_by_term_on_the_server(app: App) -> N
     assert [rid for rid, _ in found] == [made.id]
 
 
+def test_other_spellings_of_compounds_and_cited_records_are_matched_on_the_server(
+    app: App,
+) -> None:
+    project = app.projects.ensure("bench")
+    made = [
+        app.writer.create(
+            RecordDraft(kind=Kind.MEMORY, title=title, body=MemoryBody(), category="note"),
+            project,
+        )
+        for title in ("Re-platforming billing onto Kubernetes", "ADR017: Use Papertrail for logs")
+    ]
+    scope = RecordFilter(project.id)
+    for text, wanted in (("replatforming", made[0]), ("ADR-0017", made[1])):
+        found = fts_candidates(app.db.connection(), text, scope, 5)
+        assert [rid for rid, _ in found][:1] == [wanted.id]
+
+
 @pytest.fixture
 def app(tmp_path: Path, pg_url: str) -> "App":  # type: ignore[misc]
     with open_app(load_settings(home=_home(tmp_path, "server", pg_url))) as opened:

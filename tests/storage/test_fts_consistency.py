@@ -258,6 +258,55 @@ def test_at_most_max_terms_distinct_words_reach_the_match() -> None:
     assert expression.split(" OR ") == [f'"{w}"' for w in words[:MAX_TERMS]]
 
 
+@pytest.mark.parametrize(
+    ("stored", "asked"),
+    [
+        ("Re-platforming the billing service onto Kubernetes", "replatforming billing"),
+        ("Front-end builds run on Vite", "frontend builds"),
+    ],
+)
+def test_a_hyphenated_compound_finds_the_same_word_written_as_one(
+    app: App, stored: str, asked: str
+) -> None:
+    project = app.current_project()
+    record = _memory(app, project, stored)
+    _memory(app, project, "Builds of the mobile app run on the pelican runner pool")
+
+    assert _candidate_ids(app, project, asked)[0] == record.id
+    assert_fts_consistent(app.settings.db_path)
+
+
+@pytest.mark.parametrize("asked", ["ADR0014", "ADR-0014", "adr 14", "ADR-14", "adr14"])
+@pytest.mark.parametrize(
+    "stored", ["14. Replace Terraform Cloud with S3", "ADR014: Replace Terraform Cloud with S3"]
+)
+def test_a_numbered_decision_is_found_however_its_number_is_written(
+    app: App, stored: str, asked: str
+) -> None:
+    project = app.current_project()
+    record = _decision(
+        app, project, stored, "Terraform Cloud costs us too much for our 93 workspaces"
+    )
+    _decision(
+        app, project, "3. Use Concourse for CI", "Builds need a pipeline that we can host ourselves"
+    )
+    _decision(app, project, "ADR041: Use PagerDuty", "Out-of-hours support needs paging and a rota")
+
+    assert _candidate_ids(app, project, f"What did {asked} decide?")[0] == record.id
+
+
+def test_a_single_digit_cited_record_keeps_its_number() -> None:
+    assert match_expression("ADR 7") == '"adr" OR "adr7" OR "7"'
+    assert match_expression("What is ADR-0007 about?") == '"adr" OR "0007" OR "adr7" OR "7"'
+
+
+def test_a_hyphenated_query_word_is_sought_by_its_parts_alone() -> None:
+    # The records holding "front-end" index "frontend" too: seeking both would count it twice.
+    assert match_expression("front-end state-of-the-art 2019-01-02") == (
+        '"front" OR "end" OR "state" OR "art" OR "2019" OR "01" OR "02"'
+    )
+
+
 @pytest.mark.parametrize("text", ["", "   ", "\n\t", "!!! ??? ...", '"*^():-', "\x00", "— … «»"])
 def test_text_without_any_word_is_refused_as_an_invalid_query(app: App, text: str) -> None:
     project = app.current_project()

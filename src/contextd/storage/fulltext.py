@@ -22,6 +22,7 @@ __all__ = [
     "IndexedText",
     "LexicalMatches",
     "query_words",
+    "word_variants",
 ]
 
 MAX_TERMS = 16
@@ -43,6 +44,12 @@ _STOP_WORDS = frozenset(
     until up very was we were what when where which while who whom why will with would you your
     yours""".split()
 )
+
+
+# "re-platforming" and "replatforming", "front-end" and "frontend": one word written two ways.
+_COMPOUND = re.compile(r"(?<![\w-])[^\W\d_]+(?:-[^\W\d_]+){1,2}(?![\w-])")
+# A numbered record cited as "ADR-0014", "ADR 14", "adr0014" or "RFC 7807": one term, "adr14".
+_REFERENCE = re.compile(r"\b(adr|rfc)[-_ #:]?0*(\d{1,5})\b", re.I)
 
 
 class LexicalMatches(Struct, frozen=True):
@@ -89,13 +96,30 @@ def idf(total: int, holding: int) -> float:
 
 def query_words(text: str) -> list[str]:
     """The words of `text` worth matching: stop words dropped (unless nothing else is left),
-    repeats removed, at most MAX_TERMS.
+    repeats removed, then each cited record as one term and as its bare number ("ADR0014"
+    also seeks the "adr14" word_variants indexes and the "14." of the ADR's title); at most
+    MAX_TERMS. A hyphenated compound is sought by its parts alone: the records holding it
+    index its joined spelling as well, which would count it twice.
 
     Raises:
         InvalidQueryError: the text holds no word to search for.
     """
-    words = [w.lower() for w in _WORD.findall(text.replace("\x00", " "))]
+    text = text.replace("\x00", " ")
+    words = [w.lower() for w in _WORD.findall(text)]
     if not words:
         raise InvalidQueryError("The query has no words to search for; type a few keywords.")
     kept = [w for w in words if w not in _STOP_WORDS and len(w) > 1] or words
-    return list(dict.fromkeys(kept))[:MAX_TERMS]
+    cited = [(m.group(1).lower(), m.group(2).lstrip("0") or "0") for m in _REFERENCE.finditer(text)]
+    extra = [form for name, number in cited for form in (name + number, number)]
+    return list(dict.fromkeys([*kept, *extra]))[:MAX_TERMS]
+
+
+def word_variants(text: str) -> list[str]:
+    """Other spellings of the words of `text`, indexed beside a record's own words: each
+    hyphenated compound joined, so "replatforming" finds "re-platforming"; and each cited
+    record as one term, so "ADR0014", "ADR-14" and "adr 14" find each other ("adr14")."""
+    joined = [m.group(0).replace("-", "").lower() for m in _COMPOUND.finditer(text)]
+    cited = [
+        f"{m.group(1)}{m.group(2).lstrip('0') or '0'}".lower() for m in _REFERENCE.finditer(text)
+    ]
+    return list(dict.fromkeys([*joined, *cited]))

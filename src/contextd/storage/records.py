@@ -3,7 +3,7 @@
 import json
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from msgspec import Struct
 
@@ -12,9 +12,7 @@ from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, 
 from contextd.storage import id_prefixes, owners
 from contextd.storage.connection import Connection
 from contextd.storage.filters import RecordFilter
-
-if TYPE_CHECKING:
-    pass
+from contextd.storage.fulltext import word_variants
 
 __all__ = [
     "chain_end",
@@ -26,6 +24,7 @@ __all__ = [
     "linking",
     "list_records",
     "naming",
+    "outdated_text",
     "record_from_row",
     "RecordHead",
     "heads_by_priority",
@@ -58,6 +57,14 @@ def search_text(record: Record) -> str:
     if record.category:
         parts.append(record.category)
     return "\n".join(parts)
+
+
+def _body_text(record: Record) -> str:
+    """What the index holds as the body: its words, then the other spellings of the title's
+    and the body's compounds and cited records (fulltext.word_variants)."""
+    text = search_text(record)
+    variants = word_variants(f"{record.title}\n{text}")
+    return f"{text}\n{' '.join(variants)}" if variants else text
 
 
 def _row_values(record: Record) -> tuple[object, ...]:
@@ -150,7 +157,7 @@ def insert_record(conn: Connection, record: Record, *, private: bool = False) ->
     team server a personal one (owners.personal) belongs to the connection's developer. It
     gets its short id for good (id_prefixes.new_short_id)."""
     values = _row_values(record)
-    body_text = search_text(record)
+    body_text = _body_text(record)
     dialect = conn.dialect
     extra = conn.full_text.indexed_columns(_indexed(values, body_text))
     columns = "".join(f", {name}" for name, _, _ in extra)
@@ -167,7 +174,7 @@ def insert_record(conn: Connection, record: Record, *, private: bool = False) ->
 def replace_record(conn: Connection, record: Record) -> None:
     """Write every field of an existing record (the full-text index follows text changes)."""
     values = _row_values(record)
-    body_text = search_text(record)
+    body_text = _body_text(record)
     extra = conn.full_text.indexed_columns(_indexed(values, body_text))
     assignments = ", ".join(
         f"{name} = ?" for name in [n.strip() for n in COLUMNS.split(",")[1:]] + ["body_text"]
@@ -177,6 +184,14 @@ def replace_record(conn: Connection, record: Record) -> None:
         f"UPDATE records SET {assignments} WHERE id = ?",
         (*values[1:], body_text, *(value for _, _, value in extra), record.id),
     )
+
+
+def outdated_text(conn: Connection) -> list[Record]:
+    """Records whose indexed text an older contextd wrote (without today's other spellings,
+    say); replace_record writes it again."""
+    rows = conn.execute(f"SELECT {COLUMNS}, body_text FROM records").fetchall()
+    records = [(record_from_row(row[:-1]), row[-1]) for row in rows]
+    return [record for record, stored in records if stored != _body_text(record)]
 
 
 def _indexed(values: tuple[object, ...], body_text: str) -> tuple[str, str, str, str]:

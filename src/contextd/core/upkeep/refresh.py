@@ -1,12 +1,14 @@
 """`refresh`: keep the store true, step by step, each step saying what it did with counts.
 
-1. embeddings: embed records whose vector is missing, of older text, or of another model
+1. words: index again the text of records an older contextd indexed (storage.records
+   .outdated_text);
+2. embeddings: embed records whose vector is missing, of older text, or of another model
    (the provider or model changed);
-2. duplicates: list exact and near duplicates (see consolidation) and, only when `confirm`
+3. duplicates: list exact and near duplicates (see consolidation) and, only when `confirm`
    says yes to that list, merge each into its older record;
-3. similar: report clusters of similar records for a person to judge;
-4. index: rebuild the vector index from SQLite;
-5. tombstones: forget deletions older than `sync.tombstone_retention_days`.
+4. similar: report clusters of similar records for a person to judge;
+5. index: rebuild the vector index from SQLite;
+6. tombstones: forget deletions older than `sync.tombstone_retention_days`.
 
 Nothing but a confirmed list is ever merged: a refresh run to bring the index up to date
 leaves every record as it is. With `dry_run` nothing is written: each step says what it
@@ -24,6 +26,7 @@ from contextd.clock import to_iso
 from contextd.core.upkeep.consolidation import Cluster, Consolidation, Merge
 from contextd.core.upkeep.semantic_index import IndexService
 from contextd.errors import ProviderUnavailableError
+from contextd.storage import records as record_rows
 from contextd.storage import sync_state as sync_rows
 from contextd.storage.store import Database
 
@@ -68,6 +71,7 @@ class Refresher:
     ) -> RefreshReport:
         """Run every step; the duplicates found are merged only if `confirm` (shown them
         before anything is merged) returns True."""
+        words = self._words(dry_run)
         embeddings, embedded = self._embeddings(dry_run, force_embeddings, progress)
         survey = self._consolidation.survey()
         merging = bool(
@@ -80,8 +84,32 @@ class Refresher:
             f"({counted(sum(len(c.records) for c in survey.clusters), 'record')}) for you to judge",
             {"clusters": len(survey.clusters)},
         )
-        steps = [embeddings, duplicates, similar, self._rebuild(dry_run), self._expire(dry_run)]
+        steps = [
+            words,
+            embeddings,
+            duplicates,
+            similar,
+            self._rebuild(dry_run),
+            self._expire(dry_run),
+        ]
         return RefreshReport(dry_run, steps, survey.merges, merging, survey.clusters, embedded)
+
+    def _words(self, dry_run: bool) -> Step:
+        if dry_run:
+            count = len(record_rows.outdated_text(self._db.connection()))
+            return Step(
+                "words", f"would index {counted(count, 'record')} again", {"to_index": count}
+            )
+        with self._db.transaction() as conn:
+            outdated = record_rows.outdated_text(conn)
+            for record in outdated:
+                record_rows.replace_record(conn, record)
+        summary = (
+            f"indexed {counted(len(outdated), 'record')} again, as this version reads words"
+            if outdated
+            else "every record's words are indexed as this version reads them"
+        )
+        return Step("words", summary, {"indexed": len(outdated)})
 
     def _embeddings(
         self, dry_run: bool, force: bool, progress: Callable[[int, int], None] | None
