@@ -90,7 +90,7 @@ def main() -> None:
         env = dict(os.environ, CONTEXTD_HOME=str(home), CONTEXTD_PROJECT="bench")
         (home / "config.toml").write_text("[hooks]\nautostart_daemon = false\n", "utf-8")
         cwd = folder
-        start = {"session_id": "bench", "cwd": cwd, "source": "startup"}
+        start: dict[str, object] = {"session_id": "bench", "cwd": cwd, "source": "startup"}
         without = prompt_times(env, args.rounds, cwd)
         session_start = [hook(env, "session-start", start) for _ in range(5)]
         daemon(env, "start")

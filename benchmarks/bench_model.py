@@ -26,7 +26,7 @@ from bench_retrieval import QUERIES, sentence
 
 from contextd.embeddings.local import LocalMiniLM
 
-VARIANTS = {
+VARIANTS: dict[str, dict[str, object]] = {
     "numpy": {"runtime": "numpy"},
     "onnx fp32 1 call": {"runtime": "onnxruntime"},
     "onnx fp32 warmed": {"warm": True},

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
 
-from contextd.app import open_app
+from contextd.app import App, open_app
 from contextd.clock import now
 from contextd.config import load_settings
 from contextd.embeddings.base import text_hash
-from contextd.models import Kind, MemoryBody, RecordDraft, SearchQuery
+from contextd.models import Kind, MemoryBody, Project, Record, RecordDraft, SearchQuery
 from contextd.retrieval.indexer import embedding_text
 from contextd.storage import vectors
 
@@ -99,10 +99,11 @@ def build(home: Path, size: int, ingest: int, rng: random.Random) -> tuple[float
         return rate, provider.id if provider else "none"
 
 
-def _create_without_model(app, drafts, project):  # type: ignore[no-untyped-def]
+def _create_without_model(app: App, drafts: list[RecordDraft], project: Project) -> list[Record]:
     import numpy as np  # after contextd, which picks the BLAS thread count before numpy loads
 
     indexer, app.writer._indexer = app.writer._indexer, None
+    assert indexer is not None  # called only when the store has a model
     try:
         records = app.writer.create_many(drafts, project)
     finally:

@@ -134,9 +134,11 @@ def main() -> None:
                             f"{statistics.median(got['search']):6.1f} ms  ({name})",
                             flush=True,
                         )
-            for name, url in (("sqlite", None), ("server", cluster.database())):
+            for name, address in (("sqlite", None), ("server", cluster.database())):
                 rate = writers(
-                    home_for(root / f"writers-{name}", url, "hashing"), args.writers, args.writes
+                    home_for(root / f"writers-{name}", address, "hashing"),
+                    args.writers,
+                    args.writes,
                 )
                 print(
                     f"{args.writers} writers x {args.writes} records: {rate:6.0f} records/s "

@@ -389,10 +389,15 @@ def _queries(
             sys.exit(
                 f"question {q['id']}: {relevant} is not the end of its chain {sorted(current)}"
             )
-        old = sorted({o for r in relevant for o in _ancestors(r, edges)})
-        line = {"id": q["id"], "project": q["project"], "query": q["query"], "relevant": relevant}
-        if old:
-            line["superseded"] = old
+        older = sorted({o for r in relevant for o in _ancestors(r, edges)})
+        line: dict[str, object] = {
+            "id": q["id"],
+            "project": q["project"],
+            "query": q["query"],
+            "relevant": relevant,
+        }
+        if older:
+            line["superseded"] = older
         line["category"] = q["category"]
         if q["category"] == "chain" and not old:
             sys.exit(f"question {q['id']}: category chain but no superseded record")

@@ -227,12 +227,12 @@ def cross_validate(datasets: list[Dataset], grid: list[str], folds: int) -> None
     print(f"\n{'held-out':28}" + "".join(f"{m:>10}" for m in QUALITY))
     for d in datasets:
         fts, sem = (_mean(arm, everything[d.name]) for arm in arms[d.name])
-        for label, values in (
+        for label, scores in (
             ("hybrid", _mean(held[d.name], everything[d.name])),
             ("fts", fts),
             ("semantic", sem),
         ):
-            print(f"{d.name[:18]:18}{label:>10}" + "".join(f"{values[m]:>10.3f}" for m in QUALITY))
+            print(f"{d.name[:18]:18}{label:>10}" + "".join(f"{scores[m]:>10.3f}" for m in QUALITY))
 
 
 def main() -> None:
