@@ -21,7 +21,13 @@ POSTGRES = "Use PostgreSQL for job metadata"
 def test_each_adr_is_a_decision_and_readme_and_template_are_skipped(app: App, run: Cli) -> None:
     out = run.json("import", "adr", str(ADRS))
 
-    assert out["counts"] == {"entries": 10, "imported": 10, "already_stored": 0, "refused": 0}
+    assert out["counts"] == {
+        "entries": 10,
+        "imported": 10,
+        "updated": 0,
+        "already_stored": 0,
+        "refused": 0,
+    }
     records = stored(app)
     skipped = ("NUMBER. TITLE", "Architecture decisions", "{short title of solved problem")
     assert not any(title.startswith(skipped) for title in records)
@@ -113,6 +119,94 @@ def test_a_second_import_adds_nothing(app: App, run: Cli) -> None:
 
     assert again["counts"]["imported"] == 0 and again["counts"]["already_stored"] == 10
     assert len(stored(app)) == 10
+
+
+NEW_DECISION = (
+    "We will use NATS JetStream with work-queue streams and one consumer per job type, because "
+    "a stalled job type then never holds up the others."
+)
+
+
+def _edit_decision(folder: Path) -> None:
+    adr = folder / "0002-use-nats-jetstream-for-the-task-queue.md"
+    text = adr.read_text("utf-8")
+    start, end = text.index("## Decision\n"), text.index("## Consequences")
+    adr.write_text(f"{text[:start]}## Decision\n\n{NEW_DECISION}\n\n{text[end:]}", "utf-8")
+
+
+def test_an_adr_edited_since_its_import_updates_its_record_in_place(
+    app: App, run: Cli, adr_copy: Path
+) -> None:
+    run.json("import", "adr", str(adr_copy))
+    before = stored(app)[NATS]
+    run.json("update", before.id, "--tag", "adr", "--tag", "queue", "--priority", "4")
+    _edit_decision(adr_copy)
+
+    again = run.json("import", "adr", str(adr_copy))
+
+    assert again["counts"]["imported"] == 0 and again["counts"]["updated"] == 1
+    assert again["updated"][0]["id"] == before.id and again["written"] is True
+    records = stored(app)
+    assert len(records) == 10
+    after = records[NATS]
+    assert after.id == before.id and isinstance(after.body, DecisionBody)
+    assert " ".join(after.body.why_chosen.split()) == NEW_DECISION
+    assert after.body.problem == before.body.problem  # type: ignore[union-attr]
+    assert after.tags == ("adr", "queue") and after.priority == 4  # what was set here stays
+    assert after.status is Status.SUPERSEDED and after.superseded_by == records[REDIS].id
+    text = run("import", "adr", str(adr_copy)).output
+    assert "10 already stored." in text and "Updated" not in text
+
+
+def test_a_dry_run_says_which_edited_adr_it_would_update_and_changes_nothing(
+    app: App, run: Cli, adr_copy: Path
+) -> None:
+    run.json("import", "adr", str(adr_copy))
+    before = stored(app)[NATS]
+    _edit_decision(adr_copy)
+
+    result = run("import", "adr", str(adr_copy), "--dry-run")
+
+    assert result.exit_code == 0
+    assert "would update 1." in result.output
+    assert "Would update" in result.output and "0002-use-nats" in result.output
+    assert stored(app)[NATS] == before
+
+
+def test_an_edit_that_adds_a_secret_is_refused_and_nothing_changes(
+    app: App, run: Cli, adr_copy: Path
+) -> None:
+    run.json("import", "adr", str(adr_copy))
+    before = stored(app)[NATS]
+    _edit_decision(adr_copy)
+    adr = adr_copy / "0002-use-nats-jetstream-for-the-task-queue.md"
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    adr.write_text(adr.read_text("utf-8").replace("job type,", f"job type (key {key}),"), "utf-8")
+
+    result = run("import", "adr", str(adr_copy), "--json")
+
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["counts"]["refused"] == 1
+    assert key not in result.output
+    assert stored(app)[NATS] == before
+
+
+def test_a_record_written_here_is_never_overwritten_by_an_adr_of_its_title(
+    app: App, run: Cli
+) -> None:
+    mine = run.json(
+        "decide",
+        NATS,
+        "--problem",
+        "We needed a queue that keeps jobs when a worker restarts mid-render.",
+        "--why",
+        "It was the queue the team already ran elsewhere, with replay and durable consumers.",
+    )
+
+    out = run.json("import", "adr", str(ADRS))
+
+    assert out["counts"]["updated"] == 0 and out["counts"]["already_stored"] == 1
+    assert run.json("show", mine["id"])["body"]["why_chosen"].startswith("It was the queue")
 
 
 def test_search_finds_the_current_decision_and_not_the_one_it_replaced(app: App, run: Cli) -> None:

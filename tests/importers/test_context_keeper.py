@@ -22,7 +22,13 @@ from tests.importers.conftest import CK_019, CK_07, stored
 
 def test_every_documented_field_of_a_decision_arrives(app: App, run: Cli) -> None:
     out = run.json("import", "context-keeper", str(CK_07))
-    assert out["counts"] == {"entries": 7, "imported": 7, "already_stored": 0, "refused": 0}
+    assert out["counts"] == {
+        "entries": 7,
+        "imported": 7,
+        "updated": 0,
+        "already_stored": 0,
+        "refused": 0,
+    }
     assert out["written"] is True and "error" not in out
     records = stored(app)
     nats = records["Use NATS JetStream for the task queue"]
@@ -181,6 +187,25 @@ def test_a_record_stored_by_hand_counts_as_already_stored_and_takes_the_links(
     records = stored(app)
     assert records["Use Redis pub/sub for the task queue"].superseded_by == mine
     assert mine in records["Publish only to NATS subjects under tasks.*"].related_to
+
+
+def test_an_entry_edited_since_its_import_updates_its_record(
+    app: App, run: Cli, ck_copy: Path
+) -> None:
+    first = run.json("import", "context-keeper", str(ck_copy))
+    decisions = ck_copy / ".context" / "decisions.json"
+    entries = json.loads(decisions.read_text(encoding="utf-8"))
+    why = "JetStream's durable consumers resume where a restarted worker stopped, so no task is lost."
+    entries[1] |= {"why_chosen": why}
+    decisions.write_text(json.dumps(entries), encoding="utf-8")
+
+    out = run.json("import", "context-keeper", str(ck_copy))
+
+    assert out["counts"]["updated"] == 1 and out["counts"]["imported"] == 0
+    imported = {i["source_id"]: i["id"] for i in first["imported"]}
+    assert out["updated"][0]["id"] == imported["dec-002"]
+    assert run.json("show", imported["dec-002"])["body"]["why_chosen"] == why
+    assert len(stored(app)) == 7
 
 
 def test_a_successor_added_since_supersedes_the_stored_record(

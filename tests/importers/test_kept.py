@@ -19,7 +19,13 @@ DRAIN = "Pause the JetStream consumers before every rollout and resume them afte
 
 def test_notes_become_memories_of_the_category_their_type_means(app: App, run: Cli) -> None:
     out = run.json("import", "kept", str(ORBIT))
-    assert out["counts"] == {"entries": 6, "imported": 6, "already_stored": 0, "refused": 0}
+    assert out["counts"] == {
+        "entries": 6,
+        "imported": 6,
+        "updated": 0,
+        "already_stored": 0,
+        "refused": 0,
+    }
     categories = {title: r.category for title, r in stored(app).items()}
     assert categories == {
         DRAIN: "convention",  # feedback: how to work here

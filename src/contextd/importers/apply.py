@@ -4,7 +4,9 @@ all of them written in one transaction — or none when one is refused.
 
 An entry that restates a stored record (of any status) is "already stored" and stands for that
 record in every link, so running an import again adds nothing and a successor imported later
-still finds the record it replaces.
+still finds the record it replaces. One that has the title of a record an earlier import
+stored, of the same kind, but other text was edited in its source since: that record is
+updated to the new text (its id, links, tags, priority and status kept), never stored twice.
 """
 
 from collections.abc import Callable, Sequence
@@ -20,7 +22,7 @@ from contextd.importers.entry import SourceEntry, SourceStatus
 from contextd.importers.loops import supersede_loops
 from contextd.importers.report import AlreadyStored, Imported, ImportReport, Refused, Retired
 from contextd.importers.twins import Twins
-from contextd.models import Project, Record, Status
+from contextd.models import Origin, Project, Record, RecordEdit, Status, body_to_dict
 from contextd.storage.store import Database
 
 __all__ = ["Importer"]
@@ -32,6 +34,7 @@ class _Plan:
     def __init__(self) -> None:
         self.ids: dict[str, str] = {}  # source id -> the record standing for it
         self.new: list[tuple[SourceEntry, PreparedWrite]] = []
+        self.revised: list[tuple[SourceEntry, PreparedWrite]] = []  # stored, edited since
         self.stored: set[str] = set()  # source ids already in the store before this import
 
 
@@ -62,14 +65,19 @@ class Importer:
         self._refuse_loops(entries, plan, writes, retired, report)
         if report.refused:
             return report
-        if not report.dry_run and (writes or retired):
+        revisions = [write for _, write in plan.revised]
+        if not report.dry_run and (writes or revisions or retired):
             with self._db.transaction():
-                self._writer.write_all(writes)
+                self._writer.write_all([*writes, *revisions])
                 for change in retired:
                     self._writer.supersede(change.record_id, change.successor_id)
         order = {entry.source_id: index for index, entry in enumerate(entries)}
         report.imported = sorted(
             (_imported(entry, w.record) for (entry, _), w in zip(plan.new, writes, strict=True)),
+            key=lambda i: order[i.source_id],
+        )
+        report.revised = sorted(
+            (_imported(entry, w.record) for entry, w in plan.revised),
             key=lambda i: order[i.source_id],
         )
         report.already_stored.sort(key=lambda a: order[a.source_id])
@@ -111,13 +119,20 @@ class Importer:
             except DuplicateError as exc:
                 plan.ids[entry.source_id] = exc.existing_id
                 plan.stored.add(entry.source_id)
+                try:
+                    revision = self._revision(entry, exc.existing_id)
+                except InvalidInputError as invalid:
+                    report.refused.append(_refused(entry, invalid))
+                    continue
+                if revision is not None:
+                    plan.revised.append((entry, revision))
+                    continue
                 report.already_stored.append(
                     AlreadyStored(entry.source_id, entry.where, exc.existing_id)
                 )
                 continue
             except InvalidInputError as exc:
-                field = getattr(exc, "field", None)
-                report.refused.append(Refused(entry.source_id, entry.where, field, str(exc)))
+                report.refused.append(_refused(entry, exc))
                 continue
             twin = twins.of(write)
             if twin is not None:
@@ -132,6 +147,29 @@ class Importer:
         order = {entry.source_id: index for index, entry in enumerate(entries)}
         report.refused.sort(key=lambda r: order[r.source_id])
         return plan
+
+    def _revision(self, entry: SourceEntry, stored_id: str) -> PreparedWrite | None:
+        """The stored record `entry` restates, rewritten with the entry's text, when an
+        earlier import stored it under the same title and the source has edited it since.
+
+        Raises:
+            InvalidInputError: the edited text breaks a rule (a too-short field, a secret).
+        """
+        stored = self._reader.get(stored_id)
+        draft = entry.draft
+        if (
+            stored.origin is not Origin.IMPORT
+            or stored.kind is not draft.kind
+            or stored.title.casefold() != draft.title.casefold()
+            or (stored.title, stored.body, stored.category)
+            == (draft.title, draft.body, draft.category)
+        ):
+            return None
+        edit = RecordEdit(title=draft.title, category=draft.category, body=body_to_dict(draft.body))
+        try:
+            return self._writer.prepare_update(stored.id, edit)
+        except DuplicateError:  # the new text restates another record: leave this one be
+            return None
 
     def _finished(
         self, entry: SourceEntry, write: PreparedWrite, plan: _Plan, report: ImportReport
@@ -230,6 +268,10 @@ def _imported(entry: SourceEntry, record: Record) -> Imported:
         record.title,
         record.category,
     )
+
+
+def _refused(entry: SourceEntry, exc: InvalidInputError) -> Refused:
+    return Refused(entry.source_id, entry.where, getattr(exc, "field", None), str(exc))
 
 
 def _state(record: Record) -> tuple[Status, str | None]:
