@@ -195,7 +195,9 @@ def test_an_entry_edited_since_its_import_updates_its_record(
     first = run.json("import", "context-keeper", str(ck_copy))
     decisions = ck_copy / ".context" / "decisions.json"
     entries = json.loads(decisions.read_text(encoding="utf-8"))
-    why = "JetStream's durable consumers resume where a restarted worker stopped, so no task is lost."
+    why = (
+        "JetStream's durable consumers resume where a stopped worker left off, so no task is lost."
+    )
     entries[1] |= {"why_chosen": why}
     decisions.write_text(json.dumps(entries), encoding="utf-8")
 
