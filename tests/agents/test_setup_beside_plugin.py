@@ -91,3 +91,56 @@ def test_status_and_doctor_say_the_plugin_wires_claude_and_warn_when_twice(
     assert (
         "Claude Code: ✓ the contextd plugin" in contextd_as(user_home, home, repo, "status").stdout
     )
+
+
+def _project_settings(repo: Path, name: str, value: Any) -> Path:
+    settings = repo / ".claude" / name
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"enabledPlugins": {"contextd@contextd": value}}), "utf-8")
+    return settings
+
+
+def test_a_plugin_turned_on_in_the_project_is_seen_there_and_setup_keeps_the_user_wiring(
+    repo: Path, user_home: Path, home: Path, run: Cli
+) -> None:
+    assert run("setup", "--agent", "claude").exit_code == 0
+    shared = _project_settings(repo, "settings.json", True)
+
+    status = contextd_as(user_home, home, repo, "status")
+    doctor = json.loads(contextd_as(user_home, home, repo, "doctor", "--json").stdout)
+
+    assert "Claude Code: ! the contextd plugin" in status.stdout
+    assert f"twice here: the plugin is on in {shared}" in status.stdout
+    finding = next(c for c in doctor["checks"] if c["check"] == "agent claude")
+    assert finding["state"] == "warn" and "twice in this project" in finding["detail"]
+    assert str(shared) in finding["fix"]
+    # Other projects still need setup's wiring: setup leaves it in place.
+    assert run("setup", "--agent", "claude").exit_code == 0
+    assert our_hooks(load(user_home / ".claude" / "settings.json"))
+
+
+def test_a_project_local_file_turning_the_plugin_off_wins_over_the_others(
+    repo: Path, user_home: Path, home: Path
+) -> None:
+    _turn_plugin_on(user_home)
+    _project_settings(repo, "settings.json", True)
+    _project_settings(repo, "settings.local.json", False)
+
+    status = contextd_as(user_home, home, repo, "status", "--json")
+
+    claude = next(a for a in json.loads(status.stdout)["agents"] if a["agent"] == "claude")
+    assert claude["plugin"] is None
+
+
+def test_a_broken_project_settings_file_is_named_not_a_traceback(
+    repo: Path, user_home: Path, home: Path
+) -> None:
+    broken = repo / ".claude" / "settings.local.json"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("{not json", "utf-8")
+
+    doctor = contextd_as(user_home, home, repo, "doctor", "--json")
+
+    finding = next(c for c in json.loads(doctor.stdout)["checks"] if c["check"] == "agent claude")
+    assert finding["state"] == "fail" and "settings.local.json" in finding["detail"]
+    assert "Traceback" not in doctor.stderr

@@ -64,6 +64,8 @@ class Agent(Struct, frozen=True):
     # The settings file under ~ whose enabledPlugins can turn on contextd's own plugin, which
     # wires what setup would: then setup keeps no copy of its own (hooks would run twice).
     plugin_settings: str = ""
+    # The same in a project, read after it (the shared file, then the local one).
+    plugin_project_settings: tuple[str, ...] = ()
 
     def installed(self, places: Places) -> bool:
         if any((places.home / marker).exists() for marker in self.markers):
@@ -157,6 +159,7 @@ AGENTS: tuple[Agent, ...] = (
             ),
         ),
         plugin_settings=".claude/settings.json",
+        plugin_project_settings=(".claude/settings.json", ".claude/settings.local.json"),
     ),
     Agent(
         "codex",

@@ -56,27 +56,42 @@ def marketplace() -> dict[str, Any]:
     }
 
 
-def enabled_by(agent: Agent, places: Places) -> Path | None:
-    """The settings file whose enabledPlugins turns this plugin on for `agent` (from any
-    marketplace: `contextd@…`), or None.
+def enabled_by(agent: Agent, places: Places, checkout: Path | None = None) -> Path | None:
+    """The settings file that turns this plugin on for `agent` (from any marketplace:
+    `contextd@…`), or None when none does. The user's file is read, then, for a `checkout`,
+    that project's shared and local files, each one that names the plugin overriding the
+    one before, as the agent reads them.
 
     Raises:
-        ConfigError: that file cannot be read or parsed.
+        ConfigError: one of those files cannot be read or parsed.
     """
     if not agent.plugin_settings:
         return None
-    path = places.home / agent.plugin_settings
+    files = [places.home / agent.plugin_settings]
+    if checkout is not None:
+        files += [checkout / name for name in agent.plugin_project_settings]
+    decided = None
+    for path in files:
+        switched = _switch(path)
+        if switched is not None:
+            decided = path if switched else None
+    return decided
+
+
+def _switch(path: Path) -> bool | None:
+    """Whether the file's enabledPlugins turns the plugin on or off; None: it does not say."""
     content = read_config(path)
     if content is None:
         return None
     enabled = parse(path, content, Format.JSON).data.get("enabledPlugins")
     if not isinstance(enabled, dict):
         return None
-    on = any(
-        isinstance(key, str) and key.partition("@")[0] == PLUGIN_NAME and _switched_on(value)
+    named = [
+        _switched_on(value)
         for key, value in enabled.items()
-    )
-    return path if on else None
+        if isinstance(key, str) and key.partition("@")[0] == PLUGIN_NAME
+    ]
+    return any(named) if named else None
 
 
 def _switched_on(value: object) -> bool:

@@ -33,18 +33,20 @@ class AgentWiring(Struct, frozen=True):
     entries: tuple[Entry, ...]
     problem: str | None = None  # a file of the agent that could not be read
     plugin: Path | None = None  # the settings file turning contextd's plugin on, if one does
+    plugin_in_project: bool = False  # that file is the project's, not the user's
 
     def entry(self, kind: str) -> Entry | None:
         return next((e for e in self.entries if e.kind == kind), None)
 
 
-def wiring(places: Places) -> list[AgentWiring]:
-    """Every agent installed here or holding an entry of ours, in the catalogue's order."""
-    found = [_agent_wiring(agent, places) for agent in AGENTS]
+def wiring(places: Places, checkout: Path | None = None) -> list[AgentWiring]:
+    """Every agent installed here or holding an entry of ours, in the catalogue's order;
+    with the project `checkout` whose own settings may turn the plugin on or off."""
+    found = [_agent_wiring(agent, places, checkout) for agent in AGENTS]
     return [w for w in found if w.installed or w.entries or w.problem or w.plugin]
 
 
-def _agent_wiring(agent: Agent, places: Places) -> AgentWiring:
+def _agent_wiring(agent: Agent, places: Places, checkout: Path | None) -> AgentWiring:
     entries: list[Entry] = []
     problem = None
     for target in agent.targets:
@@ -64,10 +66,13 @@ def _agent_wiring(agent: Agent, places: Places) -> AgentWiring:
                 entries.append(Entry(wired.kind, path, wired.program, resolves, wired.events))
     installed = agent.installed(places)
     try:
-        plugin = enabled_by(agent, places)
-    except ContextdError:  # the file's problem is already said
-        plugin = None
-    return AgentWiring(agent.name, agent.label, installed, tuple(entries), problem, plugin)
+        plugin = enabled_by(agent, places, checkout)
+    except ContextdError as exc:
+        problem, plugin = problem or str(exc), None
+    in_project = plugin is not None and plugin != places.home / agent.plugin_settings
+    return AgentWiring(
+        agent.name, agent.label, installed, tuple(entries), problem, plugin, in_project
+    )
 
 
 def _resolves(program: str, search_path: str | None) -> bool:

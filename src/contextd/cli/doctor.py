@@ -8,6 +8,7 @@ reported, not created.
 """
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
 import click
@@ -69,10 +70,19 @@ def checkup() -> list[Finding]:
     findings.append(store)
     findings += _model(settings)
     findings.append(_daemon(settings))
-    findings += _agents(wiring(places_here()))
+    findings += _agents(wiring(places_here(), _checkout(app)))
     if app is not None:
         findings += _reach(app)
     return findings
+
+
+def _checkout(app: App | None) -> Path | None:
+    """The attached folder the doctor runs in, whose own agent settings count too."""
+    try:
+        checkout = app.current_project().checkout if app is not None else None
+    except ContextdError:
+        return None
+    return Path(checkout) if checkout else None
 
 
 def _store(settings: Settings) -> tuple[Finding, App | None]:
@@ -141,6 +151,16 @@ def _agent(agent: AgentWiring) -> Finding:
     setup = f"contextd setup --agent {agent.agent}"
     if agent.problem:
         return Finding(name, "fail", agent.problem, f"fix the file, then `{setup}`")
+    if agent.plugin is not None and agent.entries and agent.plugin_in_project:
+        detail = (
+            f"{agent.label} runs contextd twice in this project: {agent.plugin} turns the "
+            "contextd plugin on here and setup's entries wire every project, so every hook "
+            "runs twice"
+        )
+        fix = (
+            f"turn the plugin off in {agent.plugin}, or `{setup} --remove` if every project has it"
+        )
+        return Finding(name, "warn", detail, fix)
     if agent.plugin is not None and agent.entries:
         detail = (
             f"{agent.label} runs contextd twice: the contextd plugin is on and setup's "

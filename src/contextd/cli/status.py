@@ -1,5 +1,6 @@
 """`contextd status`: the current project at a glance."""
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -37,7 +38,7 @@ def status() -> None:
     project = app.current_project()
     report = app.status(project)
     shared = app.shares.view(project) if project.checkout else None
-    agents = wiring(places_here())
+    agents = wiring(places_here(), Path(project.checkout) if project.checkout else None)
     remotes = _remotes(app)
     payload = _payload(report, shared, agents) | {"remotes": remotes}
     emit(payload, lambda: _print(report, shared, agents, remotes))
@@ -200,6 +201,8 @@ def _agent_rows(agents: list[AgentWiring]) -> list[tuple[str, str]]:
             parts.append(f"{_mark(entry.resolves)} {what}{found}")
         if not parts:
             parts.append(f"not wired: run `contextd setup --agent {agent.agent}`")
+        elif agent.plugin and agent.entries and agent.plugin_in_project:
+            parts.append(f"twice here: the plugin is on in {agent.plugin}")
         elif agent.plugin and agent.entries:
             parts.append(f"twice: run `contextd setup --agent {agent.agent}`")
         rows.append(("Agents" if not rows else "", f"{agent.label}: {'; '.join(parts)}"))
