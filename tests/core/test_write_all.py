@@ -40,3 +40,18 @@ def test_a_batch_is_stored_with_its_vectors(app: App) -> None:
     assert app.reader.get(archived.id).status is Status.ARCHIVED
     assert app.vector_index is not None
     assert added.id in app.vector_index.vectors_of([added.id])
+
+
+def test_preparing_each_tells_progress_up_to_every_draft_even_the_refused(app: App) -> None:
+    project = app.current_project()
+    drafts = [
+        _draft("Deploys run from the release branch only"),
+        _draft("x"),  # too short: refused before it is embedded
+        _draft("Builds need Node 20 or newer on every runner"),
+    ]
+    told: list[int] = []
+
+    prepared = app.writer.prepare_each(drafts, project, told.append)
+
+    assert [type(p).__name__ for p in prepared][1] == "ValidationError"
+    assert sum(told) == len(drafts)

@@ -246,7 +246,9 @@ class RecordWriter:
     ) -> list[PreparedWrite | InvalidInputError | DuplicateError]:
         """Each draft checked as `prepare_create` checks it, all embedded in one batch (an
         import of 300 long records embeds at the model's batch speed): its write, or the
-        error that refuses it. `progress(n)` is told as each batch of n is embedded."""
+        error that refuses it. `progress(n)` is told as each batch of n is embedded, and of
+        the drafts nothing embeds (refused before, or no model) at the end, so it reaches the
+        number of drafts."""
         built: list[Record | InvalidInputError] = []
         for draft in drafts:
             try:
@@ -254,7 +256,17 @@ class RecordWriter:
             except InvalidInputError as exc:
                 built.append(exc)
         records = [b for b in built if isinstance(b, Record)]
-        vectors = {row.record_id: row for row in self._embed(records, progress)}
+        told = 0
+
+        def tell(count: int) -> None:
+            nonlocal told
+            told += count
+            if progress is not None:
+                progress(count)
+
+        vectors = {row.record_id: row for row in self._embed(records, tell)}
+        if told < len(drafts):
+            tell(len(drafts) - told)
         prepared: list[PreparedWrite | InvalidInputError | DuplicateError] = []
         for made, draft in zip(built, drafts, strict=True):
             if isinstance(made, InvalidInputError):
