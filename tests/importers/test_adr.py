@@ -191,6 +191,55 @@ def test_an_edit_that_adds_a_secret_is_refused_and_nothing_changes(
     assert stored(app)[NATS] == before
 
 
+def test_a_retitled_adr_updates_the_record_of_its_number(
+    app: App, run: Cli, adr_copy: Path
+) -> None:
+    run.json("import", "adr", str(adr_copy))
+    before = stored(app)[NATS]
+    assert before.retrieval_hints == ("ADR-2",)
+    adr = adr_copy / "0002-use-nats-jetstream-for-the-task-queue.md"
+    retitled = "2. Queue render jobs on NATS JetStream work queues"
+    adr.write_text(adr.read_text("utf-8").replace(f"# {NATS}", f"# {retitled}"), "utf-8")
+    _edit_decision(adr_copy)
+
+    again = run.json("import", "adr", str(adr_copy))
+
+    assert again["counts"]["updated"] == 1 and again["counts"]["imported"] == 0
+    records = stored(app)
+    assert NATS not in records and records[retitled].id == before.id
+    assert len(records) == 10
+
+
+def test_two_adrs_of_one_number_are_never_taken_for_each_other(
+    app: App, run: Cli, adr_copy: Path
+) -> None:
+    run.json("import", "adr", str(adr_copy))
+    before = stored(app)[NATS]
+    (adr_copy / "0002-use-sqs-for-webhooks.md").write_text(
+        "# 2. Use SQS for outgoing webhooks\n\n## Status\n\nAccepted\n\n## Context\n\n"
+        "Outgoing webhooks to customers time out and must be retried for a day.\n\n"
+        "## Decision\n\nWe will queue outgoing webhooks on SQS, because its redrive policy "
+        "retries them for days without a worker of ours keeping count.\n",
+        "utf-8",
+    )
+
+    again = run.json("import", "adr", str(adr_copy))
+
+    assert again["counts"]["imported"] == 1 and again["counts"]["updated"] == 0
+    records = stored(app)
+    assert records[NATS] == before
+    assert records["2. Use SQS for outgoing webhooks"].id != before.id
+
+
+def test_an_adr_is_found_by_its_number_however_it_is_cited(app: App, run: Cli) -> None:
+    run.json("import", "adr", str(ADRS))
+    postgres = stored(app)[POSTGRES]  # MADR: the number is only in the file name
+
+    for cited in ("ADR-0003", "ADR 3", "adr0003"):
+        hits = run.json("search", f"what does {cited} say")["results"]
+        assert hits[0]["id"] == postgres.id, cited
+
+
 def test_a_record_written_here_is_never_overwritten_by_an_adr_of_its_title(
     app: App, run: Cli
 ) -> None:

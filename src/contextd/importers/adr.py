@@ -329,7 +329,13 @@ def _entry(adr: _Adr, successor: str | None, by_file: dict[str, str]) -> SourceE
         successor=successor,
         related=related,
         archived_reason=reason,
+        identity=_identity(adr),
     )
+
+
+def _identity(adr: _Adr) -> str | None:
+    """The ADR's number as people cite it, kept as a retrieval hint ("ADR-14")."""
+    return f"ADR-{adr.number}" if adr.number else None
 
 
 def _draft(adr: _Adr) -> RecordDraft:
@@ -345,6 +351,7 @@ def _draft(adr: _Adr) -> RecordDraft:
         body=body,
         category="decision" if kind is Kind.MEMORY else None,
         tags=("adr",),
+        retrieval_hints=(identity,) if (identity := _identity(adr)) else (),
         origin=Origin.IMPORT,
         created_at=_instant(adr),
     )

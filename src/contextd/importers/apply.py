@@ -5,10 +5,12 @@ all of them written in one transaction — or none when one is refused.
 An entry that restates a stored record (of any status) is "already stored" and stands for that
 record in every link, so running an import again adds nothing and a successor imported later
 still finds the record it replaces. One that has the title of a record an earlier import
-stored, of the same kind, but other text was edited in its source since: that record is
-updated to the new text (its id, links, tags, priority and status kept), never stored twice.
+stored (or its identity: an ADR's number), of the same kind, but other text was edited in its
+source since: that record is updated to the new text (its id, links, tags, priority and status
+kept), never stored twice.
 """
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from msgspec.structs import replace
@@ -95,6 +97,7 @@ class Importer:
         of two entries restating each other the current one is kept."""
         plan = _Plan()
         twins = Twins(self._writer)
+        earlier = self._earlier_imports(project, entries)
         ranked = sorted(entries, key=lambda e: e.status is not SourceStatus.ACTIVE)
         embedded = 0
 
@@ -117,19 +120,7 @@ class Importer:
                         "archived_reason", entry.archived_reason, label="retirement reason"
                     )
             except DuplicateError as exc:
-                plan.ids[entry.source_id] = exc.existing_id
-                plan.stored.add(entry.source_id)
-                try:
-                    revision = self._revision(entry, exc.existing_id)
-                except InvalidInputError as invalid:
-                    report.refused.append(_refused(entry, invalid))
-                    continue
-                if revision is not None:
-                    plan.revised.append((entry, revision))
-                    continue
-                report.already_stored.append(
-                    AlreadyStored(entry.source_id, entry.where, exc.existing_id)
-                )
+                self._restated(entry, self._reader.get(exc.existing_id), plan, report)
                 continue
             except InvalidInputError as exc:
                 report.refused.append(_refused(entry, exc))
@@ -141,6 +132,10 @@ class Importer:
                     AlreadyStored(entry.source_id, entry.where, twin.record.id)
                 )
                 continue
+            before = earlier.get(entry.identity or "")
+            if before is not None and before.kind is write.record.kind:
+                self._restated(entry, before, plan, report)  # retitled in the source
+                continue
             twins.add(write)
             plan.ids[entry.source_id] = write.record.id
             plan.new.append((entry, write))
@@ -148,24 +143,67 @@ class Importer:
         report.refused.sort(key=lambda r: order[r.source_id])
         return plan
 
-    def _revision(self, entry: SourceEntry, stored_id: str) -> PreparedWrite | None:
-        """The stored record `entry` restates, rewritten with the entry's text, when an
-        earlier import stored it under the same title and the source has edited it since.
+    def _earlier_imports(
+        self, project: Project, entries: Sequence[SourceEntry]
+    ) -> dict[str, Record]:
+        """The records earlier imports stored, by the identity their entry had (SourceEntry
+        .identity, kept as a retrieval hint), where exactly one entry and one record have it."""
+        named = Counter(entry.identity for entry in entries if entry.identity)
+        wanted = {identity for identity, count in named.items() if count == 1}
+        if not wanted:
+            return {}
+        found: dict[str, list[Record]] = {}
+        for record in self._reader.list_records(project, include_inactive=True):
+            if record.origin is Origin.IMPORT:
+                for hint in wanted.intersection(record.retrieval_hints):
+                    found.setdefault(hint, []).append(record)
+        return {identity: held[0] for identity, held in found.items() if len(held) == 1}
+
+    def _restated(
+        self, entry: SourceEntry, stored: Record, plan: _Plan, report: ImportReport
+    ) -> None:
+        """`entry` stands for a stored record: updated to the entry's text when the source
+        edited it since (see _revision), else already stored."""
+        plan.ids[entry.source_id] = stored.id
+        plan.stored.add(entry.source_id)
+        try:
+            revision = self._revision(entry, stored, plan)
+        except InvalidInputError as exc:
+            report.refused.append(_refused(entry, exc))
+            return
+        if revision is None:
+            report.already_stored.append(AlreadyStored(entry.source_id, entry.where, stored.id))
+        else:
+            plan.revised.append((entry, revision))
+
+    def _revision(self, entry: SourceEntry, stored: Record, plan: _Plan) -> PreparedWrite | None:
+        """The stored record rewritten with the entry's text, when an earlier import stored it
+        (under the same title, or the same identity) and the source has edited it since; at
+        most once per record.
 
         Raises:
             InvalidInputError: the edited text breaks a rule (a too-short field, a secret).
         """
-        stored = self._reader.get(stored_id)
         draft = entry.draft
+        same = stored.title.casefold() == draft.title.casefold() or (
+            entry.identity is not None and entry.identity in stored.retrieval_hints
+        )
         if (
-            stored.origin is not Origin.IMPORT
+            not same
+            or stored.origin is not Origin.IMPORT
             or stored.kind is not draft.kind
-            or stored.title.casefold() != draft.title.casefold()
+            or any(w.record.id == stored.id for _, w in plan.revised)
             or (stored.title, stored.body, stored.category)
             == (draft.title, draft.body, draft.category)
         ):
             return None
-        edit = RecordEdit(title=draft.title, category=draft.category, body=body_to_dict(draft.body))
+        hints = tuple(dict.fromkeys([*stored.retrieval_hints, *draft.retrieval_hints]))
+        edit = RecordEdit(
+            title=draft.title,
+            category=draft.category,
+            body=body_to_dict(draft.body),
+            retrieval_hints=hints,
+        )
         try:
             return self._writer.prepare_update(stored.id, edit)
         except DuplicateError:  # the new text restates another record: leave this one be

@@ -34,6 +34,9 @@ class SourceEntry(Struct, frozen=True):
     verified_at: str | None = None  # store-format instants, as the source dated them
     updated_at: str | None = None
     archived_reason: str | None = None
+    # What names the entry across edits of its source, also one of its draft's retrieval
+    # hints ("ADR-14"): a stored import holding it is this entry, even retitled.
+    identity: str | None = None
 
 
 def source_instant(value: str | None, where: str, field: str) -> str | None:

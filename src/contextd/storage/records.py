@@ -60,10 +60,10 @@ def search_text(record: Record) -> str:
 
 
 def _body_text(record: Record) -> str:
-    """What the index holds as the body: its words, then the other spellings of the title's
-    and the body's compounds and cited records (fulltext.word_variants)."""
+    """What the index holds as the body: its words, then the other spellings of the
+    compounds and cited records of its title, body and hints (fulltext.word_variants)."""
     text = search_text(record)
-    variants = word_variants(f"{record.title}\n{text}")
+    variants = word_variants("\n".join([record.title, text, *record.retrieval_hints]))
     return f"{text}\n{' '.join(variants)}" if variants else text
 
 
