@@ -109,8 +109,7 @@ def query_words(text: str) -> list[str]:
     if not words:
         raise InvalidQueryError("The query has no words to search for; type a few keywords.")
     kept = [w for w in words if w not in _STOP_WORDS and len(w) > 1] or words
-    cited = [(m.group(1).lower(), m.group(2).lstrip("0") or "0") for m in _REFERENCE.finditer(text)]
-    extra = [form for name, number in cited for form in (name + number, number)]
+    extra = [form for name, number in _cited(text) for form in (name + number, number)]
     return list(dict.fromkeys([*kept, *extra]))[:MAX_TERMS]
 
 
@@ -119,7 +118,10 @@ def word_variants(text: str) -> list[str]:
     hyphenated compound joined, so "replatforming" finds "re-platforming"; and each cited
     record as one term, so "ADR0014", "ADR-14" and "adr 14" find each other ("adr14")."""
     joined = [m.group(0).replace("-", "").lower() for m in _COMPOUND.finditer(text)]
-    cited = [
-        f"{m.group(1)}{m.group(2).lstrip('0') or '0'}".lower() for m in _REFERENCE.finditer(text)
-    ]
+    cited = [name + number for name, number in _cited(text)]
     return list(dict.fromkeys([*joined, *cited]))
+
+
+def _cited(text: str) -> list[tuple[str, str]]:
+    """Each record `text` cites by number: its kind ("adr") and its number without zeros."""
+    return [(m.group(1).lower(), m.group(2).lstrip("0") or "0") for m in _REFERENCE.finditer(text)]
