@@ -121,6 +121,23 @@ def test_a_second_import_adds_nothing(app: App, run: Cli) -> None:
     assert len(stored(app)) == 10
 
 
+def _write_adr(
+    path: Path,
+    title: str,
+    context: str,
+    decision: str,
+    *,
+    preamble: str = "",
+    status: str = "Accepted",
+) -> None:
+    """An adr-tools ADR: its title, then Status, Context and Decision sections."""
+    path.write_text(
+        f"# {title}\n\n{preamble}## Status\n\n{status}\n\n## Context\n\n{context}\n\n"
+        f"## Decision\n\n{decision}\n",
+        "utf-8",
+    )
+
+
 NEW_DECISION = (
     "We will use NATS JetStream with work-queue streams and one consumer per job type, because "
     "a stalled job type then never holds up the others."
@@ -215,12 +232,12 @@ def test_two_adrs_of_one_number_are_never_taken_for_each_other(
 ) -> None:
     run.json("import", "adr", str(adr_copy))
     before = stored(app)[NATS]
-    (adr_copy / "0002-use-sqs-for-webhooks.md").write_text(
-        "# 2. Use SQS for outgoing webhooks\n\n## Status\n\nAccepted\n\n## Context\n\n"
-        "Outgoing webhooks to customers time out and must be retried for a day.\n\n"
-        "## Decision\n\nWe will queue outgoing webhooks on SQS, because its redrive policy "
-        "retries them for days without a worker of ours keeping count.\n",
-        "utf-8",
+    _write_adr(
+        adr_copy / "0002-use-sqs-for-webhooks.md",
+        "2. Use SQS for outgoing webhooks",
+        "Outgoing webhooks to customers time out and must be retried for a day.",
+        "We will queue outgoing webhooks on SQS, because its redrive policy retries them for days "
+        "without a worker of ours keeping count.",
     )
 
     again = run.json("import", "adr", str(adr_copy))
@@ -314,13 +331,15 @@ def test_an_adr_added_later_supersedes_the_stored_one_it_names(
     app: App, run: Cli, adr_copy: Path
 ) -> None:
     run.json("import", "adr", str(adr_copy))
-    (adr_copy / "0009-run-the-task-queue-on-sqs.md").write_text(
-        "# 9. Run the task queue on SQS\n\nDate: 2025-02-03\n\n## Status\n\nAccepted\n\n"
-        "Supersedes ADR-0004\n\n## Context\n\nThe platform team now offers SQS with dead-letter "
-        "queues and alarms, and nobody wants to page for Redis at night.\n\n## Decision\n\n"
+    _write_adr(
+        adr_copy / "0009-run-the-task-queue-on-sqs.md",
+        "9. Run the task queue on SQS",
+        "The platform team now offers SQS with dead-letter queues and alarms, and nobody wants "
+        "to page for Redis at night.",
         "We will run the render queue on SQS, because the platform team operates it and its "
-        "visibility timeout redelivers a job whose worker died.\n",
-        "utf-8",
+        "visibility timeout redelivers a job whose worker died.",
+        preamble="Date: 2025-02-03\n\n",
+        status="Accepted\n\nSupersedes ADR-0004",
     )
 
     again = run.json("import", "adr", str(adr_copy))

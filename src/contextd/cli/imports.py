@@ -94,8 +94,8 @@ def _ids(report: ImportReport) -> list[str]:
     new = {i.record_id for i in report.imported}
     stored = [a.record_id for a in report.already_stored if a.record_id not in new]
     retired = [i for r in report.retired for i in (r.record_id, r.successor_id)]
-    revised = [i.record_id for i in report.revised]
-    return ([] if report.dry_run else list(new)) + stored + revised + retired
+    edited = [i.record_id for i in report.updated]
+    return ([] if report.dry_run else list(new)) + stored + edited + retired
 
 
 def _print(report: ImportReport, shorts: dict[str, str]) -> None:
@@ -108,8 +108,8 @@ def _print(report: ImportReport, shorts: dict[str, str]) -> None:
     verb = "Would import" if report.dry_run else "Imported"
     stored = f"; {len(report.already_stored)} already stored" if report.already_stored else ""
     updated = ""
-    if report.revised:
-        updated = f"; {'would update' if report.dry_run else 'updated'} {len(report.revised)}"
+    if report.updated:
+        updated = f"; {'would update' if report.dry_run else 'updated'} {len(report.updated)}"
     echo(
         f"{verb} {len(report.imported)} of {report.total} {report.what} from "
         f"{report.folder} into {report.project}{stored}{updated}."
@@ -127,11 +127,11 @@ def _print(report: ImportReport, shorts: dict[str, str]) -> None:
         ],
         clip_column=4,
     )
-    for revised in report.revised:
+    for edited in report.updated:
         verb = "Would update" if report.dry_run else "Updated"
         echo(
-            f"{verb} {shorts.get(revised.record_id, revised.record_id)} from "
-            f"{revised.source_id}: its text was edited in the source since it was imported."
+            f"{verb} {shorts.get(edited.record_id, edited.record_id)} from "
+            f"{edited.source_id}: its text was edited in the source since it was imported."
         )
     for stored_entry in report.already_stored:
         record = shorts.get(stored_entry.record_id, "a record of this import")

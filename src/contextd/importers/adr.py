@@ -176,6 +176,8 @@ class _Adr:
         self.date = dated.group(1) if dated else None
         self.text = text
         self.number = adr_number(path.name, self.title)
+        # Its number as people cite it, kept as a retrieval hint: SourceEntry.identity.
+        self.identity = f"ADR-{self.number}" if self.number else None
 
 
 def _title_of_file(stem: str) -> str:
@@ -329,13 +331,8 @@ def _entry(adr: _Adr, successor: str | None, by_file: dict[str, str]) -> SourceE
         successor=successor,
         related=related,
         archived_reason=reason,
-        identity=_identity(adr),
+        identity=adr.identity,
     )
-
-
-def _identity(adr: _Adr) -> str | None:
-    """The ADR's number as people cite it, kept as a retrieval hint ("ADR-14")."""
-    return f"ADR-{adr.number}" if adr.number else None
 
 
 def _draft(adr: _Adr) -> RecordDraft:
@@ -351,7 +348,7 @@ def _draft(adr: _Adr) -> RecordDraft:
         body=body,
         category="decision" if kind is Kind.MEMORY else None,
         tags=("adr",),
-        retrieval_hints=(identity,) if (identity := _identity(adr)) else (),
+        retrieval_hints=(adr.identity,) if adr.identity else (),
         origin=Origin.IMPORT,
         created_at=_instant(adr),
     )

@@ -78,7 +78,7 @@ class Importer:
             (_imported(entry, w.record) for (entry, _), w in zip(plan.new, writes, strict=True)),
             key=lambda i: order[i.source_id],
         )
-        report.revised = sorted(
+        report.updated = sorted(
             (_imported(entry, w.record) for entry, w in plan.revised),
             key=lambda i: order[i.source_id],
         )

@@ -60,7 +60,7 @@ class ImportReport(Struct):
     dry_run: bool
     checked: int = 0  # entries read from the source
     imported: list[Imported] = field(default_factory=list)
-    revised: list[Imported] = field(default_factory=list)  # stored before, edited in the source
+    updated: list[Imported] = field(default_factory=list)  # stored before, edited in the source
     already_stored: list[AlreadyStored] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
     retired: list[Retired] = field(default_factory=list)
@@ -83,7 +83,7 @@ class ImportReport(Struct):
     @property
     def written(self) -> bool:
         """Whether the store changed: nothing is written in a dry run or when one is refused."""
-        changed = self.imported or self.revised or self.retired
+        changed = self.imported or self.updated or self.retired
         return not self.dry_run and not self.refused and bool(changed)
 
     def first_refusal(self) -> str | None:
@@ -111,7 +111,7 @@ class ImportReport(Struct):
             "counts": {
                 "entries": self.total,
                 "imported": len(self.imported),
-                "updated": len(self.revised),
+                "updated": len(self.updated),
                 "already_stored": len(self.already_stored),
                 "refused": len(self.refused),
             },
@@ -129,7 +129,7 @@ class ImportReport(Struct):
             ],
             "updated": [
                 {"source_id": i.source_id, "file": i.where, "id": i.record_id, "title": i.title}
-                for i in self.revised
+                for i in self.updated
             ],
             "already_stored": [
                 {"source_id": a.source_id, "file": a.where, "id": a.record_id}
