@@ -188,3 +188,52 @@ def test_an_import_embeds_its_notes_in_one_batch(
     out = run.json("import", "kept", str(ORBIT))
     assert out["counts"]["imported"] == 6
     assert batches == [6]
+
+
+def test_a_note_edited_since_its_import_updates_its_memory(
+    app: App, run: Cli, kept_copy: Path
+) -> None:
+    first = run.json("import", "kept", str(kept_copy))
+    note = kept_copy / "queue-nats.md"
+    note.write_text(
+        note.read_text(encoding="utf-8").replace(
+            "with durable consumers", "with durable pull consumers"
+        ),
+        encoding="utf-8",
+    )
+
+    out = run.json("import", "kept", str(kept_copy))
+
+    assert out["counts"]["updated"] == 1 and out["counts"]["imported"] == 0
+    imported = {i["source_id"]: i["id"] for i in first["imported"]}
+    assert out["updated"][0]["id"] == imported["queue-nats"]
+    records = stored(app)
+    assert len(records) == 6 and NATS not in records
+    edited = next(r for title, r in records.items() if "durable pull consumers" in title)
+    assert edited.id == imported["queue-nats"]
+    assert records[REDIS].superseded_by == edited.id  # its links kept
+
+
+def test_a_note_without_a_name_is_known_by_its_file_name(
+    app: App, run: Cli, kept_copy: Path
+) -> None:
+    note = kept_copy / "staging-cluster.md"
+    unnamed = "\n".join(
+        line
+        for line in note.read_text(encoding="utf-8").splitlines()
+        if not line.startswith("name:")
+    )
+    note.write_text(unnamed + "\n", encoding="utf-8")
+    run.json("import", "kept", str(kept_copy))
+    note.write_text(unnamed.replace("staging", "the staging") + "\n", encoding="utf-8")
+
+    out = run.json("import", "kept", str(kept_copy))
+
+    assert out["counts"]["updated"] == 1 and out["counts"]["imported"] == 0
+    assert len(stored(app)) == 6
+    assert (
+        "staging-cluster"
+        in stored(app)[
+            "Staging runs on the shared k3s cluster in the office basement"
+        ].retrieval_hints
+    )

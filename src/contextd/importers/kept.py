@@ -134,13 +134,15 @@ def _entry(note: _Note, names: dict[str, str]) -> SourceEntry:
         status = SourceStatus.SUPERSEDED  # Kept's supersede: archived, naming its replacement
     verified = source_instant(note.text("verified") or None, note.path, "verified")
     name = note.text("name")
+    # A note's text is its title, so what names it across edits is its name (or file name).
+    identity = name or note.key
     draft = RecordDraft(
         kind=Kind.MEMORY,
         title=_memory_text(note.text("description"), note.body, name or note.key),
         body=MemoryBody(),
         category=_category(note.text("type")),
         tags=note.texts("tags"),
-        retrieval_hints=(name,) if name else (),
+        retrieval_hints=(identity,),
         origin=Origin.IMPORT,
         created_at=verified,  # Kept dates a note only by when it was last verified
     )
@@ -154,6 +156,7 @@ def _entry(note: _Note, names: dict[str, str]) -> SourceEntry:
         related=tuple(dict.fromkeys(r for r in related if r != note.key)),
         verified_at=verified,
         updated_at=verified,
+        identity=identity,
     )
 
 
