@@ -165,3 +165,51 @@ def test_status_and_inventory_show_membership(family: dict[str, Path], run: Cli)
     }
     assert survey["groups"][0]["counts"]["total"] == 1 and survey["totals"]["total"] == 1
     assert "group shop: 1 record, applying to billing, checkout" in run("inventory").output
+
+
+def test_a_renamed_group_keeps_its_members_and_records(family: dict[str, Path], run: Cli) -> None:
+    group_id = run.json("add", LOGS, "--category", "convention", "--in-group")["id"]
+    renamed = run.json("group", "rename", "shop", "Storefront")
+    assert renamed["renamed_from"] == "shop"
+    assert renamed["group"]["slug"] == "storefront" and renamed["group"]["name"] == "Storefront"
+    assert [m["slug"] for m in renamed["group"]["members"]] == ["billing", "checkout"]
+    assert run.json("group", "show", "storefront")["active_records"] == 1
+    hits = run.json("search", "logs JSON lines", "--project", "billing")["results"]
+    assert [(h["id"], h["scope"]) for h in hits] == [(group_id, "group")]
+    again = run("group", "rename", "storefront", "StoreFront")  # its own slug clashes with nothing
+    assert "Renamed group storefront to StoreFront (storefront)." in again.output
+    code, said = _fails(run, "group", "rename", "storefront", "Loner")  # a project's slug
+    assert code == 4 and "exists already" in said
+    code, said = _fails(run, "group", "rename", "shop", "Anything")
+    assert code == 3 and "No group named 'shop'" in said
+    code, said = _fails(run, "group", "rename", "storefront", "two\nlines")
+    assert code == 2
+
+
+def test_a_deleted_group_leaves_its_members_in_none(family: dict[str, Path], run: Cli) -> None:
+    out = run("group", "delete", "shop")
+    assert out.exit_code == 0
+    assert "Deleted group shop; its members (billing, checkout) are in no group now." in out.output
+    assert run.json("group", "list")["groups"] == []
+    assert run.json("status")["group"] is None
+    assert run("group", "add", "shop", "checkout").exit_code == 3  # gone
+    assert run.json("group", "create", "Shop")["group"]["slug"] == "shop"  # its name is free
+
+
+def test_a_group_holding_records_is_deleted_only_with_purge(
+    family: dict[str, Path], run: Cli
+) -> None:
+    group_id = run.json("add", LOGS, "--category", "convention", "--in-group")["id"]
+    own_id = run.json("add", OWN, "--category", "convention")["id"]
+    code, said = _fails(run, "group", "delete", "shop")
+    assert code == 2 and "holds 1 record;" in said and "--purge" in said
+    code, said = _fails(run, "group", "delete", "shop", "--purge")  # no terminal to ask
+    assert code == 2 and "--yes" in said
+    assert run.json("group", "show", "shop")["active_records"] == 1  # nothing deleted so far
+
+    gone = run.json("group", "delete", "shop", "--purge", "--yes")
+
+    assert gone["records_deleted"] == 1 and gone["deleted"]["slug"] == "shop"
+    assert run("show", group_id).exit_code == 3
+    hits = run.json("search", "logs JSON lines")["results"]
+    assert [h["id"] for h in hits] == [own_id]

@@ -246,3 +246,21 @@ def test_a_read_only_store_refuses_writes_in_one_sentence(app: App, backend: str
                 _memory("Deploys run from the release branch"), app.current_project()
             )
     assert "\n" not in str(refused.value)
+
+
+def test_a_group_is_renamed_and_deleted_with_its_records(app: App) -> None:
+    project = app.current_project()
+    group = app.groups.create("Shop")
+    app.groups.add(group.slug, [project])
+    held = app.writer.create(_memory("Every service logs JSON lines to stdout", group=""), project)
+    renamed = app.groups.rename("shop", "Storefront")
+    assert (renamed.slug, renamed.name, renamed.members) == (
+        "storefront",
+        "Storefront",
+        (project.id,),
+    )
+    with pytest.raises(ConflictError):
+        app.groups.rename("storefront", project.slug)
+    gone = app.groups.delete("storefront", purge=True)
+    assert gone.records_deleted == 1 and app.groups.of(project) is None
+    assert rows.get_record(app.db.connection(), held.id) is None

@@ -1,5 +1,7 @@
-"""group create/add/remove/list/show: project groups, whose records apply to each member."""
+"""group create/add/remove/list/show/rename/delete: project groups, whose records apply to
+each member."""
 
+import sys
 from pathlib import Path
 
 import click
@@ -7,8 +9,10 @@ import click
 from contextd.app import App
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
+from contextd.client.grammar import counted
 from contextd.client.printer import echo, style
 from contextd.core.workspace.groups import GroupDetail, group_view
+from contextd.errors import InvalidInputError
 from contextd.models import Project
 
 __all__ = ["COMMANDS"]
@@ -98,6 +102,63 @@ def show(name: str) -> None:
     detail = app.groups.show(name)
     held = app.groups.record_count(detail.group)
     emit(group_view(detail) | {"active_records": held}, lambda: _print(detail, held))
+
+
+@group.command()
+@click.argument("name", metavar="GROUP")
+@click.argument("new_name", metavar="NEW_NAME")
+@common_options
+def rename(name: str, new_name: str) -> None:
+    """Give GROUP a new name (and the slug it makes); its members and records stay."""
+    app = get_app()
+    before = app.groups.get(name)
+    renamed = app.groups.show(app.groups.rename(name, new_name).id)
+    emit(
+        {"group": group_view(renamed), "renamed_from": before.slug},
+        lambda: echo(
+            f"Renamed group {before.slug} to {style(renamed.group.name, bold=True)} "
+            f"({renamed.group.slug})."
+        ),
+    )
+
+
+@group.command()
+@click.argument("name", metavar="GROUP")
+@click.option(
+    "--purge", is_flag=True, help="Also delete the records it holds (on this machine only)."
+)
+@click.option("--yes", is_flag=True, help="Do not ask before --purge.")
+@common_options
+def delete(name: str, purge: bool, yes: bool) -> None:
+    """Delete GROUP; its members are then in no group. A group holding records is deleted
+    only with --purge, which deletes them too."""
+    app = get_app()
+    if purge and not yes:
+        found = app.groups.get(name)
+        if not sys.stdin.isatty():
+            raise InvalidInputError("--purge deletes the group's records; add --yes to confirm.")
+        if not click.confirm(
+            f"Delete group {found.slug} and all its records on this machine?",
+            default=False,
+            err=True,
+        ):
+            raise click.Abort()
+    gone = app.groups.delete(name, purge=purge)
+
+    def human() -> None:
+        group = gone.detail.group
+        said = f"Deleted group {group.slug}"
+        if gone.records_deleted:
+            said += f" with its {counted(gone.records_deleted, 'record')}"
+        if gone.detail.members:
+            members = ", ".join(p.slug for p in gone.detail.members)
+            said += f"; its members ({members}) are in no group now"
+        echo(said + ".")
+
+    emit(
+        {"deleted": group_view(gone.detail), "records_deleted": gone.records_deleted},
+        human,
+    )
 
 
 def _print(detail: GroupDetail, held: int) -> None:

@@ -9,10 +9,12 @@ __all__ = [
     "add_member",
     "find_group",
     "group_of",
+    "held_records",
     "insert_group",
     "list_groups",
     "reach",
     "remove_member",
+    "rename_group",
 ]
 
 _COLUMNS = "id, slug, name, created_at, updated_at"
@@ -69,6 +71,13 @@ def find_group(conn: Connection, text: str) -> Group | None:
     return _group(conn, row) if row else None
 
 
+def rename_group(conn: Connection, group_id: str, slug: str, name: str, at: str) -> None:
+    conn.execute(
+        "UPDATE projects SET slug = ?, name = ?, updated_at = ? WHERE id = ? AND is_group = 1",
+        (slug, name, at, group_id),
+    )
+
+
 def add_member(conn: Connection, group_id: str, project_id: str, joined_at: str) -> None:
     conn.execute(
         "INSERT INTO group_members(project_id, group_id, joined_at) VALUES (?, ?, ?)",
@@ -91,4 +100,10 @@ def active_records(conn: Connection, group_id: str) -> int:
         f"SELECT count(*) FROM records WHERE project_id = ? AND status = 'active' AND {visible}",
         (group_id, *shown),
     ).fetchone()
+    return int(row[0])
+
+
+def held_records(conn: Connection, group_id: str) -> int:
+    """How many records the group holds, whatever their status or owner."""
+    row = conn.execute("SELECT count(*) FROM records WHERE project_id = ?", (group_id,)).fetchone()
     return int(row[0])

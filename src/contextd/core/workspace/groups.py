@@ -14,7 +14,7 @@ from contextd.storage import groups as rows
 from contextd.storage import projects as project_rows
 from contextd.storage.store import Database
 
-__all__ = ["GroupDetail", "GroupService", "group_view"]
+__all__ = ["GroupDeletion", "GroupDetail", "GroupService", "group_view"]
 
 
 class GroupDetail(Struct, frozen=True):
@@ -22,6 +22,13 @@ class GroupDetail(Struct, frozen=True):
 
     group: Group
     members: tuple[Project, ...]
+
+
+class GroupDeletion(Struct, frozen=True):
+    """A group deleted: what it was, and how many records went with it."""
+
+    detail: GroupDetail
+    records_deleted: int
 
 
 class GroupService:
@@ -51,6 +58,48 @@ class GroupService:
             group = Group(new_id(), slug, display, (), stamp, stamp)
             rows.insert_group(conn, group)
         return group
+
+    def rename(self, name: str, new_name: str) -> Group:
+        """Give the group `name` a new name, and the slug that name makes.
+
+        Raises:
+            NotFoundError: no such group.
+            ValidationError: the new name is empty, too long, several lines or holds a secret.
+            ConflictError: another project or group has the new name's slug.
+        """
+        from contextd.core.workspace.projects import display_name, slugify
+
+        group = self.get(name)
+        display = display_name(new_name)
+        slug = slugify(display)
+        with self._db.transaction() as conn:
+            if slug != group.slug and project_rows.slug_taken(conn, slug):
+                raise ConflictError(
+                    f"A project or group named '{slug}' exists already; choose another name."
+                )
+            rows.rename_group(conn, group.id, slug, display, now())
+        return self.get(group.id)
+
+    def delete(self, name: str, *, purge: bool) -> GroupDeletion:
+        """Delete the group `name` on this machine; its members are then in no group. One
+        that holds records is deleted only with `purge`, which deletes them with it.
+
+        Raises:
+            NotFoundError: no such group.
+            InvalidInputError: the group holds records and `purge` is not set.
+        """
+        detail = self.show(name)
+        group = detail.group
+        with self._db.transaction() as conn:
+            held = rows.held_records(conn, group.id)
+            if held and not purge:
+                raise InvalidInputError(
+                    f"Group {group.slug} holds {held} record{'s' if held != 1 else ''}; "
+                    f"`contextd group delete {group.slug} --purge` deletes them with it on this "
+                    "machine."
+                )
+            deleted = project_rows.delete_project(conn, group.id)
+        return GroupDeletion(detail, deleted)
 
     def list_groups(self) -> list[GroupDetail]:
         conn = self._db.connection()
