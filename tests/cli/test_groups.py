@@ -174,6 +174,8 @@ def test_a_renamed_group_keeps_its_members_and_records(family: dict[str, Path], 
     assert renamed["group"]["slug"] == "storefront" and renamed["group"]["name"] == "Storefront"
     assert [m["slug"] for m in renamed["group"]["members"]] == ["billing", "checkout"]
     assert run.json("group", "show", "storefront")["active_records"] == 1
+    assert run.json("show", group_id)["group"] == "storefront"
+    assert "group storefront" in run("show", group_id).output
     hits = run.json("search", "logs JSON lines", "--project", "billing")["results"]
     assert [(h["id"], h["scope"]) for h in hits] == [(group_id, "group")]
     again = run("group", "rename", "storefront", "StoreFront")  # its own slug clashes with nothing

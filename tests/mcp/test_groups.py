@@ -41,6 +41,11 @@ def test_record_tools_write_into_the_projects_group(app: App, grouped: str) -> N
     assert "in project group shop" in stored.content[0].text
     assert data(rule)["project_id"] == grouped
     assert data(own)["project_id"] == app.current_project().id and "group" not in data(own)
+    shown, shown_own = call(
+        app, ("get_entry", {"id": data(stored)["id"]}), ("get_entry", {"id": data(own)["id"]})
+    )
+    assert data(shown)["group"] == "shop" and "group: shop" in shown.content[0].text
+    assert "group" not in data(shown_own) and "group:" not in shown_own.content[0].text
 
 
 def test_a_group_the_project_is_not_in_is_refused_as_a_tool_error(

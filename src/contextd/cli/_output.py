@@ -155,6 +155,7 @@ def record_block(detail: "RecordDetail", short_ids: dict[str, str]) -> None:
     meta = [
         f"id {record.id}",
         "global" if record.is_global else "",
+        f"group {detail.group}" if detail.group else "",
         f"tags {', '.join(record.tags)}" if record.tags else "",
         f"hints {' | '.join(record.retrieval_hints)}" if record.retrieval_hints else "",
         f"related {', '.join(short_ids.get(r, r) for r in record.related_to)}"

@@ -134,6 +134,9 @@ class RecordDetail(RecordOut):
     successor: RecordRef = absent("The record that directly replaced it, if one did.")
     current: RecordRef = absent("The current end of its chain of replacements, if replaced.")
     supersedes: list[RecordRef] = Field(description="The older records it replaced.")
+    group: str = absent(
+        "The project group it belongs to (every member project sees it); absent if none."
+    )
 
 
 class CodeChange(Shape):

@@ -43,6 +43,8 @@ def record_text(view: dict[str, Any]) -> str:
         lines.append(f"replaces: {older['id']} {one_line(older['title'])}")
     if view["tags"]:
         lines.append("tags: " + ", ".join(one_line(t) for t in view["tags"]))
+    if view.get("group"):
+        lines.append(f"group: {one_line(str(view['group']))} (every member project sees it)")
     lines.append(f"verified {view['verified_at'][:10]}, origin {view['origin']}")
     return fence("\n".join(lines))
 

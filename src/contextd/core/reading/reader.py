@@ -26,6 +26,7 @@ class RecordDetail(Struct, frozen=True):
     successor: Record | None  # the record that replaced it, when superseded
     current: Record | None  # the end of the supersede chain, when different from `successor`
     predecessors: tuple[Record, ...]  # records this one replaced
+    group: str | None = None  # the slug of the project group holding it, if one does
 
 
 class RecordReader:
@@ -76,7 +77,8 @@ class RecordReader:
         predecessors = tuple(
             r for r in (rows.get_record(conn, i) for i in rows.successors_of(conn, record.id)) if r
         )
-        return RecordDetail(record, successor, current, predecessors)
+        group = groups.find_group(conn, record.project_id) if record.project_id else None
+        return RecordDetail(record, successor, current, predecessors, group and group.slug)
 
     def list_records(
         self,

@@ -65,6 +65,8 @@ def detail_view(detail: "RecordDetail") -> dict[str, Any]:
     if detail.current is not None:
         view["current"] = {"id": detail.current.id, "title": detail.current.title}
     view["supersedes"] = [{"id": r.id, "title": r.title} for r in detail.predecessors]
+    if detail.group is not None:
+        view["group"] = detail.group
     return view
 
 
