@@ -78,7 +78,7 @@ class RecordReader:
             r for r in (rows.get_record(conn, i) for i in rows.successors_of(conn, record.id)) if r
         )
         group = groups.find_group(conn, record.project_id) if record.project_id else None
-        return RecordDetail(record, successor, current, predecessors, group and group.slug)
+        return RecordDetail(record, successor, current, predecessors, group.slug if group else None)
 
     def list_records(
         self,
