@@ -212,3 +212,19 @@ def test_home_option_points_at_another_store(run: Cli, repo: Path, tmp_path: Pat
     run.json(*DECISION)
     assert run.json("--home", str(other), "init")["home"] == str(other)
     assert run("memories", "--home", str(other)).exit_code == 3  # no project there
+
+
+def test_attach_again_with_a_name_renames_the_project_but_keeps_its_slug(
+    run: Cli, repo: Path
+) -> None:
+    slug = run.json("status")["project"]["slug"]
+    out = run.json("attach", "--name", "Orbit API")
+    assert out["action"] == "already attached" and out["renamed_from"] == "orbit"
+    assert out["project"]["name"] == "Orbit API" and out["project"]["slug"] == slug
+    assert run.json("memories", "--project", "Orbit API")["records"] == []  # found by its name
+    said = run("attach", "--name", "Orbit API").output
+    assert "Already attached:" in said and "Renamed" not in said  # the same name: nothing to do
+    assert run.json("attach")["renamed_from"] is None  # no name: the name stays
+    assert run.json("status")["project"]["name"] == "Orbit API"
+    bad = run("attach", "--name", "two\nlines")
+    assert bad.exit_code == 2 and "Traceback" not in bad.output

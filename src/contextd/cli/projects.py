@@ -89,7 +89,9 @@ def _model_cell(view: dict[str, Any]) -> str:
 
 @click.command()
 @click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
-@click.option("--name", help="Display name (default: the folder's name).")
+@click.option(
+    "--name", help="Display name (default: the folder's name); renames a project attached already."
+)
 @click.option(
     "--no-import", is_flag=True, help="Do not import the notes of CLAUDE.md, AGENTS.md and such."
 )
@@ -117,6 +119,7 @@ def attach(path: Path | None, name: str | None, no_import: bool) -> None:
     adrs = _adrs_in(Path(outcome.path))
     payload = {
         "action": outcome.action,
+        "renamed_from": outcome.renamed_from,
         "path": outcome.path,
         "project": project_view(outcome.project),
         "imported": _import_view(imported),
@@ -131,6 +134,8 @@ def attach(path: Path | None, name: str | None, no_import: bool) -> None:
             "already attached": "Already attached:",
         }[outcome.action]
         echo(f"{verb} {style(project.name, bold=True)} ({project.slug}) at {outcome.path}")
+        if outcome.renamed_from is not None:
+            echo(f"Renamed from {outcome.renamed_from}; its slug stays {project.slug}.")
         if project.git_remote:
             echo(f"git remote  {project.git_remote}")
         if imported and imported.files:

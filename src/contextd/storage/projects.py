@@ -62,6 +62,13 @@ def touch_project(
     )
 
 
+def rename_project(conn: Connection, project_id: str, name: str, updated_at: str) -> None:
+    """A new display name; the slug stays, since commands and settings name the project by it."""
+    conn.execute(
+        "UPDATE projects SET name = ?, updated_at = ? WHERE id = ?", (name, updated_at, project_id)
+    )
+
+
 # A group is a row of projects too (storage.groups); these functions see projects only.
 _PROJECT = "is_group = 0"
 

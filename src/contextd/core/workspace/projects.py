@@ -23,6 +23,7 @@ class AttachOutcome(Struct, frozen=True):
     project: Project
     path: str
     action: str  # "created" | "adopted" | "already attached"
+    renamed_from: str | None = None  # its name before, when attaching again gave it a new one
 
 
 class DetachOutcome(Struct, frozen=True):
@@ -73,7 +74,8 @@ class ProjectService:
 
         A project already known by the same normalised git remote is adopted, so a clone, a
         worktree or a project that arrived from another machine is not created twice; a folder
-        without a remote adopts a project of its slug that has neither folder nor remote.
+        without a remote adopts a project of its slug that has neither folder nor remote. A
+        folder attached already takes `name` as its project's new display name.
         """
         if not folder.is_dir():
             raise InvalidInputError(f"{folder} is not a folder; give the project's folder.")
@@ -86,10 +88,14 @@ class ProjectService:
         stamp = now()
         with self._db.transaction() as conn:
             attached = rows.project_for_path(conn, Path(path))
+            display = display_name(name) if name else _printable(root.name)
             if attached and attached[0] == path:
                 rows.touch_project(conn, attached[1], remote, stamp)
-                return AttachOutcome(self._get(attached[1]), path, "already attached")
-            display = display_name(name) if name else _printable(root.name)
+                before = self._get(attached[1]).name
+                renamed = before if name and display != before else None
+                if renamed is not None:
+                    rows.rename_project(conn, attached[1], display, stamp)
+                return AttachOutcome(self._get(attached[1]), path, "already attached", renamed)
             known = rows.find_by_remote(conn, remote) if remote else self._unplaced(display)
             if known:
                 rows.add_path(conn, known.id, path, stamp)
