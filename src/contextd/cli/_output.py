@@ -1,5 +1,7 @@
-"""The only code that prints: JSON for scripts, aligned text for people."""
+"""The only code that prints: JSON for scripts, aligned text for people (and the one that
+asks them before a change that cannot be undone)."""
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -19,6 +21,7 @@ from contextd.client.printer import (
 from contextd.client.results import write_printout
 from contextd.clock import age
 from contextd.core.reading.views import NOT_CURRENT, written_view
+from contextd.errors import InvalidInputError
 from contextd.fields import body_fields
 from contextd.models import Kind, Record, Similar, Status
 
@@ -27,6 +30,7 @@ if TYPE_CHECKING:  # types only: a write never loads the reader
 
 __all__ = [
     "KIND_HEADINGS",
+    "confirm",
     "emit",
     "limit_option",
     "more_note",
@@ -38,6 +42,21 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def confirm(question: str, *, without_terminal: str) -> None:
+    """Go on only if the person at the terminal says yes to `question`; with no terminal to
+    ask, refuse with `without_terminal` (which names the flag that confirms instead).
+
+    Raises:
+        InvalidInputError: no terminal.
+        click.Abort: the answer was no.
+    """
+    if not sys.stdin.isatty():
+        raise InvalidInputError(without_terminal)
+    if not click.confirm(question, default=False, err=True):
+        raise click.Abort()
+
 
 KIND_HEADINGS = {
     Kind.MEMORY: "Memories",

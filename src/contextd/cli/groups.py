@@ -1,18 +1,16 @@
 """group create/add/remove/list/show/rename/delete: project groups, whose records apply to
 each member."""
 
-import sys
 from pathlib import Path
 
 import click
 
 from contextd.app import App
 from contextd.cli._context import common_options, get_app
-from contextd.cli._output import emit, table
+from contextd.cli._output import confirm, emit, table
 from contextd.client.grammar import counted
 from contextd.client.printer import echo, style
 from contextd.core.workspace.groups import GroupDetail, group_view
-from contextd.errors import InvalidInputError
 from contextd.models import Project
 
 __all__ = ["COMMANDS"]
@@ -134,15 +132,10 @@ def delete(name: str, purge: bool, yes: bool) -> None:
     only with --purge, which deletes them too."""
     app = get_app()
     if purge and not yes:
-        found = app.groups.get(name)
-        if not sys.stdin.isatty():
-            raise InvalidInputError("--purge deletes the group's records; add --yes to confirm.")
-        if not click.confirm(
-            f"Delete group {found.slug} and all its records on this machine?",
-            default=False,
-            err=True,
-        ):
-            raise click.Abort()
+        confirm(
+            f"Delete group {app.groups.get(name).slug} and all its records on this machine?",
+            without_terminal="--purge deletes the group's records; add --yes to confirm.",
+        )
     gone = app.groups.delete(name, purge=purge)
 
     def human() -> None:

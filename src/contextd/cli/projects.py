@@ -1,7 +1,6 @@
 """init, attach and detach: setting up the store and linking project folders to it."""
 
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +8,7 @@ import click
 
 from contextd.agents.importer import ImportOutcome
 from contextd.cli._context import common_options, get_app, get_settings, state
-from contextd.cli._output import emit
+from contextd.cli._output import confirm, emit
 from contextd.client.grammar import counted
 from contextd.client.printer import echo, style
 from contextd.config import Settings
@@ -195,14 +194,10 @@ def detach(path: Path | None, every: bool, purge: bool, yes: bool) -> None:
     folder = (path or Path.cwd()).absolute()
     project = app.projects.resolve(app.settings.project, folder) if path else app.current_project()
     if purge and not yes:
-        if not sys.stdin.isatty():
-            raise InvalidInputError("--purge deletes the project's records; add --yes to confirm.")
-        if not click.confirm(
+        confirm(
             f"Delete project {project.name} and all its records on this machine?",
-            default=False,
-            err=True,
-        ):
-            raise click.Abort()
+            without_terminal="--purge deletes the project's records; add --yes to confirm.",
+        )
     outcome = app.projects.detach(project, folder, purge=purge, every=every)
     payload = {
         "project": project_view(project),

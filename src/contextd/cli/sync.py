@@ -1,6 +1,5 @@
 """sync: the Markdown mirror of the store, regenerated, and hand edits adopted as records."""
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -9,7 +8,7 @@ import click
 from contextd.app import App
 from contextd.cli._context import common_options, get_app, state
 from contextd.cli._groups import SuggestingGroup
-from contextd.cli._output import emit
+from contextd.cli._output import confirm, emit
 from contextd.cli.remote import conflicts, resolve
 from contextd.client.printer import echo
 from contextd.errors import ConflictError, InvalidInputError
@@ -98,17 +97,16 @@ def _adopt(app: App, project: Project | None, *, yes: bool, dry_run: bool) -> No
 
 
 def _confirm(plan: AdoptPlan) -> None:
-    if not sys.stdin.isatty():
-        raise InvalidInputError(
-            "Adopting changes records; add --yes to confirm, or --dry-run to only see the plan."
-        )
     question = (
         f"Apply these {len(plan.changes)} change(s) and regenerate the edited files?"
         if plan.changes
         else "The edits change no record; regenerate the edited files (dropping the edits)?"
     )
-    if not click.confirm(question, default=False, err=True):
-        raise click.Abort()
+    confirm(
+        question,
+        without_terminal="Adopting changes records; add --yes to confirm, or --dry-run to only "
+        "see the plan.",
+    )
 
 
 def _plan(plan: AdoptPlan) -> Callable[[], None]:
