@@ -1,7 +1,9 @@
 """The served view as a process: it listens on loopback only, refuses a request without the
 token, never writes the token anywhere but the line that announces it, and opens a browser
-without putting the token on a command line."""
+without putting the token on a command line. Its socket (and `contextd serve`'s) sends small
+replies at once."""
 
+import asyncio
 import os
 import signal
 import socket
@@ -16,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from contextd.cli.main import cli
+from contextd.web.server import bind
 from tests.web.served import running_ui
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads listening sockets in /proc")
@@ -66,6 +69,28 @@ def _other_addresses() -> list[str]:
     except OSError:
         return []
     return [a for a in addresses if not a.startswith("127.")]
+
+
+def test_each_connection_it_accepts_sends_small_writes_at_once() -> None:
+    """Nagle's algorithm off on every accepted connection: else a reply written in two parts
+    waits for the client's delayed ACK (40 ms a request on a kept-alive connection)."""
+    nagle_off: list[int] = []
+
+    async def accept_one() -> None:
+        async def handle(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            accepted = writer.get_extra_info("socket")
+            nagle_off.append(accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        listening = bind(0)
+        server = await asyncio.start_server(handle, sock=listening)
+        async with server:
+            reader, writer = await asyncio.open_connection(*listening.getsockname()[:2])
+            await reader.read()
+            writer.close()
+
+    asyncio.run(accept_one())
+    assert len(nagle_off) == 1 and nagle_off[0] != 0
 
 
 def test_it_listens_on_loopback_only_and_refuses_requests_without_the_token(repo: Path) -> None:
