@@ -5,6 +5,7 @@ import html
 import re
 from collections.abc import Callable
 
+import msgspec
 import pytest
 from starlette.testclient import TestClient
 
@@ -208,3 +209,16 @@ def test_search_counts_only_the_records_that_match(
     page = make_client().get("/p/orbit/records", params={"q": "task queue"}).text
     assert _ids_in(page) == [ids[-1]]
     assert re.search(r"\b1 hit for", page)
+
+
+def test_a_group_record_page_names_its_group(client: TestClient, app: App, store: Store) -> None:
+    group = app.groups.create("Shop")
+    app.groups.add(group.slug, [app.current_project()])
+    draft = RecordDraft(
+        Kind.MEMORY, "Every service logs JSON lines", MemoryBody(), category="note", group=""
+    )
+    held = app.writer.create(draft, app.current_project())
+    page = client.get(f"/r/{held.id}")
+    assert page.status_code == 200
+    assert '<span class="badge" id="group">group shop</span>' in page.text
+    assert 'id="group"' not in client.get(f"/r/{store.nats}").text
