@@ -5,7 +5,6 @@ import html
 import re
 from collections.abc import Callable
 
-import msgspec
 import pytest
 from starlette.testclient import TestClient
 
