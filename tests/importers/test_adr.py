@@ -397,3 +397,49 @@ def test_titles_as_people_write_them(tmp_path: Path) -> None:
     titles = [entry.draft.title.split("\n", 1)[0] for entry in read_adrs(tmp_path)]
 
     assert titles == ["25. Automatic code merging", "26. No title heading"]
+
+
+def test_an_adr_replaced_by_two_is_superseded_by_the_first_and_related_to_the_other(
+    app: App, run: Cli, tmp_path: Path
+) -> None:
+    folder = tmp_path / "adr"
+    folder.mkdir()
+    context = "Workers and the scheduler share one Redis instance for jobs and for locks."
+    _write_adr(
+        folder / "0001-use-redis-for-jobs-and-locks.md",
+        "1. Use Redis for jobs and locks",
+        context,
+        "We will keep jobs and locks in one Redis, because one server is simpler to run.",
+        status="Superseded by ADR-0002 and ADR-0003",
+    )
+    _write_adr(
+        folder / "0002-move-jobs-to-nats.md",
+        "2. Move jobs to NATS JetStream",
+        context,
+        "We will move jobs to NATS JetStream, because its durable consumers survive deploys.",
+    )
+    _write_adr(
+        folder / "0003-take-locks-in-postgres.md",
+        "3. Take locks in PostgreSQL",
+        context,
+        "We will take advisory locks in PostgreSQL, because the job metadata lives there.",
+    )
+    _write_adr(
+        folder / "0004-cache-sessions-in-redis.md",
+        "4. Cache sessions in Redis",
+        context,
+        "We will keep only the session cache in Redis, because nothing else needs it now.",
+        status="Accepted\n\nSupersedes [1. Use Redis for jobs and locks]"
+        "(0001-use-redis-for-jobs-and-locks.md)",
+    )
+
+    run.json("import", "adr", str(folder))
+
+    records = stored(app)
+    old = records["1. Use Redis for jobs and locks"]
+    assert old.status is Status.SUPERSEDED
+    assert old.superseded_by == records["2. Move jobs to NATS JetStream"].id
+    assert set(old.related_to) == {
+        records["3. Take locks in PostgreSQL"].id,
+        records["4. Cache sessions in Redis"].id,  # it says it supersedes the first too
+    }

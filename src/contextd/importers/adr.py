@@ -10,7 +10,8 @@ category `decision`, so nothing it says is lost.
 What the ADR states about itself is believed, not guessed: its status (accepted and proposed
 are current; rejected and deprecated are archived; "Superseded by ADR-0012" is superseded by
 that ADR), "Supersedes [3. …](0003-….md)" in a later one, and its date. A successor is named by
-a link to its file or by its number."""
+a link to its file or by its number; an ADR replaced by several (a decision split in two) is
+superseded by the first and related to the others."""
 
 import re
 from collections.abc import Callable
@@ -110,11 +111,12 @@ def read_adrs(folder: Path) -> list[SourceEntry]:
     for adr in adrs:
         if adr.number is not None:
             by_number.setdefault(adr.number, adr.key)
-    successors = {adr.key: _successor(adr, by_file, by_number) for adr in adrs}
+    successors = {adr.key: _successors(adr, by_file, by_number) for adr in adrs}
     for adr in adrs:  # "Supersedes X" in a later ADR, where X does not say so itself
         for old in _refs(_after(_SUPERSEDES, adr.status), by_file, by_number):
-            if old != adr.key and successors.get(old) is None:
-                successors[old] = adr.key
+            named = successors[old]
+            if old != adr.key and adr.key not in named and set(named) <= set(by_file.values()):
+                named.append(adr.key)
     return [_entry(adr, successors[adr.key], by_file) for adr in adrs]
 
 
@@ -301,19 +303,19 @@ def _linked(by_file: dict[str, str]) -> Callable[[str], str | None]:
     return key
 
 
-def _successor(adr: _Adr, by_file: dict[str, str], by_number: dict[int, str]) -> str | None:
-    """The ADR this one says replaced it (the first, when it names several), or what it names
-    when that is not in the folder."""
+def _successors(adr: _Adr, by_file: dict[str, str], by_number: dict[int, str]) -> list[str]:
+    """The ADRs this one says replaced it, or what it names when none is in the folder."""
     named = _after(_SUPERSEDED_BY, adr.status)
     if not named and not re.search(r"\bsuperseded\b", adr.status, re.I):
-        return None
+        return []
     found = [key for key in _refs(named, by_file, by_number) if key != adr.key]
-    if found:
-        return found[0]
-    return named.strip(" .:;") or "an ADR it does not name"
+    return found or [named.strip(" .:;") or "an ADR it does not name"]
 
 
-def _entry(adr: _Adr, successor: str | None, by_file: dict[str, str]) -> SourceEntry:
+def _entry(adr: _Adr, successors: list[str], by_file: dict[str, str]) -> SourceEntry:
+    """The ADR as an entry: replaced by the first of its successors, the others (a decision
+    split in two) related to it, as are the ADRs it links."""
+    successor = successors[0] if successors else None
     first = re.search(r"[a-z]+", adr.status, re.I)
     word = first.group(0).lower() if first else ""
     status, reason = SourceStatus.ACTIVE, None
@@ -321,7 +323,7 @@ def _entry(adr: _Adr, successor: str | None, by_file: dict[str, str]) -> SourceE
         status = SourceStatus.SUPERSEDED
     elif word in _RETIRED:
         status, reason = SourceStatus.ARCHIVED, f"The ADR's status is {word}."
-    links = map(_linked(by_file), _LINK.findall(adr.text))
+    links = [*successors[1:], *map(_linked(by_file), _LINK.findall(adr.text))]
     related = tuple(dict.fromkeys(k for k in links if k and k not in (adr.key, successor)))
     return SourceEntry(
         source_id=adr.key,
