@@ -3,6 +3,7 @@ missing, made up, revoked or expired; read-only tokens get the read tools only; 
 page from another origin is refused; and two developers' sessions and personal records stay
 apart. Real serve processes, the SDK's Streamable HTTP client, on both stores."""
 
+import json
 import subprocess
 import sys
 import time
@@ -185,5 +186,40 @@ def test_serve_read_only_serves_the_read_tools_to_every_token(
         async def body() -> None:
             async with connect(served.url, token) as client:
                 assert {t.name for t in (await client.list_tools()).tools} == READ_ONLY_TOOLS
+
+        run(body)
+
+
+def test_two_tokens_of_one_developer_see_the_same_personal_records(
+    backend: str, home: Path, repo: Path
+) -> None:
+    laptop = new_token(home, "alice-laptop", "--developer", "alice", "--project", "orbit")
+    desktop = new_token(home, "alice-desktop", "--developer", "alice", "--project", "orbit")
+    bob = new_token(home, "bob", "--project", "orbit")
+    tokens = subprocess.run(
+        [sys.executable, "-m", "contextd", "--home", str(home), "token", "list", "--json"],
+        capture_output=True,
+        check=True,
+    )
+    listed = {t["name"]: t["developer"] for t in json.loads(tokens.stdout)["tokens"]}
+    assert listed == {"alice-desktop": "alice", "alice-laptop": "alice", "bob": "bob"}
+    with serve(repo) as served:
+
+        async def body() -> None:
+            async with connect(served.url, laptop) as client:
+                mine = result_data(
+                    await client.call_tool(
+                        "checkpoint", {"summary": "Alice stopped halfway through the billing move"}
+                    )
+                )
+                info = result_data(await client.call_tool("session_info", {}))
+                assert info["session"]["developer"] == "alice"
+            async with connect(served.url, desktop) as client:
+                again = result_data(await client.call_tool("get_entry", {"id": mine["id"]}))
+                assert again["title"].startswith("Alice stopped")
+                info = result_data(await client.call_tool("session_info", {}))
+                assert info["session"]["developer"] == "alice"
+            async with connect(served.url, bob) as client:
+                assert (await client.call_tool("get_entry", {"id": mine["id"]})).is_error
 
         run(body)

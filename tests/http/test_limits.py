@@ -47,13 +47,16 @@ def test_token_commands_refuse_bad_input_in_a_sentence(home: Path, repo: Path, r
     made = run.json("token", "create", "alice", "--read-only", "--expires", "never")
     assert made["token"].startswith("ctd_") and made["expires_at"] is None
     listed = run.json("token", "list")["tokens"]
-    assert [(t["name"], t["state"], t["read_only"]) for t in listed] == [("alice", "active", True)]
+    assert [(t["name"], t["developer"], t["state"], t["read_only"]) for t in listed] == [
+        ("alice", "alice", "active", True)
+    ]
     assert made["token"] not in str(listed)  # only ever shown when made
     for args, words in (
         (["token", "create", "alice"], "revoke"),
         (["token", "create", "no spaces"], "cannot name a token"),
         (["token", "create", "bob", "--expires", "soon"], "length of time"),
         (["token", "create", "bob", "--project", "nowhere"], "nowhere"),
+        (["token", "create", "bob", "--developer", "b o b"], "cannot name a developer"),
         (["token", "revoke", "carol"], "No token"),
     ):
         result = run(*args)

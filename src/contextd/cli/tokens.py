@@ -21,6 +21,7 @@ def _view(row: TokenRow) -> dict[str, Any]:
         state = "expired"
     return {
         "name": row.name,
+        "developer": row.developer,
         "read_only": row.read_only,
         "project": row.project,
         "created_at": row.created_at,
@@ -47,14 +48,28 @@ def token() -> None:
     metavar="SPAN",
     help="How long it is valid: 90d, 12h, 2w, or never.",
 )
+@click.option(
+    "--developer",
+    metavar="WHO",
+    help="Whom it acts for (default: NAME): tokens of one developer, one per machine, see the "
+    "same personal records.",
+)
 @common_options
-def create(name: str, read_only: bool, expires: str) -> None:
-    """Make a token for developer NAME and print it, once (the store keeps only a hash).
-    With --project, calls that name no project work on that one."""
+def create(name: str, read_only: bool, expires: str, developer: str | None) -> None:
+    """Make a token NAME for developer NAME (or --developer) and print it, once (the store
+    keeps only a hash). With --project, calls that name no project work on that one.
+
+    \b
+    Examples:
+      contextd token create alice --project orbit
+      contextd token create alice-laptop --developer alice --expires 30d
+    """
     app = get_app()
     project = state().project  # this command's own --project, not $CONTEXTD_PROJECT
     slug = None if project is None else app.project(project, app.settings.cwd).slug
-    issued = app.tokens.create(name, read_only=read_only, project=slug, expires=expires)
+    issued = app.tokens.create(
+        name, read_only=read_only, project=slug, expires=expires, developer=developer
+    )
 
     def human() -> None:
         echo(issued.token)
@@ -63,8 +78,9 @@ def create(name: str, read_only: bool, expires: str) -> None:
         where = f", project {slug}" if slug else ""
         echo(
             style(
-                f"Token for {name} ({mode}{where}; until {until}). It is shown only now: give "
-                "it to the developer, who sends it as `Authorization: Bearer <token>`.",
+                f"Token for {issued.row.developer} ({mode}{where}; until {until}). It is shown "
+                "only now: give it to the developer, who sends it as "
+                "`Authorization: Bearer <token>`.",
                 fg="bright_black",
             ),
             err=True,
@@ -83,11 +99,12 @@ def list_() -> None:
         if not rows:
             echo("No tokens yet; `contextd token create NAME` makes one.")
             return
-        lines = [["NAME", "STATE", "MODE", "PROJECT", "EXPIRES", "LAST USED"]]
+        lines = [["NAME", "DEVELOPER", "STATE", "MODE", "PROJECT", "EXPIRES", "LAST USED"]]
         for r in rows:
             lines.append(
                 [
                     r["name"],
+                    r["developer"],
                     r["state"],
                     "read-only" if r["read_only"] else "read-write",
                     r["project"] or "",

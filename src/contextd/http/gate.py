@@ -85,7 +85,7 @@ class Gate:
         if self._limits.requests_per_minute and count > self._limits.requests_per_minute:
             wait = max(1, math.ceil(60 - time.time() % 60))
             message = (
-                f"Token {caller.developer!r} made more than {self._limits.requests_per_minute} "
+                f"Token {caller.token!r} made more than {self._limits.requests_per_minute} "
                 f"requests this minute; try again in {wait} s."
             )
             await refusal(429, message, {"retry-after": str(wait)})(scope, receive, send)

@@ -20,6 +20,7 @@ __all__ = [
 
 class TokenRow(Struct, frozen=True):
     name: str
+    developer: str  # whom it acts for: its name unless it was given another
     lookup: str
     secret_hash: str
     read_only: bool
@@ -31,14 +32,22 @@ class TokenRow(Struct, frozen=True):
 
 
 _COLUMNS = (
-    "name, lookup, secret_hash, read_only, project, created_at, expires_at, revoked_at, used_at"
+    "name, coalesce(developer, name), lookup, secret_hash, read_only, project, created_at, "
+    "expires_at, revoked_at, used_at"
+)
+_WRITTEN = (
+    "name, developer, lookup, secret_hash, read_only, project, created_at, expires_at, "
+    "revoked_at, used_at"
 )
 
 
 def _row(values: tuple[object, ...]) -> TokenRow:
-    name, lookup, secret_hash, read_only, project, created, expires, revoked, used = values
+    name, developer, lookup, secret_hash, read_only, project, created, expires, revoked, used = (
+        values
+    )
     return TokenRow(
         str(name),
+        str(developer),
         str(lookup),
         str(secret_hash),
         bool(read_only),
@@ -52,9 +61,10 @@ def _row(values: tuple[object, ...]) -> TokenRow:
 
 def insert_token(conn: Connection, token: TokenRow) -> None:
     conn.execute(
-        f"INSERT INTO http_tokens({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO http_tokens({_WRITTEN}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             token.name,
+            None if token.developer == token.name else token.developer,
             token.lookup,
             token.secret_hash,
             int(token.read_only),

@@ -1,4 +1,5 @@
-"""Bearer tokens for `contextd serve`: one per developer, named after them. A token is shown
+"""Bearer tokens for `contextd serve`: each acts for one developer, by default the one it is
+named after (a developer may hold one per machine, each naming them). A token is shown
 once, when it is made; the store keeps only a hash of its secret. A presented token is found
 by its public part and its secret compared in constant time; a revoked or expired one admits
 no one. Every check reads the store, so a revocation holds at once in every serve process.
@@ -29,7 +30,8 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 class Caller(Struct, frozen=True):
     """Who a request comes from, as its token says."""
 
-    developer: str  # the token's name
+    developer: str  # whom the token acts for
+    token: str  # the token's name
     read_only: bool
     project: str | None  # what a call that names no project works on
     lookup: str  # the token's public part (for counting its requests)
@@ -55,18 +57,25 @@ class TokenService:
         read_only: bool = False,
         project: str | None = None,
         expires: str = "90d",
+        developer: str | None = None,
     ) -> Issued:
-        """A new token for developer `name`, read-only or not, working on `project` when a
-        call names none, valid for `expires` (`90d`, `12h`; `never`).
+        """A new token `name` acting for `developer` (by default `name`), read-only or not,
+        working on `project` when a call names none, valid for `expires` (`90d`, `12h`;
+        `never`).
 
         Raises:
-            InvalidInputError: the name or the span is not one contextd can use.
+            InvalidInputError: the name, the developer or the span is not one contextd can use.
             ConflictError: a token of that name is in use (revoke it first).
         """
         if not _NAME.fullmatch(name):
             raise InvalidInputError(
                 f"{name!r} cannot name a token: use 1-64 letters, digits, '.', '_', '@' or '-' "
                 "(the developer it acts for), starting with a letter or digit."
+            )
+        if developer is not None and not _NAME.fullmatch(developer):
+            raise InvalidInputError(
+                f"--developer {developer!r} cannot name a developer: use 1-64 letters, digits, "
+                "'.', '_', '@' or '-', starting with a letter or digit."
             )
         seconds = parse_span(expires)
         if seconds is None:
@@ -78,7 +87,10 @@ class TokenService:
         ends = to_iso(datetime.now(UTC) + timedelta(seconds=seconds)) if seconds else None
         lookup = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(12))
         secret = secrets.token_urlsafe(32)
-        row = TokenRow(name, lookup, _digest(secret), read_only, project, stamp, ends, None, None)
+        who = developer or name
+        row = TokenRow(
+            name, who, lookup, _digest(secret), read_only, project, stamp, ends, None, None
+        )
         with self._db.transaction() as conn:
             existing = rows.get_token(conn, name)
             if existing is not None and _usable(existing, stamp):
@@ -119,7 +131,7 @@ class TokenService:
             return None
         if not _usable(row, now()):
             return None
-        return Caller(row.name, row.read_only, row.project, row.lookup)
+        return Caller(row.developer, row.name, row.read_only, row.project, row.lookup)
 
     def count_request(self, caller: Caller) -> int:
         """Count a request of the caller's; how many it made in this minute so far (every
