@@ -8,6 +8,7 @@ from contextd.errors import InvalidInputError
 __all__ = [
     "CLOCK_SKEW",
     "age",
+    "duration",
     "is_stamp",
     "now",
     "parse_date",
@@ -106,6 +107,18 @@ def parse_date(text: str | None, option: str) -> str | None:
             f"{option} {text!r} is not a date; use 2026-11-01, an ISO time, or 30d / 12h / 2w."
         )
     return to_iso(moment)
+
+
+def duration(seconds: int) -> str:
+    """A span the way a person reads it: 42s, 27m 42s, 3h 05m, 2d 4h."""
+    minutes, secs = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    if days:
+        return f"{days}d {hours}h"
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
 
 
 def age(text: str, *, reference: datetime | None = None) -> str:

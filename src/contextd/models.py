@@ -248,6 +248,22 @@ class Record(Struct, frozen=True):
     def is_global(self) -> bool:
         return self.project_id is None
 
+    def as_draft(self) -> "RecordDraft":
+        """Its fields a write checks, as a draft: a stored record goes through the rules a
+        new one does."""
+        return RecordDraft(
+            kind=self.kind,
+            title=self.title,
+            body=self.body,
+            category=self.category,
+            tags=self.tags,
+            retrieval_hints=self.retrieval_hints,
+            origin=self.origin,
+            priority=self.priority,
+            related_to=self.related_to,
+            is_global=self.is_global,
+        )
+
 
 class RecordDraft(Struct, frozen=True):
     """What a caller asks to store; the core validates it and gives it an id and dates."""

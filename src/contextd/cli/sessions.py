@@ -9,7 +9,7 @@ from contextd.cli._context import common_options, get_app
 from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
 from contextd.client.printer import echo, style
-from contextd.clock import age, now
+from contextd.clock import age, duration, now
 from contextd.core.reading.views import record_view
 from contextd.core.workspace.sessions import SessionReport, SessionRow, duration_seconds
 from contextd.errors import NotFoundError
@@ -24,18 +24,6 @@ _SECTIONS = (
     ("constraints", "Constraints"),
     ("pipelines", "Pipelines"),
 )
-
-
-def duration(seconds: int) -> str:
-    """A span the way a person reads it: 42s, 27m 42s, 3h 05m, 2d 4h."""
-    minutes, secs = divmod(seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    days, hours = divmod(hours, 24)
-    if days:
-        return f"{days}d {hours}h"
-    if hours:
-        return f"{hours}h {minutes:02d}m"
-    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
 
 
 def _stamp(text: str) -> str:

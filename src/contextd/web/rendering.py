@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from contextd.client.grammar import counted
-from contextd.clock import age
+from contextd.clock import age, duration
 from contextd.core.upkeep.quality import command_for
 from contextd.errors import ConflictError, ContextdError, InvalidInputError, NotFoundError
 from contextd.web.forms import field_label
@@ -39,18 +39,6 @@ _ENV = Environment(
 def when(stamp: str | None) -> str:
     """A stored instant as a person reads it: date and minute, UTC."""
     return "" if not stamp else stamp[:16].replace("T", " ")
-
-
-def duration(seconds: int) -> str:
-    """A span the way a person reads it: 42s, 27m 42s, 3h 05m, 2d 4h."""
-    minutes, secs = divmod(seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    days, hours = divmod(hours, 24)
-    if days:
-        return f"{days}d {hours}h"
-    if hours:
-        return f"{hours}h {minutes:02d}m"
-    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
 
 
 _ENV.filters["age"] = lambda stamp: age(stamp) if stamp else "never"

@@ -103,19 +103,7 @@ def validate_record(record: Record) -> Record:
     Raises:
         ValidationError: a field breaks its kind's rules or holds a secret.
     """
-    clean = validate_draft(
-        RecordDraft(
-            kind=record.kind,
-            title=record.title,
-            body=record.body,
-            category=record.category,
-            tags=record.tags,
-            retrieval_hints=record.retrieval_hints,
-            origin=record.origin,
-            priority=record.priority,
-            is_global=record.is_global,
-        )
-    )
+    clean = validate_draft(record.as_draft())
     refuse_secrets_in(record)  # the fields a draft does not carry (an archive reason...)
     return replace(
         record,

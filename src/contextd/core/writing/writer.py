@@ -420,19 +420,8 @@ class RecordWriter:
             related = tuple(dict.fromkeys(self._reader.get(r).id for r in related))
             if record.id in related:
                 raise InvalidInputError("A record cannot be related to itself.")
-        base = RecordDraft(
-            kind=record.kind,
-            title=record.title,
-            body=record.body,
-            category=record.category,
-            tags=record.tags,
-            retrieval_hints=record.retrieval_hints,
-            origin=record.origin,
-            priority=record.priority,
-            related_to=record.related_to,
-            is_global=record.is_global,
-        )
-        draft = validate_draft(edited_draft(base, replace(edit, related_to=related)))
+        edited = edited_draft(record.as_draft(), replace(edit, related_to=related))
+        draft = validate_draft(edited)
         updated = replace(
             record,
             title=draft.title,
