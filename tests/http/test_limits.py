@@ -57,12 +57,16 @@ def test_token_commands_refuse_bad_input_in_a_sentence(home: Path, repo: Path, r
         (["token", "create", "bob", "--expires", "soon"], "length of time"),
         (["token", "create", "bob", "--project", "nowhere"], "nowhere"),
         (["token", "create", "bob", "--developer", "b o b"], "cannot name a developer"),
+        (["token", "create", "ghp_" + "a1B2c3D4e5" * 4], "looks like a credential"),
+        (["token", "create", "ci/ghp_" + "a1B2c3D4e5" * 4], "looks like a credential"),
+        (["token", "create", "bob", "--developer", "ghp_" + "a1B2c3D4e5" * 4], "credential"),
         (["token", "revoke", "carol"], "No token"),
     ):
         result = run(*args)
         assert result.exit_code != 0, args
         assert words in result.output, result.output
         assert "Traceback" not in result.output
+        assert "a1B2c3D4e5" not in result.output  # a secret given as a name is never echoed
     assert run.json("token", "revoke", "alice")["token"]["state"] == "revoked"
     again = run.json("token", "create", "alice")  # a revoked name may be given a new token
     assert again["token"] != made["token"]

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from msgspec import Struct
 
 from contextd.clock import now, parse_span, to_iso
-from contextd.core.writing.secrets import CONTEXTD_TOKEN
+from contextd.core.writing.secrets import CONTEXTD_TOKEN, find_secrets
 from contextd.errors import ConflictError, InvalidInputError, NotFoundError
 from contextd.storage import http_tokens as rows
 from contextd.storage.store import Database
@@ -67,16 +67,9 @@ class TokenService:
             InvalidInputError: the name, the developer or the span is not one contextd can use.
             ConflictError: a token of that name is in use (revoke it first).
         """
-        if not _NAME.fullmatch(name):
-            raise InvalidInputError(
-                f"{name!r} cannot name a token: use 1-64 letters, digits, '.', '_', '@' or '-' "
-                "(the developer it acts for), starting with a letter or digit."
-            )
-        if developer is not None and not _NAME.fullmatch(developer):
-            raise InvalidInputError(
-                f"--developer {developer!r} cannot name a developer: use 1-64 letters, digits, "
-                "'.', '_', '@' or '-', starting with a letter or digit."
-            )
+        _check_name(name, "a token")
+        if developer is not None:
+            _check_name(developer, "a developer", option="--developer ")
         seconds = parse_span(expires)
         if seconds is None:
             raise InvalidInputError(
@@ -138,6 +131,25 @@ class TokenService:
         process serving this store counts into the same number)."""
         minute = int(time.time() // 60)
         return rows.count_request(self._db.connection(), caller.lookup, minute, now())
+
+
+def _check_name(value: str, what: str, *, option: str = "") -> None:
+    """A token's or developer's name: a short word people and the store can show.
+
+    Raises:
+        InvalidInputError: it looks like a credential (scanned before it is echoed: it is shown in
+            lists and on the developer's sessions), or it is not a short word.
+    """
+    if find_secrets(value):
+        raise InvalidInputError(
+            f"The name given for {what} looks like a credential; name it after the developer "
+            "instead."
+        )
+    if not _NAME.fullmatch(value):
+        raise InvalidInputError(
+            f"{option}{value!r} cannot name {what}: use 1-64 letters, digits, '.', '_', '@' or "
+            "'-', starting with a letter or digit."
+        )
 
 
 def _digest(secret: str) -> str:
