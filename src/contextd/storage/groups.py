@@ -9,6 +9,7 @@ __all__ = [
     "add_member",
     "find_group",
     "group_of",
+    "group_slug",
     "held_records",
     "insert_group",
     "list_groups",
@@ -29,6 +30,14 @@ def group_of(conn: Connection, project_id: str) -> str | None:
     """The id of the group the project belongs to, if any."""
     row = conn.execute(
         "SELECT group_id FROM group_members WHERE project_id = ?", (project_id,)
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def group_slug(conn: Connection, project_id: str) -> str | None:
+    """The slug of the group whose id is `project_id`; None when it is a project's."""
+    row = conn.execute(
+        "SELECT slug FROM projects WHERE id = ? AND is_group = 1", (project_id,)
     ).fetchone()
     return str(row[0]) if row else None
 

@@ -77,8 +77,8 @@ class RecordReader:
         predecessors = tuple(
             r for r in (rows.get_record(conn, i) for i in rows.successors_of(conn, record.id)) if r
         )
-        group = groups.find_group(conn, record.project_id) if record.project_id else None
-        return RecordDetail(record, successor, current, predecessors, group.slug if group else None)
+        group = groups.group_slug(conn, record.project_id) if record.project_id else None
+        return RecordDetail(record, successor, current, predecessors, group)
 
     def list_records(
         self,
