@@ -112,10 +112,11 @@ def read_adrs(folder: Path) -> list[SourceEntry]:
         if adr.number is not None:
             by_number.setdefault(adr.number, adr.key)
     successors = {adr.key: _successors(adr, by_file, by_number) for adr in adrs}
+    in_folder = set(by_file.values())
     for adr in adrs:  # "Supersedes X" in a later ADR, where X does not say so itself
         for old in _refs(_after(_SUPERSEDES, adr.status), by_file, by_number):
             named = successors[old]
-            if old != adr.key and adr.key not in named and set(named) <= set(by_file.values()):
+            if old != adr.key and adr.key not in named and set(named) <= in_folder:
                 named.append(adr.key)
     return [_entry(adr, successors[adr.key], by_file) for adr in adrs]
 
