@@ -1,5 +1,6 @@
 """MCP server timings: spawn -> initialize, tools/list, get_context, over a real stdio client;
-the sum up to the first answer, the server's CPU time and its peak resident memory.
+the sum up to the first answer, the server's CPU time and its peak resident memory; and the
+size of the tool list, the part of it a model reads (names, descriptions, input schemas) apart.
 
 Run: .venv/bin/python benchmarks/bench_mcp.py HOME PROJECT [--rounds N] [--daemon]
 (HOME: a store, e.g. one built by bench_retrieval.py; PROJECT: a project in it.)
@@ -14,6 +15,7 @@ rate is printed.
 """
 
 import argparse
+import json
 import os
 import random
 import resource
@@ -23,6 +25,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import anyio
 from bench_retrieval import sentence
@@ -30,6 +33,7 @@ from bench_retrieval import sentence
 from mcp import Client, StdioServerParameters
 
 PEAKS: list[float] = []  # each server's peak resident memory, read before it exits
+LISTED: list[tuple[int, int, int]] = []  # tools; characters a model reads; whole list
 
 
 async def once(home: str, project: str) -> tuple[float, float, float, float]:
@@ -41,8 +45,9 @@ async def once(home: str, project: str) -> tuple[float, float, float, float]:
     started = time.perf_counter()
     async with Client(params) as client:
         ready = time.perf_counter()
-        await client.list_tools()
+        tools = (await client.list_tools()).tools
         listed = time.perf_counter()
+        LISTED.append(_sizes(tools))
         await client.call_tool("get_context", {"query": "why did we move the task queue"})
         first = time.perf_counter()
         await client.call_tool("get_context", {"query": "how are migrations applied"})
@@ -92,6 +97,9 @@ def _measure(args: argparse.Namespace, daemon: int | None) -> None:
     print(f"{'server CPU':<18} median {statistics.median(cpu) * 1000:7.1f} ms")
     # Read from /proc while each server ran: the children's ru_maxrss would also count the
     # `contextd daemon start` run beside them.
+    count, read, whole = LISTED[-1]
+    print(f"{'tool list':<18} {count} tools, {whole / 1024:.1f} KiB with output schemas")
+    print(f"{'model reads':<18} {read / 1024:.1f} KiB, about {read // 4} tokens at 4 characters")
     peak = max(PEAKS)
     print(f"{'server peak RSS':<18} {peak:11.0f} MiB")
     if args.writes:
@@ -123,6 +131,17 @@ async def _writes(home: str, project: str, count: int) -> float:
             if done.is_error:
                 raise SystemExit(f"remember failed: {done.content}")
         return count / (time.perf_counter() - started)
+
+
+def _sizes(tools: list[Any]) -> tuple[int, int, int]:
+    """How many tools, the characters of what a client hands its model (name, description,
+    input schema), and of the whole list as JSON."""
+    read = sum(
+        len(tool.name) + len(tool.description or "") + len(json.dumps(tool.input_schema))
+        for tool in tools
+    )
+    whole = len(json.dumps([tool.model_dump(by_alias=True, exclude_none=True) for tool in tools]))
+    return len(tools), read, whole
 
 
 def _contextd(home: str, *args: str) -> str:

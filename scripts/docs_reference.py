@@ -158,7 +158,7 @@ def mcp_reference() -> str:
         "| tool | read-only server | what |\n|---|---|---|",
     ]
     for tool in tools:
-        first = _escape(_prose(tool.description).split("\n\n")[0])
+        first = _escape((tool.description or "").split("\n\n")[0])
         shown = "yes" if tool.name in read_only else "no"
         out.append(f"| [`{tool.name}`](#{tool.name}) | {shown} | {first} |")
     out.append("")
@@ -168,7 +168,7 @@ def mcp_reference() -> str:
 
 
 def _tool_section(tool: Any) -> list[str]:
-    out = [f"## {tool.name}\n", _escape(_prose(tool.description)) + "\n"]
+    out = [f"## {tool.name}\n", _escape(tool.description or "") + "\n"]
     hints = tool.annotations
     if hints is not None:
         said = [
@@ -310,12 +310,6 @@ def _toml(value: object) -> str:
 
 
 # --- shared ---------------------------------------------------------------------------------
-
-
-def _prose(text: str | None) -> str:
-    """A docstring's paragraphs, each on one line."""
-    paragraphs = inspect.cleandoc(text or "").split("\n\n")
-    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
 
 
 def _escape(text: str) -> str:

@@ -301,6 +301,53 @@ def test_the_tool_surface_and_its_hints_are_pinned(app: App) -> None:
     talk(app, body)
 
 
+def test_the_tool_list_says_each_thing_once(app: App) -> None:
+    """What every session reads into its context: no pydantic titles, an optional argument
+    without a null alternative, a description without its docstring's indentation; an
+    explicit null is still taken, and results keep the nulls they may carry."""
+
+    async def body(client: Client) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        for name, tool in tools.items():
+            assert "title" not in _keys_of(tool.input_schema), name
+            assert "title" not in _keys_of(tool.output_schema), name
+            assert "  " not in (tool.description or ""), name
+            for param, schema in tool.input_schema["properties"].items():
+                assert "anyOf" not in schema and schema.get("type") != "null", (name, param)
+        tags = tools["remember"].input_schema["properties"]["tags"]
+        assert tags["type"] == "array" and "default" not in tags and tags["description"]
+        assert "title" in tools["update_entry"].input_schema["properties"]  # a name, kept
+        superseded_by = tools["get_entry"].output_schema["properties"]["superseded_by"]
+        assert {"type": "null"} in superseded_by["anyOf"]
+        stored = await client.call_tool(
+            "remember",
+            {
+                "text": "Deploys run from the release branch only",
+                "category": "convention",
+                "tags": None,
+                "related_to": None,
+            },
+        )
+        assert payload(stored)["tags"] == []
+
+    talk(app, body)
+
+
+def _keys_of(schema: Any) -> set[str]:
+    """Every key of a schema's objects, except the names of its properties and definitions."""
+    if isinstance(schema, list):
+        return set().union(*map(_keys_of, schema)) if schema else set()
+    if not isinstance(schema, dict):
+        return set()
+    keys = set(schema)
+    for key, value in schema.items():
+        if key in ("properties", "$defs"):
+            keys |= set().union(set(), *(_keys_of(v) for v in value.values()))
+        elif key not in ("default", "enum", "const", "required"):
+            keys |= _keys_of(value)
+    return keys
+
+
 def _described(schema: dict[str, Any]) -> bool:
     """A parameter's description, on the property itself or on the one choice of an anyOf."""
     if schema.get("description"):

@@ -34,8 +34,8 @@ __all__ = [
 ProjectArg = Annotated[
     str | None,
     Field(
-        description="The project to use: its name, or its folder. Leave empty to use the "
-        "folder you work in (needed when the client does not say where it works)."
+        description="A project name or folder; leave it out for the folder you work in "
+        "(give it if the client does not say where that is)."
     ),
 ]
 

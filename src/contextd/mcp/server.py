@@ -16,6 +16,7 @@ from contextd.app import App
 from contextd.core.recall.presentation import WRITES_OFF
 from contextd.mcp import changing, reading, recording, sessions, upkeep
 from contextd.mcp.connection import Connection, connection_middleware
+from contextd.mcp.listing import compact_tool_list
 from contextd.mcp.messages import plain_argument_errors
 from contextd.mcp.project import ServerPlace
 from contextd.mcp.toolkit import Toolkit
@@ -63,7 +64,7 @@ def build_server(
         instructions=instructions,
         version=_version(),
         lifespan=lifespan,
-        middleware=[connection_middleware, plain_argument_errors],
+        middleware=[connection_middleware, plain_argument_errors, compact_tool_list],
     )
     kit = Toolkit(app, server, read_only=read_only)
     for module in TOOL_MODULES:

@@ -17,6 +17,7 @@ from contextd.core.recall.presentation import one_line
 from contextd.errors import ContextdError
 from contextd.fields import KINDS, RECORD_FIELDS, body_field
 from contextd.limits import MAX_SEARCH_LIMIT
+from contextd.mcp.listing import described
 from contextd.mcp.messages import in_mcp_words
 from contextd.mcp.project import NOWHERE, Place
 from contextd.mcp.render import reply, written_text
@@ -138,7 +139,9 @@ class Toolkit:
     def tool(self, annotations: ToolAnnotations) -> Callable[[Callable[P, R]], Callable[P, R]]:
         def register(fn: Callable[P, R]) -> Callable[P, R]:
             if not (self._read_only and annotations is not READ):
-                self._server.tool(annotations=annotations)(domain_errors(fn))
+                self._server.tool(description=described(fn), annotations=annotations)(
+                    domain_errors(fn)
+                )
             return fn
 
         return register
