@@ -4,6 +4,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,17 @@ def local_model(home: Path) -> None:
     config = home / "config.toml"
     text = config.read_text(encoding="utf-8").replace('provider = "hashing"', 'provider = "local"')
     config.write_text(text, encoding="utf-8")
+
+
+def maps_library(pid: int, name: str, *, within: float = 60.0) -> bool:
+    """Whether process `pid` maps a shared library named `name` (a runtime it has loaded)
+    within `within` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if name in Path(f"/proc/{pid}/maps").read_text(encoding="utf-8", errors="replace"):
+            return True
+        time.sleep(0.2)
+    return False
 
 
 def make_repo(path: Path, remote: str | None = None) -> Path:

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from contextd.cli.main import cli
 from contextd.web.server import bind
+from tests.conftest import maps_library
 from tests.web.served import running_ui
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads listening sockets in /proc")
@@ -202,3 +203,9 @@ def test_write_on_a_store_that_cannot_be_written_is_refused(
     result = CliRunner().invoke(cli, ["ui", "--write"])
     assert result.exit_code == 6
     assert "cannot be written; run `contextd ui` without --write" in result.stderr
+
+
+@pytest.mark.usefixtures("local_model")
+def test_it_loads_the_models_fast_runtime_before_any_request(repo: Path) -> None:
+    with running_ui(repo) as served:
+        assert maps_library(served.process.pid, "libonnxruntime")

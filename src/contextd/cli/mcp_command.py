@@ -2,18 +2,14 @@
 
 import logging
 import sys
-import threading
 
 import click
 
-from contextd.app import App
 from contextd.cli._context import common_options, declared_options, get_app
 from contextd.cli._groups import SuggestingGroup
 from contextd.client.relay import SERVE_OPTIONS
 
 __all__ = ["COMMANDS"]
-
-log = logging.getLogger(__name__)
 
 
 @click.group(cls=SuggestingGroup)
@@ -44,18 +40,8 @@ def serve(read_only: bool) -> None:
     # (~0.7 s of Python, the floor of `initialize`) only slowed that import, both needing the
     # GIL. It now overlaps the handshake and the client's own start, and is mostly done (or
     # waited for) by the first tool call.
-    threading.Thread(target=_warm, args=(app,), name="contextd-warm", daemon=True).start()
+    app.index.warm_in_background()
     run_stdio(server)
-
-
-def _warm(app: App) -> None:
-    """Load the model and vectors while the client starts up; a failure only costs speed."""
-    try:
-        app.index.warm()
-    except Exception:  # a top-level handler of its own thread: never take the server down
-        log.warning(
-            "warming the semantic index failed; the first query will load it", exc_info=True
-        )
 
 
 COMMANDS = [mcp]

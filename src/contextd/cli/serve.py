@@ -58,6 +58,7 @@ def serve(
         echo(PLAIN_HTTP_NOTE.format(host=host), err=True)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     app = get_app()
+    app.index.warm_in_background()
 
     def announce(where: Listening) -> None:
         mode = "read-only" if read_only else "read-write"

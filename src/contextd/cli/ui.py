@@ -48,6 +48,7 @@ def ui(port: int, open_browser: bool, write: bool) -> None:
         )
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     app = get_app(read_only=not writable)
+    app.index.warm_in_background()  # the search box and similar records use the model
 
     def announce(access: Access) -> None:
         mode = "read-write" if write else "read-only"

@@ -1,5 +1,7 @@
 """The semantic index as a whole: its state, re-embedding, and checking the provider."""
 
+import logging
+import threading
 import time
 from collections.abc import Callable
 
@@ -15,6 +17,8 @@ from contextd.storage.filters import RecordFilter
 from contextd.storage.store import Database
 
 __all__ = ["IndexService", "IndexState", "ProviderCheck", "Reachability"]
+
+log = logging.getLogger(__name__)
 
 
 class IndexState(Struct, frozen=True):
@@ -77,6 +81,20 @@ class IndexService:
         self._indexer.provider.warm()
         self._indexer.provider.embed_query("warm up")
         self._index.load(resident=True)
+
+    def warm_in_background(self) -> None:
+        """`warm` on a thread of its own, for a server about to answer many calls: the model
+        loads while it starts and its first client connects. Without it a server would keep
+        the runtime chosen for a one-shot command (numpy, see contextd.embeddings.local)."""
+        threading.Thread(target=self._warm_quietly, name="contextd-warm", daemon=True).start()
+
+    def _warm_quietly(self) -> None:
+        try:
+            self.warm()
+        except Exception:  # a top-level handler of its own thread: a failure only costs speed
+            log.warning(
+                "warming the semantic index failed; the first query will load it", exc_info=True
+            )
 
     def state(self) -> IndexState:
         conn = self._db.connection()
