@@ -176,6 +176,9 @@ def test_read_only_mode_offers_only_the_read_tools(repo: Path) -> None:
     async def body(client: Client) -> None:
         names = {t.name for t in (await client.list_tools()).tools}
         assert names == READ_TOOLS
+        told = client.instructions or ""
+        assert "get_context" in told and "read-only" in told
+        assert "checkpoint" not in told and "Record a decision" not in told  # tools it lacks
 
     serve(repo, body, "--read-only")
 
@@ -297,6 +300,8 @@ def test_the_tool_surface_and_its_hints_are_pinned(app: App) -> None:
         for param in ("path", "project", "dates_by", "include_superseded", "budget"):
             assert param in context, param
         assert client.server_info is not None and client.server_info.version not in ("", None)
+        told = client.instructions or ""
+        assert "Record a decision" in told and "<project-memory>" in told
 
     talk(app, body)
 
