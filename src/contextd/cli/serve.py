@@ -58,9 +58,9 @@ def serve(
         echo(PLAIN_HTTP_NOTE.format(host=host), err=True)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     app = get_app()
-    app.index.warm_in_background()
 
     def announce(where: Listening) -> None:
+        app.index.warm_in_background()  # once listening: a refused address closes the app
         mode = "read-only" if read_only else "read-write"
         if state().json:
             echo(json.dumps({"url": where.url, "port": where.port, "read_only": read_only}))

@@ -48,9 +48,11 @@ def ui(port: int, open_browser: bool, write: bool) -> None:
         )
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     app = get_app(read_only=not writable)
-    app.index.warm_in_background()  # the search box and similar records use the model
 
     def announce(access: Access) -> None:
+        # The search box and similar records use the model; warmed once listening, since a
+        # port that cannot be had closes the app under the warming thread.
+        app.index.warm_in_background()
         mode = "read-write" if write else "read-only"
         if state().json:
             echo(json.dumps({"url": access.url, "port": access.port, "write": write}))

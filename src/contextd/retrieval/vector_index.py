@@ -213,6 +213,7 @@ class SqliteVectorIndex:
         self._matrix: _Matrix | None = None
         self._token: tuple[int, int] | None = None
         self._resident = False
+        self._closed = False
         self._lock = threading.Lock()
 
     def search(self, query: list[float], reach: Reach, limit: int) -> list[tuple[str, float]]:
@@ -273,13 +274,17 @@ class SqliteVectorIndex:
 
     def load(self, *, resident: bool = False) -> None:
         with self._lock:
+            if self._closed:  # a warming thread that outlived its server's store
+                return
             self._resident = self._resident or resident
             matrix = self._current()
             if resident:
                 matrix.make_room()
 
     def close(self) -> None:
-        self._matrix = None
+        """Let the matrix go; a load under way finishes first, so the store closes after it."""
+        with self._lock:
+            self._matrix, self._closed = None, True
 
     def _current(self) -> _Matrix:
         """The matrix as of the last commit (call with the lock held)."""

@@ -91,10 +91,9 @@ class IndexService:
     def _warm_quietly(self) -> None:
         try:
             self.warm()
-        except Exception:  # a top-level handler of its own thread: a failure only costs speed
-            log.warning(
-                "warming the semantic index failed; the first query will load it", exc_info=True
-            )
+        except Exception as error:  # its thread's top-level handler: a failure only costs speed
+            log.warning("Warming the model failed (%s); the first query will load it.", error)
+            log.debug("warming the semantic index", exc_info=True)
 
     def state(self) -> IndexState:
         conn = self._db.connection()
