@@ -133,14 +133,58 @@ def test_a_newer_record_under_the_same_title_replaces_it() -> None:
     assert _reason(new, (old, 0.8)) == "it has the same title"
 
 
-def test_a_body_sentence_that_names_an_older_record_as_past_flags_it() -> None:
+def test_a_body_sentence_that_names_an_older_record_as_let_go_flags_it() -> None:
     signon = _record("ADR003: Use GOV.UK Signon\n\n## Context\nUsers sign in with Signon.")
     notify = _record("ADR002: Use GOV.UK Notify\n\n## Context\nEmails go through Notify.")
     new = _record(
         "ADR015: Use an identity provider\n\n## Context\n"
-        "In [ADR003 Use GOV.UK Signon] we decided to wait and see. See ADR002 for email."
+        "We previously decided in [ADR003 Use GOV.UK Signon] to wait. See ADR002 for email."
     )
     assert _flagged(new, (notify, 0.6), (signon, 0.5)) == signon.id
+
+
+def test_a_decision_cited_as_taken_is_replaced_only_when_the_new_record_changes_something() -> None:
+    support = _record("ADR001: Support Model\n\n## Context\nTeams run their own services.")
+    context = "## Context\nIn [ADR001](ADR001-support-model.md) we decided against a PaaS.\n\n"
+    builds_on = _record(
+        f"ADR003: Container Orchestration\n\n{context}## Decision\nWe will build on Kubernetes."
+    )
+    moves_off = _record(
+        f"ADR016: Platform\n\n{context}## Decision\nWe will run a PaaS instead of Kubernetes."
+    )
+    assert _flagged(builds_on, (support, 0.6)) is None
+    assert _flagged(moves_off, (support, 0.6)) == support.id
+
+
+def test_a_decision_section_names_what_it_lets_go_of_by_its_proper_name() -> None:
+    papertrail = _record("ADR013: Add PaperTrail gem for auditing and record backup")
+    standard = _record("3. Use Standard for Ruby linting")
+    access = _record("31. User access management")
+    remove = _record(
+        "ADR025: Decision Record Title\n\n## Context\nWe do not use versions.\n\n"
+        "## Decision\n\nRemove Papertrail and clean up our code and database.\n\n"
+        "## Consequences\nNo audit trail."
+    )
+    linting = _record(
+        "16. Use rubocop-govuk for code linting\n\n## Decision\nChange from "
+        "[Standard.rb](https://github.com/testdouble/standard) to the GovUK version."
+    )
+    common = _record(
+        "32. Track deletion using other models\n\n## Decision\nWe will log removing user "
+        "access in its own model."
+    )
+    assert _reason(remove, (papertrail, 0.7)) == "it says \u201cRemove Papertrail\u201d"
+    assert _reason(linting, (standard, 0.6)) == "it says \u201cChange from Standard.rb\u201d"
+    assert _flagged(common, (access, 0.6)) is None
+
+
+def test_cues_in_sections_other_than_the_decision_stay_unread() -> None:
+    papertrail = _record("ADR013: Add PaperTrail gem for auditing and record backup")
+    new = _record(
+        "ADR030: Audit log\n\n## Decision\nKeep an audit table.\n\n"
+        "## Alternatives\nRemove Papertrail."
+    )
+    assert _flagged(new, (papertrail, 0.7)) is None
 
 
 def test_cues_in_a_long_records_body_alone_flag_nothing() -> None:

@@ -2,22 +2,26 @@
 new one that say something changed, tied to that record when they can be.
 
 Only the parts of a record that state what is true now are read for a cue (the title's first
-line, a decision's why, a constraint's reason, a pipeline's purpose): a decision's problem or
-what was tried describes the past ("Redis pub/sub dropped tasks"), which says nothing about
-which record it replaces; nor does a long record's body (an ADR's context "instead of",
-"no longer" and "rather than" are everywhere), except where it names the old record itself.
+line, a decision's why, a constraint's reason, a pipeline's purpose, and the Decision section of
+a Markdown record such as an ADR): a decision's problem or what was tried describes the past
+("Redis pub/sub dropped tasks"), which says nothing about which record it replaces; nor does the
+rest of a long record's body (an ADR's context "instead of", "no longer" and "rather than" are
+everywhere), except where it names the old record itself.
 
 The evidence, strongest first:
 - the same headline as an older record (numbering aside: "9. Keycloak configuration" after
   "8. Keycloak configuration");
+- a sentence of the body that names an older record (its title, or its number: "ADR003")
+  and speaks of that decision as let go of ("We previously decided in ADR043..."), or as a
+  decision taken ("In ADR003 we recognised...") when the new record says something changed;
+  never one that only adds to it ("This is an addendum to ADR019") or says it was renumbered;
 - a cue that names what is let go of ("Move the task queue from NATS JetStream to Redis",
   "Replace X with Y", "Use Y instead of X", "Deprecate X in favour of Y", "Drop X for Y",
   "X retired"): the record whose headline names X (its name and half its words: "Remove VCR
   gem" does not name "Remove Bullet gem"), among the ten nearest (even a loosely similar one:
-  the rest of the new record speaks of Y);
-- a sentence of the body that names an older record (its title, or its number: "ADR003")
-  and speaks of that decision as past ("In [ADR003 Use GOV.UK Signon] we decided..."), unless
-  it only adds to it ("This is an addendum to ADR019") or says it was renumbered;
+  the rest of the new record speaks of Y). In a Decision section, whose sentences say more,
+  only a proper name counts ("Remove Papertrail", not "removing user") and the headline must
+  hold all of it;
 - a cue that names nothing old ("moved to", "Bumped", "is now"): the closest record, when it
   is similar enough.
 A change of named technologies without such a cue is not flagged: on supersession-dev that
@@ -79,13 +83,14 @@ _BARE = re.compile(
     r"superseded|replac(?:e|es|ed|ing)|switched over)\b",
     re.I,
 )
-# A sentence that speaks of an earlier decision as past.
+# A sentence that speaks of an earlier decision as let go of ...
 _PAST = re.compile(
-    r"\b(?:previously|prior|earlier|originally|decided|we (?:recognised|recognized|chose|"
-    r"agreed)|the old|until now|used to|revisit(?:ed|ing)?|supersed(?:e|es|ed|ing)|"
-    r"replac(?:e|es|ed|ing)|no longer|instead of)\b",
+    r"\b(?:previously|prior|earlier|originally|the old|until now|used to|revisit(?:ed|ing)?|"
+    r"supersed(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|no longer|instead of)\b",
     re.I,
 )
+# ... or only as taken, which a new record may still stand on ("In ADR001 we decided...").
+_TAKEN = re.compile(r"\b(?:decided|we (?:recognised|recognized|chose|agreed))\b", re.I)
 # A sentence that cites an older record to add to it, or says it was only renumbered.
 _ALONGSIDE = re.compile(
     r"\b(?:addendum|augment(?:s|ed|ing)?|amend(?:s|ed|ing)?|extend(?:s|ed|ing)?|"
@@ -97,6 +102,13 @@ _ADDRESS = re.compile(r"\]\([^)\s]*\)|https?://\S+")
 _NUMBERED = re.compile(
     r"^\s*(?:adr[-\s#]?0*(?P<adr>\d+)|0*(?P<n>\d+))\s*[.:)-]?\s+(?P<rest>.+)$", re.I
 )
+# An ADR's (or MADR's) section saying what was decided, and the heading that ends it.
+_DECISION = re.compile(
+    r"^(?P<level>#{1,6})[ \t]*(?:the[ \t]+)?decisions?(?:[ \t]+outcome)?[ \t]*:?[ \t]*$",
+    re.I | re.M,
+)
+_HEADING = re.compile(r"^(?P<level>#{1,6})\s", re.M)
+_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _TOKENS = re.compile(r"[\w+#]+(?:[.-][\w+#]+)*")
 _FILLER = frozenset(
@@ -116,18 +128,21 @@ def likely_replaced(new: Record, near: Sequence[Similar], looser: float) -> Simi
     for found in close:
         if len(same) >= 4 and _name(_headline(found.record)).casefold() == same:
             return replace(found, replaces="it has the same title")
+    statement = _statement(new)
+    decided = _decision_section(new.title)
+    changes = any(p.search(statement) or p.search(decided) for p in (*_NAMING, _BARE))
     body = new.title[len(head) :]
     for found in close:
-        sentence = _refers_back(body, _headline(found.record))
+        sentence = _refers_back(body, _headline(found.record), changes=changes)
         if sentence is not None:
             return replace(found, replaces=_said(sentence))
-    statement = _statement(new)
-    named = [(m.group(0), m.group("old")) for p in _NAMING for m in p.finditer(statement)]
+    named = [(m[0], m["old"], False) for p in _NAMING for m in p.finditer(statement)]
+    named += [(m[0], m["old"], True) for p in _NAMING for m in p.finditer(decided)]
     for found in candidates:
         if found.similarity < NAMED_FLOOR:
             continue
-        for cue, old in named:
-            if _names(_headline(found.record), old):
+        for cue, old, strict in named:
+            if (not strict or _is_name(old)) and _names(_headline(found.record), old, strict):
                 return replace(found, replaces=_said(cue))
     bare = _BARE.search(statement)
     if not named and bare is not None and close:
@@ -141,6 +156,16 @@ def _statement(record: Record) -> str:
     if record.kind is Kind.CHECKPOINT or main == "title":
         return _headline(record)
     return f"{_headline(record)}\n{getattr(record.body, main)}"
+
+
+def _decision_section(text: str) -> str:
+    """The Decision section of a Markdown text (an ADR's), links reduced to their words."""
+    found = _DECISION.search(text)
+    if found is None:
+        return ""
+    level = len(found["level"])
+    later = (h.start() for h in _HEADING.finditer(text, found.end()) if len(h["level"]) <= level)
+    return _LINK.sub(r"\1", text[found.end() : next(later, len(text))])
 
 
 def _headline(record: Record) -> str:
@@ -157,16 +182,27 @@ def _words(text: str) -> list[str]:
     return [w for w in _TOKENS.findall(text.casefold()) if w not in _FILLER]
 
 
-def _names(headline: str, thing: str) -> bool:
+def _is_name(thing: str) -> bool:
+    """Whether `thing` is a proper name ("Papertrail", "Standard.rb", "S3"), not a common noun
+    ("the backend checks"): a word but filler with a capital, a digit or a dot."""
+    return any(
+        w.casefold() not in _FILLER and (not w.islower() or not w.isalpha())
+        for w in _TOKENS.findall(thing)
+    )
+
+
+def _names(headline: str, thing: str, every: bool = False) -> bool:
     """Whether `headline` names `thing`: its first word (the name: "Terraform" of "Terraform
-    Cloud backend") and at least half of the rest but filler, each as a word of the headline
-    or of a hyphenated or dotted one ("use-bullet-to-catch" names "Bullet gem")."""
+    Cloud backend") and at least half of the rest but filler (`every`: all of it), each as a
+    word of the headline or of a hyphenated or dotted one ("use-bullet-to-catch" names "Bullet
+    gem")."""
     said: set[str] = set()
     for token in _TOKENS.findall(headline.casefold()):
         said.update((token, *_parts(token)))
     words = _words(thing)
     named = [word in said or bool(_parts(word, ".") & said) for word in words]
-    return bool(words) and named[0] and 2 * sum(named) >= len(words)
+    enough = all(named) if every else 2 * sum(named) >= len(words)
+    return bool(words) and named[0] and enough
 
 
 def _parts(token: str, between: str = "-.") -> set[str]:
@@ -180,16 +216,18 @@ def _parts(token: str, between: str = "-.") -> set[str]:
     }
 
 
-def _refers_back(body: str, old_headline: str) -> str | None:
+def _refers_back(body: str, old_headline: str, *, changes: bool) -> str | None:
     """The sentence of `body` that cites the record headed `old_headline` by its number
-    ("ADR003", "0008") and speaks of it as past, if any."""
+    ("ADR003", "0008") and speaks of it as let go of, or (when the new record `changes`
+    something) as a decision taken; None if there is none."""
     numbered = _NUMBERED.match(old_headline)
     if numbered is None:
         return None
     number = numbered["adr"] or numbered["n"]
     cited = re.compile(rf"\badr[-\s#]?0*{number}\b|\b0{{1,3}}{number}\b", re.I)
     for sentence in _SENTENCES.split(_ADDRESS.sub("]", body)):
-        if cited.search(sentence) and _PAST.search(sentence) and not _ALONGSIDE.search(sentence):
+        past = _PAST.search(sentence) or (changes and _TAKEN.search(sentence))
+        if cited.search(sentence) and past and not _ALONGSIDE.search(sentence):
             return sentence
     return None
 
