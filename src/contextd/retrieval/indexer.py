@@ -4,6 +4,7 @@ from collections.abc import Callable, Sequence
 
 from contextd.clock import now
 from contextd.embeddings.base import EmbeddingProvider, text_hash
+from contextd.markdown import decision_section, headline
 from contextd.models import Record
 from contextd.storage import vectors as rows
 from contextd.storage.records import search_text
@@ -15,9 +16,13 @@ _BATCH = 64
 
 
 def embedding_text(record: Record) -> str:
-    """Title first (the local model reads the first 128 word pieces), then hints, tags and body."""
-    parts = [record.title, *record.retrieval_hints, " ".join(record.tags), search_text(record)]
-    return "\n".join(p for p in parts if p)
+    """Title first (the local model reads the first 128 word pieces), then hints, tags and body.
+    A title holding a whole ADR is led by its headline and Decision section, which say what it
+    is about better than the context it opens with."""
+    decided = decision_section(record.title)
+    lead = [headline(record.title), decided] if decided else []
+    parts = [*lead, record.title, *record.retrieval_hints, " ".join(record.tags)]
+    return "\n".join(p for p in [*parts, search_text(record)] if p)
 
 
 class Indexer:

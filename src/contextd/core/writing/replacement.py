@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from msgspec.structs import replace
 
 from contextd.fields import KINDS
+from contextd.markdown import decision_section, headline
 from contextd.models import Kind, Record, Similar, Status
 
 __all__ = ["NAMED_FLOOR", "likely_replaced"]
@@ -102,13 +103,6 @@ _ADDRESS = re.compile(r"\]\([^)\s]*\)|https?://\S+")
 _NUMBERED = re.compile(
     r"^\s*(?:adr[-\s#]?0*(?P<adr>\d+)|0*(?P<n>\d+))\s*[.:)-]?\s+(?P<rest>.+)$", re.I
 )
-# An ADR's (or MADR's) section saying what was decided, and the heading that ends it.
-_DECISION = re.compile(
-    r"^(?P<level>#{1,6})[ \t]*(?:the[ \t]+)?decisions?(?:[ \t]+outcome)?[ \t]*:?[ \t]*$",
-    re.I | re.M,
-)
-_HEADING = re.compile(r"^(?P<level>#{1,6})\s", re.M)
-_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _TOKENS = re.compile(r"[\w+#]+(?:[.-][\w+#]+)*")
 _FILLER = frozenset(
@@ -129,7 +123,7 @@ def likely_replaced(new: Record, near: Sequence[Similar], looser: float) -> Simi
         if len(same) >= 4 and _name(_headline(found.record)).casefold() == same:
             return replace(found, replaces="it has the same title")
     statement = _statement(new)
-    decided = _decision_section(new.title)
+    decided = decision_section(new.title)
     changes = any(p.search(statement) or p.search(decided) for p in (*_NAMING, _BARE))
     body = new.title[len(head) :]
     for found in close:
@@ -158,18 +152,8 @@ def _statement(record: Record) -> str:
     return f"{_headline(record)}\n{getattr(record.body, main)}"
 
 
-def _decision_section(text: str) -> str:
-    """The Decision section of a Markdown text (an ADR's), links reduced to their words."""
-    found = _DECISION.search(text)
-    if found is None:
-        return ""
-    level = len(found["level"])
-    later = (h.start() for h in _HEADING.finditer(text, found.end()) if len(h["level"]) <= level)
-    return _LINK.sub(r"\1", text[found.end() : next(later, len(text))])
-
-
 def _headline(record: Record) -> str:
-    return record.title.strip().split("\n", 1)[0]
+    return headline(record.title)
 
 
 def _name(headline: str) -> str:
