@@ -21,8 +21,9 @@ def embedding_text(record: Record) -> str:
     is about better than the context it opens with."""
     decided = decision_section(record.title)
     lead = [headline(record.title), decided] if decided else []
-    parts = [*lead, record.title, *record.retrieval_hints, " ".join(record.tags)]
-    return "\n".join(p for p in [*parts, search_text(record)] if p)
+    tags = " ".join(record.tags)
+    parts = [*lead, record.title, *record.retrieval_hints, tags, search_text(record)]
+    return "\n".join(p for p in parts if p)
 
 
 class Indexer:
