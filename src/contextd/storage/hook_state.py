@@ -43,11 +43,12 @@ def add_shown(conn: Connection, session_key: str, record_ids: list[str], via: st
 
 
 def shown_ids(
-    conn: Connection, session_key: str, *, via: str | None = None, since: str = ""
+    conn: Connection, session_key: str, *, via: str | None = None, after: str = ""
 ) -> list[str]:
-    """Record ids shown to the session (by one route, or any), at or after `since`."""
-    sql = "SELECT record_id FROM hook_shown WHERE session_key = ? AND shown_at >= ?"
-    params: list[object] = [session_key, since]
+    """Record ids shown to the session (by one route, or any), later than `after`: a record
+    shown in the same millisecond as a snapshot was taken was shown before it."""
+    sql = "SELECT record_id FROM hook_shown WHERE session_key = ? AND shown_at > ?"
+    params: list[object] = [session_key, after]
     if via is not None:
         sql += " AND via = ?"
         params.append(via)

@@ -104,7 +104,7 @@ class HookState:
 
     def _compare(self, snapshot: rows.Snapshot) -> CompactionReport:
         conn = self._db.connection()
-        given_again = set(rows.shown_ids(conn, snapshot.session_key, since=snapshot.taken_at))
+        given_again = set(rows.shown_ids(conn, snapshot.session_key, after=snapshot.taken_at))
         missing = [rid for rid in snapshot.record_ids if rid not in given_again]
         current = record_rows.records_in_scope(
             conn, missing, RecordFilter(None, every_project=True)
