@@ -2,7 +2,8 @@
 
 The standard library only: the hook and the daemon client use it on every prompt. The home
 holds what teams treat as sensitive, so it is 0700 and every file in it 0600, whatever the
-umask. A home found looser (made by an older contextd, or by hand) is tightened when opened.
+umask: set on what contextd creates, when it creates it. contextd never walks a folder to change
+it, and a folder that holds other things (a user's home, `/`, a checkout) is refused as a home.
 """
 
 import os
@@ -22,6 +23,8 @@ __all__ = [
 PRIVATE_FOLDER = 0o700
 PRIVATE_FILE = 0o600
 _OTHERS = 0o077  # any permission for the group or anyone else
+# What contextd writes first in a home: a folder holding one of these is a contextd home.
+_HOME_MARKS = ("contextd.db", "config.toml", "hook.log")
 
 
 def resolve_home(chosen: str | os.PathLike[str] | None = None) -> str:
@@ -52,12 +55,30 @@ def unusable(home: str | os.PathLike[str]) -> str | None:
         return f"{home} is a file, not a folder; {advice}."
     if not os.access(home, os.R_OK | os.X_OK):
         return f"Cannot open {home}: its permissions shut you out; chmod 700 {home} or {advice}."
+    if not _contextd_or_empty(home):
+        inside = os.path.join(home, ".contextd")
+        return (
+            f"{home} holds files that are not contextd's, so it cannot be a contextd home; "
+            f"give a folder of its own, such as {inside}, with --home or $CONTEXTD_HOME."
+        )
     return None
 
 
+def _contextd_or_empty(home: str) -> bool:
+    """Whether `home` is a contextd home already or an empty folder contextd may adopt."""
+    if any(os.path.lexists(os.path.join(home, mark)) for mark in _HOME_MARKS):
+        return True
+    try:
+        with os.scandir(home) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return True  # unreadable: the checks above and opening the store say why
+
+
 def make_private(home: str | os.PathLike[str]) -> str | None:
-    """Create the home with mode 0700, or tighten an existing one that group or others could
-    reach (and everything in it); a one-line note when modes were changed, else None.
+    """Create the home with mode 0700, or close an existing one of ours that group or others
+    could reach (the folder only: what is in it was created private); a one-line note when
+    its mode was changed, else None.
 
     Raises:
         OSError: the folder cannot be created.
@@ -66,40 +87,18 @@ def make_private(home: str | os.PathLike[str]) -> str | None:
     try:
         info = os.stat(home)
     except FileNotFoundError:
-        os.makedirs(home, mode=PRIVATE_FOLDER, exist_ok=True)
-        os.chmod(home, PRIVATE_FOLDER)  # makedirs' mode is filtered by the umask
+        make_folders(home)
         return None
     if info.st_uid != os.getuid() or not info.st_mode & _OTHERS:
         return None  # another user's home is theirs to fix; ours is already private
+    if not _contextd_or_empty(home):
+        return None  # not a contextd home: refused where it is resolved, never changed
     loose = stat.S_IMODE(info.st_mode)
-    changed = _tighten_tree(home)
+    os.chmod(home, loose & ~_OTHERS)
     return (
-        f"Note: {home} was readable by other users (mode {loose:o}); contextd made it and "
-        f"the {changed} files and folders in it private to you."
+        f"Note: {home} was open to other users (mode {loose:o}); contextd made the folder "
+        "private to you."
     )
-
-
-def _tighten_tree(home: str) -> int:
-    """Take every permission of group and others off the home and what is under it (not
-    through symlinks); how many entries changed."""
-    changed = 0
-    for folder, _folders, files in os.walk(home):
-        for path in [folder, *(os.path.join(folder, name) for name in files)]:
-            changed += _tighten(path)
-    return changed
-
-
-def _tighten(path: str) -> int:
-    try:
-        info = os.lstat(path)
-        if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid():
-            return 0
-        if not info.st_mode & _OTHERS:
-            return 0
-        os.chmod(path, stat.S_IMODE(info.st_mode) & ~_OTHERS)
-    except OSError:
-        return 0  # gone meanwhile, or not ours to change
-    return 1
 
 
 def make_folders(path: str | os.PathLike[str]) -> None:

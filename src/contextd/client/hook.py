@@ -18,7 +18,7 @@ from collections.abc import Callable
 from contextd.agent_dirs import project_dirs
 from contextd.client import to_daemon
 from contextd.client.rendezvous import Unsafe
-from contextd.home_folder import open_private, resolve_home, unusable
+from contextd.home_folder import make_folders, open_private, resolve_home, unusable
 from contextd.limits import MAX_HOOK_PAYLOAD
 
 __all__ = ["EVENTS", "run_hook"]
@@ -135,7 +135,7 @@ def _log(
     if unusable(home):
         return  # another user's home: nothing of ours is written there
     try:
-        os.makedirs(home, mode=0o700, exist_ok=True)
+        make_folders(home)
         path = os.path.join(home, "hook.log")
         if os.path.exists(path) and os.path.getsize(path) > _MAX_LOG:
             os.replace(path, path + ".1")
