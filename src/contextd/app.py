@@ -24,6 +24,7 @@ from contextd.storage.store import Database
 
 if TYPE_CHECKING:
     from contextd.agents.agent_files import AgentFileService
+    from contextd.core.reading.history import RecordHistory
     from contextd.core.reading.pages import RecordPages
     from contextd.core.reading.reader import RecordReader
     from contextd.core.recall.capture import Capture
@@ -43,11 +44,13 @@ if TYPE_CHECKING:
     from contextd.core.workspace.tokens import TokenService
     from contextd.core.writing.duplicates import DuplicateGuard
     from contextd.core.writing.review import ReviewQueue
+    from contextd.core.writing.undo import Undoing
     from contextd.core.writing.writer import RecordWriter
     from contextd.embeddings.base import EmbeddingProvider
     from contextd.mirror.service import MirrorService
     from contextd.retrieval.indexer import Indexer
     from contextd.retrieval.vector_index import VectorIndex
+    from contextd.share.files import RepositoryFiles
     from contextd.share.service import ShareService
     from contextd.sync.remotes import RemoteService
     from contextd.sync.service import SyncService
@@ -126,23 +129,40 @@ class App(Struct, dict=True):
         return RecordReader(self.db, self.developer)
 
     @cached_property
-    def writer(self) -> "RecordWriter":
-        from contextd.core.writing.writer import RecordWriter
+    def record_files(self) -> "RepositoryFiles":
+        """The shared records' files in the repository, which every change keeps in step."""
         from contextd.share.files import RepositoryFiles
         from contextd.share.policy import SharePolicy
 
-        files = RepositoryFiles(self.settings.cwd, SharePolicy(self.settings.share.records))
+        return RepositoryFiles(self.settings.cwd, SharePolicy(self.settings.share.records))
+
+    @cached_property
+    def writer(self) -> "RecordWriter":
+        from contextd.core.writing.writer import RecordWriter
+
         return RecordWriter(
             self.db,
             self.reader,
             self.indexer,
             self.vector_index,
             self.duplicates,
-            files,
+            self.record_files,
             developer=self.developer,
             review=self.settings.capture.review,
             group_of=lambda name, project: self.groups.target(name, project),
         )
+
+    @cached_property
+    def undo(self) -> "Undoing":
+        from contextd.core.writing.undo import Undoing
+
+        return Undoing(self.db, self.reader, self.record_files)
+
+    @cached_property
+    def history(self) -> "RecordHistory":
+        from contextd.core.reading.history import RecordHistory
+
+        return RecordHistory(self.db, self.reader)
 
     @cached_property
     def shares(self) -> "ShareService":

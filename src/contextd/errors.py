@@ -4,7 +4,7 @@
   + InvalidInputError              exit 2   (a value a user typed is wrong)
     - ValidationError              exit 2   (a record field is missing, too short or malformed)
     - InvalidQueryError            exit 2   (a search query or filter cannot be used)
-    - AmbiguousIdError             exit 2   (an id prefix matches several records)
+    - AmbiguousIdError             exit 2   (a handle or id prefix fits several records)
   + NotFoundError                  exit 3   (record, project)
     - ProjectNotResolvedError      exit 3   (no project given and none attached here)
   + ConflictError                  exit 4   (the change clashes with the record's current state)
@@ -110,13 +110,16 @@ class InvalidQueryError(InvalidInputError):
 
 
 class AmbiguousIdError(InvalidInputError):
-    """An id prefix matches more than one record."""
+    """A name (handle or id prefix) fits more than one record or session: nothing is done, and
+    the candidates are listed so the person can name one."""
 
-    def __init__(self, prefix: str, candidates: list[str], noun: str = "records") -> None:
-        shown = ", ".join(candidates[:5])
+    def __init__(self, reference: str, candidates: list[str], total: int, noun: str) -> None:
+        shown = reference if reference.isprintable() else repr(reference)
+        more = total - len(candidates)
+        listed = "; ".join(candidates) + (f"; and {more} more" if more else "")
         super().__init__(
-            f"Id prefix '{prefix}' matches {len(candidates)} {noun} ({shown}); "
-            "type more characters."
+            f"{shown[:40]!r} fits {total} {noun}, so nothing was done; name one by "
+            f"{'its handle or by ' if noun.endswith('records') else ''}more of its id: {listed}."
         )
         self.candidates = candidates
 

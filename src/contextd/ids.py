@@ -5,13 +5,15 @@ import re
 import threading
 import time
 
-__all__ = ["MIN_PREFIX", "is_id", "is_slug", "new_id"]
+__all__ = ["MIN_PREFIX", "is_handle", "is_id", "is_slug", "new_id"]
 
 MIN_PREFIX = 8
 MAX_SLUG = 64
 
 # The canonical lower-case 8-4-4-4-12 form every id of a record, project or session has.
 _ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# A record's handle: a kind letter and a number (D12), as storage.handles gives them.
+_HANDLE = re.compile(r"[A-Za-z][1-9][0-9]{0,11}")
 # What slugify makes: lower-case ASCII words joined by single hyphens (a safe folder name).
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -44,6 +46,11 @@ def new_id() -> str:
 def is_id(text: object) -> bool:
     """Whether `text` is an id in the canonical form (what arrives from elsewhere must be)."""
     return isinstance(text, str) and _ID.fullmatch(text) is not None
+
+
+def is_handle(text: str) -> bool:
+    """Whether `text` has the form of a record's handle, in any letter case."""
+    return _HANDLE.fullmatch(text) is not None
 
 
 def is_slug(text: object) -> bool:

@@ -172,7 +172,9 @@ def test_verify_restamps_and_stale_lists_old_records(run: Cli, home: Path) -> No
     assert "Nothing unverified" in run("stale").stdout
 
 
-def test_ids_resolve_from_a_unique_prefix_and_refuse_ambiguity(run: Cli, home: Path) -> None:
+def test_ids_resolve_from_a_handle_or_unique_prefix_and_refuse_ambiguity(
+    run: Cli, home: Path
+) -> None:
     record = run.json(*DECISION)
     assert run.json("show", record["id"][:8].upper())["id"] == record["id"]
     twin = run.json(*POSTGRES)
@@ -181,36 +183,41 @@ def test_ids_resolve_from_a_unique_prefix_and_refuse_ambiguity(run: Cli, home: P
             "UPDATE records SET id = ? WHERE id = ?",
             (record["id"][:8] + twin["id"][8:], twin["id"]),
         )
-    # The first eight characters were printed for the first record: they still name it.
-    assert run.json("show", record["id"][:8])["id"] == record["id"]
-    with sqlite3.connect(home / "contextd.db") as conn:  # now ten, never anyone's short id
-        conn.execute(
-            "UPDATE records SET id = ? WHERE id = ?",
-            (record["id"][:10] + twin["id"][10:], record["id"][:8] + twin["id"][8:]),
-        )
-    ambiguous = run("show", record["id"][:9])
+    twin_id = record["id"][:8] + twin["id"][8:]
+    ambiguous = run("show", record["id"][:8])
     assert ambiguous.exit_code == 2
-    assert "matches 2 records" in ambiguous.stderr
-    assert run("show", record["id"][:7]).exit_code == 2
+    assert ambiguous.stderr.startswith(f"Error: '{record['id'][:8]}' fits 2 records, so ")
+    assert f"D1 = {record['id']}, decision 'Use NATS for the task queue'" in ambiguous.stderr
+    assert f"D2 = {twin_id}, decision" in ambiguous.stderr
+    assert run.json("show", "D1")["id"] == record["id"]
+    assert run.json("show", "d2")["id"] == twin_id
+    too_short = run("show", record["id"][:7])
+    assert too_short.exit_code == 2 and "or its handle (such as D12)" in too_short.stderr
     assert run.json("show", record["id"])["id"] == record["id"]
+    assert run("show", "D3").exit_code == 3
 
 
-def test_the_id_printed_at_write_time_names_its_record_however_many_follow(run: Cli) -> None:
-    """A burst of writes shares its first characters (ids are time-ordered): each short id
-    printed when a record was stored keeps naming it, and lists print the same short id."""
+def test_the_handle_printed_at_write_time_names_its_record_however_many_follow(
+    run: Cli,
+) -> None:
+    """A burst of writes shares its first id characters (ids are time-ordered); each handle
+    printed when a record was stored keeps naming it, and lists print the same handle."""
     printed = {}
     for n in range(8):
         out = run("add", f"Service {n} listens on port {8000 + n}", "--category", "convention")
         assert out.exit_code == 0, out.output
-        short = out.stdout.split("Recorded memory ", 1)[1].split(":", 1)[0]
-        printed[short] = run.json("show", short)["id"]
+        handle = out.stdout.split("Recorded memory ", 1)[1].split(":", 1)[0]
+        printed[handle] = run.json("show", handle)["id"]
+    assert list(printed) == [f"M{n}" for n in range(1, 9)]
     assert len(set(printed.values())) == 8
-    assert any(len(short) == 8 for short in printed)  # the first of the burst: eight
-    for short, record_id in printed.items():
-        assert run.json("show", short)["id"] == record_id
-        assert short in run("show", record_id).stdout
+    assert run("delete", "M8").exit_code == 0
+    out = run("add", "Service 9 listens on port 8009", "--category", "convention")
+    assert "Recorded memory M9:" in out.stdout  # a deleted record's number is not given again
+    for handle, record_id in list(printed.items())[:7]:
+        assert run.json("show", handle)["id"] == record_id
+        assert handle in run("show", record_id).stdout
     listed = run("memories").stdout
-    assert all(short in listed for short in printed)
+    assert all(handle in listed for handle in list(printed)[:7])
 
 
 def test_json_errors_are_machine_readable(run: Cli) -> None:
@@ -219,19 +226,25 @@ def test_json_errors_are_machine_readable(run: Cli) -> None:
     assert json.loads(result.stdout)["error"]["type"] == "NotFoundError"
 
 
-def test_a_store_from_before_short_ids_keeps_the_ids_it_printed(run: Cli, home: Path) -> None:
-    """Migration 0016 gives each older record the short id printed when it was stored."""
-    printed = {}
-    for n in range(5):
-        out = run("add", f"Queue {n} drains every {n + 2} seconds", "--category", "convention")
-        printed[out.stdout.split("Recorded memory ", 1)[1].split(":", 1)[0]] = n
-    with sqlite3.connect(home / "contextd.db") as conn:  # the store as 0015 left it
-        conn.execute("DROP INDEX records_short_id")
-        conn.execute("ALTER TABLE records DROP COLUMN short_id")
-        conn.execute("DELETE FROM _migrations WHERE version = 16")
-        conn.execute("PRAGMA user_version = 13")
-    for short in printed:
-        assert run.json("show", short)["id"].startswith(short)
-    with sqlite3.connect(home / "contextd.db") as conn:
-        stored = {row[0] for row in conn.execute("SELECT short_id FROM records")}
-    assert stored == set(printed)
+def test_a_store_from_before_handles_numbers_its_records_in_written_order(
+    run: Cli, home: Path
+) -> None:
+    """Migration 0020 gives each older record a handle, per kind in the order written, and
+    the next record of a kind takes the next number."""
+    ids = [
+        run.json("add", f"Queue {n} drains every {n + 2} seconds", "--category", "convention")["id"]
+        for n in range(3)
+    ]
+    decision = run.json(*DECISION)["id"]
+    with sqlite3.connect(home / "contextd.db") as conn:  # the store as 0019 left it
+        conn.execute("DROP INDEX records_handle")
+        conn.execute("DROP TABLE record_handles")
+        conn.execute("ALTER TABLE records RENAME COLUMN handle TO short_id")
+        conn.execute("UPDATE records SET short_id = substr(id, 1, 8)")
+        conn.execute("CREATE INDEX records_short_id ON records(short_id)")
+        conn.execute("DELETE FROM _migrations WHERE version = 20")
+        conn.execute("PRAGMA user_version = 19")
+    assert [run.json("show", f"M{n}")["id"] for n in (1, 2, 3)] == ids
+    assert run.json("show", "D1")["id"] == decision
+    out = run("add", "Queue 4 drains every 6 seconds", "--category", "convention")
+    assert "Recorded memory M4:" in out.stdout

@@ -157,7 +157,7 @@ def test_an_ambiguous_session_prefix_lists_the_candidates(run: Cli, repo: Path, 
         )
     result = run("session", "show", "0aaaaaaa-0000")
     assert result.exit_code == 2
-    assert "matches 3 sessions" in result.stderr and ids[0] in result.stderr
+    assert "fits 3 sessions" in result.stderr and ids[0] in result.stderr
     assert run.json("session", "show", ids[1])["session"]["started_at"].startswith("2026-01-02")
     shown = run("session", "list").output  # the shortest unique prefixes, all 36 characters
     assert all(i in shown for i in ids)

@@ -36,7 +36,7 @@ def test_the_reader_finds_by_prefix_and_follows_the_chain(app: App) -> None:
         force=True,
     )
     app.writer.supersede(old.id, new.id)
-    short = app.reader.short_ids([old.id, new.id])[old.id]
+    short = app.reader.handles([old.id, new.id])[old.id]
     assert len(short) < len(old.id)
     detail = app.reader.detail(short)
     assert detail.record.id == old.id

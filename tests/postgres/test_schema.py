@@ -61,25 +61,28 @@ def test_store_copy_knows_every_table_of_the_schema(pg_url: str) -> None:
     assert tables - {"_migrations", "sync_store"} == set(TABLES)
 
 
-def test_records_stored_before_short_ids_get_the_ones_they_were_printed_with(
+def test_records_stored_before_handles_are_numbered_in_written_order(
     pg_url: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """As SQLite's 0016: each older record's short id is the prefix its predecessor in time
-    did not share, the one printed when it was stored."""
+    """As SQLite's 0020: each older record gets a handle, per kind in the order written, and
+    the next record of a kind takes the next number."""
     use_server(home, pg_url)
     monkeypatch.chdir(make_repo(tmp_path / "orbit"))
     run = Cli()
     assert run("attach").exit_code == 0
-    printed = set()
     for n in range(4):
         out = run("add", f"Queue {n} drains every {n + 2} seconds", "--category", "convention")
         assert out.exit_code == 0, out.output
-        printed.add(out.stdout.split("Recorded memory ", 1)[1].split(":", 1)[0])
-    with psycopg.connect(pg_url) as conn:  # the schema as 0013 left it
-        conn.execute("DROP INDEX records_short_id")
-        conn.execute("ALTER TABLE records DROP COLUMN short_id")
-        conn.execute("DELETE FROM _migrations WHERE version = 16")
+    with psycopg.connect(pg_url) as conn:  # the schema as 0019 left it
+        conn.execute("DROP INDEX records_handle")
+        conn.execute("DROP TABLE record_handles")
+        conn.execute("ALTER TABLE records RENAME COLUMN handle TO short_id")
+        conn.execute("UPDATE records SET short_id = substr(id, 1, 8)")
+        conn.execute("CREATE INDEX records_short_id ON records(short_id)")
+        conn.execute("DELETE FROM _migrations WHERE version = 20")
     PostgresDatabase.open_url(pg_url).close()
     with psycopg.connect(pg_url) as conn:
-        stored = {row[0] for row in conn.execute("SELECT short_id FROM records")}
-    assert stored == printed
+        stored = [row[0] for row in conn.execute("SELECT handle FROM records ORDER BY created_at")]
+    assert stored == ["M1", "M2", "M3", "M4"]
+    out = run("add", "Queue 5 drains every 7 seconds", "--category", "convention")
+    assert "Recorded memory M5:" in out.stdout

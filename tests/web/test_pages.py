@@ -114,8 +114,8 @@ def test_the_quality_page_lists_stale_records_and_issues_with_their_fix(
     client: TestClient, store: Store
 ) -> None:
     text = client.get("/p/orbit/quality?days=0").text
-    assert f"contextd verify {store.nats[:8]}" in text  # read-only: the command to run
-    assert "missing tags" in text and "contextd update" in text
+    assert "contextd verify D3" in text  # read-only: the command to run, by handle
+    assert "missing tags" in text and "contextd update K1 --tag TAG" in text
     assert "Nothing unverified" in client.get("/p/orbit/quality?days=30").text
 
 

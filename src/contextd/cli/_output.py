@@ -135,23 +135,23 @@ def table(rows: Sequence[list[str]], clip_column: int | None = 3) -> None:
         echo(line)
 
 
-def record_block(detail: "RecordDetail", short_ids: dict[str, str]) -> None:
+def record_block(detail: "RecordDetail", handles: dict[str, str]) -> None:
     """A record in full, for `show` and after a write."""
     record = detail.record
-    short = short_ids.get(record.id, record.id)
+    short = handles.get(record.id, record.id)
     header = f"{style(short, bold=True)}  {kind_label(record)}  {status_label(record)}"
     echo(header.rstrip())
     echo(style(record.title, bold=True))
     if detail.successor is not None:
         line = (
-            f"Superseded by {short_ids.get(detail.successor.id, detail.successor.id)}: "
+            f"Superseded by {handles.get(detail.successor.id, detail.successor.id)}: "
             f"{detail.successor.title}"
         )
         echo(style(line, fg="red"))
     if detail.current is not None:
         echo(
             style(
-                f"Current: {short_ids.get(detail.current.id, detail.current.id)}: "
+                f"Current: {handles.get(detail.current.id, detail.current.id)}: "
                 f"{detail.current.title}",
                 fg="red",
             )
@@ -170,14 +170,14 @@ def record_block(detail: "RecordDetail", short_ids: dict[str, str]) -> None:
         else:
             echo(f"{spec.heading}: {value}")
     for predecessor in detail.predecessors:
-        echo(f"Replaces {short_ids.get(predecessor.id, predecessor.id)}: {predecessor.title}")
+        echo(f"Replaces {handles.get(predecessor.id, predecessor.id)}: {predecessor.title}")
     meta = [
         f"id {record.id}",
         "global" if record.is_global else "",
         f"group {detail.group}" if detail.group else "",
         f"tags {', '.join(record.tags)}" if record.tags else "",
         f"hints {' | '.join(record.retrieval_hints)}" if record.retrieval_hints else "",
-        f"related {', '.join(short_ids.get(r, r) for r in record.related_to)}"
+        f"related {', '.join(handles.get(r, r) for r in record.related_to)}"
         if record.related_to
         else "",
         f"origin {record.origin}, priority {record.priority}",

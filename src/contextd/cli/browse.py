@@ -38,7 +38,7 @@ def show(record_id: str) -> None:
         *(r.id for r in (detail.successor, detail.current) if r),
         *(r.id for r in detail.predecessors),
     ]
-    shorts = app.reader.short_ids(linked)
+    shorts = app.reader.handles(linked)
     emit(detail_view(detail), lambda: record_block(detail, shorts))
 
 
@@ -63,7 +63,7 @@ def memories(kinds: tuple[str, ...], include_all: bool, limit: int | None) -> No
         project, kinds=tuple(Kind(k) for k in kinds), include_inactive=include_all
     )
     records = found[:limit] if limit else found
-    shorts = app.reader.short_ids([r.id for r in records])
+    shorts = app.reader.handles([r.id for r in records])
     reach = app.reader.reach(project)
 
     def human() -> None:

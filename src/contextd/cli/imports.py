@@ -81,7 +81,7 @@ def _run(
     report = ImportReport(source, str(folder), project.slug, dry_run)
     with progress_bar("checking", at_least=_BAR_FROM) as bar:
         Importer(app.writer, app.reader, app.db).run(project, entries, report, bar.update)
-    shorts = app.reader.short_ids(_ids(report))
+    shorts = app.reader.handles(_ids(report))
     emit(report.view(), lambda: _print(report, shorts))
     refusal = report.first_refusal()
     if refusal is not None:

@@ -49,7 +49,7 @@ _LISTS = frozenset(o.dest for o in _BODY_OPTIONS if o.multiple)
 def _written(record: Record, verb: str, *, with_similar: bool = False) -> None:
     app = get_app()
     similar = app.writer.similar(record) if with_similar else []
-    shorts = app.reader.short_ids([record.id, *(s.record.id for s in similar)])
+    shorts = app.reader.handles([record.id, *(s.record.id for s in similar)])
     report_write(verb, record, similar, shorts)
 
 
@@ -113,12 +113,13 @@ def supersede(old_id: str, new_id: str) -> None:
     """Mark OLD as replaced by NEW: OLD stays readable but leaves default retrieval."""
     app = get_app()
     old, new = app.writer.supersede(old_id, new_id)
-    shorts = app.reader.short_ids([old.id, new.id])
+    shorts = app.reader.handles([old.id, new.id])
 
     def human() -> None:
         echo(
             f"{shorts[old.id]} ({old.title}) is now NOT CURRENT; "
-            f"current truth: {shorts[new.id]} ({new.title})"
+            f"current truth: {shorts[new.id]} ({new.title}); `contextd unsupersede "
+            f"{shorts[old.id]}` undoes it"
         )
 
     emit({"superseded": record_view(old), "by": record_view(new)}, human)
@@ -146,10 +147,15 @@ def unarchive(record_id: str) -> None:
 @common_options
 def delete(record_id: str) -> None:
     """Delete a record for good (a tombstone remembers the deletion)."""
-    record = get_app().writer.delete(record_id)
+    app = get_app()
+    found = app.reader.get(record_id)
+    short = app.reader.handles([found.id])[found.id]
+    record = app.writer.delete(found.id)
 
     def human() -> None:
-        echo(f"Deleted {record.kind} {record.id}: {record.title}")
+        echo(
+            f"Deleted {record.kind} {short}: {record.title} (`contextd restore {short}` undoes it)"
+        )
 
     emit({"deleted": record.id, "kind": str(record.kind), "title": record.title}, human)
 
@@ -176,7 +182,7 @@ def stale(days: int | None, code: bool) -> None:
     app = get_app()
     limit = app.settings.lifecycle.stale_days if days is None else days
     records = app.reader.stale(app.current_project(), limit)
-    shorts = app.reader.short_ids([r.id for r in records])
+    shorts = app.reader.handles([r.id for r in records])
 
     def human() -> None:
         if not records:
@@ -198,7 +204,7 @@ def _stale_code() -> None:
     project = app.current_project()
     check = app.code_staleness.check(project)
     found = app.code_staleness.stale(project)
-    shorts = app.reader.short_ids([r.id for r, _ in found])
+    shorts = app.reader.handles([r.id for r, _ in found])
 
     def human() -> None:
         if check.repository is None:
@@ -262,7 +268,9 @@ def quality(limit: int | None) -> None:
     for issue in found:
         counts[issue.kind] = counts.get(issue.kind, 0) + 1
     issues = found[:limit] if limit else found
-    shorts = app.reader.short_ids([i.record.id for i in issues])
+    shorts = app.reader.handles(
+        [i.record.id for i in issues] + [i.other for i in issues if i.other]
+    )
 
     def human() -> None:
         if not issues:
@@ -270,7 +278,11 @@ def quality(limit: int | None) -> None:
             return
         for issue in issues:
             echo(f"{issue.kind:<15} {shorts[issue.record.id]}  {issue.record.title[:60]}")
-            echo(style(f"{'':<15} {issue.detail}; fix: {command_for(issue)}", fg="bright_black"))
+            echo(
+                style(
+                    f"{'':<15} {issue.detail}; fix: {command_for(issue, shorts)}", fg="bright_black"
+                )
+            )
         echo("\n" + ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())))
 
     emit(
@@ -282,7 +294,7 @@ def quality(limit: int | None) -> None:
                     "id": i.record.id,
                     "title": i.record.title,
                     "detail": i.detail,
-                    "fix": command_for(i),
+                    "fix": command_for(i, shorts),
                 }
                 for i in issues
             ],

@@ -192,7 +192,7 @@ def conflicts() -> None:
     """Records both machines changed since they last exchanged (the local copy was kept)."""
     app = get_app()
     found = app.sync.conflicts()
-    shorts = app.reader.short_ids([c.local.id for c in found])
+    shorts = app.reader.handles([c.local.id for c in found])
     payload = {
         "conflicts": [
             {

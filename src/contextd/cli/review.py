@@ -93,7 +93,7 @@ def approve(ids: tuple[str, ...]) -> None:
 
 def _report(written: list[Record], verb: str) -> None:
     app = get_app()
-    shorts = app.reader.short_ids([r.id for r in written])
+    shorts = app.reader.handles([r.id for r in written])
 
     def human() -> None:
         for record in written:

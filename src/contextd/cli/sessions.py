@@ -152,7 +152,7 @@ def show(session_id: str | None) -> None:
     project_row = app.projects.get(found.project_id)
     sections = _sections(report)
     record_ids = [r.id for records in sections.values() for r in records]
-    shorts = app.reader.short_ids(record_ids) | app.sessions.short_ids([found.id])
+    shorts = app.reader.handles(record_ids) | app.sessions.short_ids([found.id])
     payload: dict[str, Any] = {
         "session": _session_view(found) | {"seconds": report.seconds},
         "project": None

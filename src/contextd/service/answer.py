@@ -53,10 +53,12 @@ def answer(app: App, request: Asked, body: bytes = b"") -> tuple[dict[str, Any],
     project = _project(app, request.project, request.folder)
     if isinstance(request, SearchAsk):
         found = search_answer(
-            app.search, app.reader.short_ids, project, request.query, request.explain
+            app.search, app.reader.handles, project, request.query, request.explain
         )
         return {"answer": msgspec.to_builtins(found)}, b""
-    packed = recall_answer(app.search, project, request.query, request.budget, request.explain)
+    packed = recall_answer(
+        app.search, app.reader.handles, project, request.query, request.budget, request.explain
+    )
     return {"answer": msgspec.to_builtins(packed)}, b""
 
 

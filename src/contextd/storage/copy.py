@@ -30,8 +30,9 @@ TABLES: dict[str, tuple[str, ...]] = {
         "id", "project_id", "kind", "category", "title", "body", "body_text", "tags",
         "retrieval_hints", "origin", "priority", "status", "superseded_by", "related_to",
         "session_id", "created_at", "updated_at", "verified_at", "archived_reason", "shared",
-        "file_digest", "owner", "short_id",
+        "file_digest", "owner", "handle",
     ),
+    "record_handles": ("kind", "last"),
     "tombstones": ("id", "project_id", "deleted_at"),
     "embeddings": (
         "record_id", "provider", "dimensions", "text_hash", "vector", "updated_at",
@@ -63,15 +64,16 @@ TABLES: dict[str, tuple[str, ...]] = {
     ),
     "review_queue": (
         "id", "project_id", "developer", "draft", "supersedes", "queued_at", "state", "reason",
-        "decided_at",
+        "decided_at", "request", "target", "payload",
     ),
+    "record_log": ("record_id", "at", "event", "actor", "via", "owner", "prior"),
     "http_tokens": (
         "name", "lookup", "secret_hash", "read_only", "project", "created_at", "expires_at",
         "revoked_at", "used_at", "window_start", "window_count",
     ),
 }  # fmt: skip
 # Tables whose rows a database numbers itself: read in that order, numbered anew.
-_NUMBERED = {"records", "embeddings", "feedback"}
+_NUMBERED = {"records", "embeddings", "feedback", "record_log"}
 # Tables whose rows belong to a record: copied when that record is.
 _OF_A_RECORD = {
     "embeddings", "feedback", "sync_versions", "sync_conflicts", "hook_shown", "shared_files",
@@ -149,7 +151,7 @@ def _copy_table(
 def _seen(reading: Connection, table: str) -> tuple[str, tuple[object, ...]]:
     """Which rows of `table` the copying developer may take."""
     dialect = reading.dialect
-    if table in ("records", *_PERSONAL):
+    if table in ("records", "record_log", *_PERSONAL):
         return dialect.visible(table)
     if table in _OF_A_RECORD:
         visible, shown = dialect.visible("records", "r")
@@ -179,6 +181,11 @@ def _converted(
 
         at = columns.index("vector")
         values[at] = writing.dialect.vector_param(decode(reading.dialect.vector_blob(row[at])))
+    if table == "record_log":  # as private as the record it logs is in the target
+        owned = writing.execute(
+            "SELECT owner FROM records WHERE id = ?", (row[columns.index("record_id")],)
+        ).fetchone()
+        values[columns.index("owner")] = owned[0] if owned else target.developer
     if table == "records":
         by_name = dict(zip(columns, row, strict=True))
         if by_name["session_id"] not in sessions:  # another developer's, not copied

@@ -9,6 +9,7 @@ __all__ = [
     "free_slug",
     "add_path",
     "delete_project",
+    "exists",
     "find_by_remote",
     "find_by_slug_or_name",
     "get_project",
@@ -78,6 +79,11 @@ def get_project(conn: Connection, project_id: str) -> Project | None:
         f"SELECT {_COLUMNS} FROM projects WHERE id = ? AND {_PROJECT}", (project_id,)
     ).fetchone()
     return _project(conn, row) if row else None
+
+
+def exists(conn: Connection, project_id: str) -> bool:
+    """Whether a project or project group has this id."""
+    return conn.execute("SELECT 1 FROM projects WHERE id = ?", (project_id,)).fetchone() is not None
 
 
 def list_projects(conn: Connection) -> list[Project]:

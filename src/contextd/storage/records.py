@@ -7,9 +7,8 @@ from typing import Any, TypeVar
 
 from msgspec import Struct
 
-from contextd.ids import MIN_PREFIX
 from contextd.models import Body, Kind, Origin, Record, Status, body_from_dict, body_to_dict
-from contextd.storage import id_prefixes, owners
+from contextd.storage import handles, owners, record_log
 from contextd.storage.connection import Connection
 from contextd.storage.filters import RecordFilter
 from contextd.storage.fulltext import word_variants
@@ -152,10 +151,12 @@ def _json_list(text: object) -> tuple[Any, ...]:
     return () if text == "[]" else tuple(json.loads(str(text)))
 
 
-def insert_record(conn: Connection, record: Record, *, private: bool = False) -> None:
+def insert_record(
+    conn: Connection, record: Record, *, private: bool = False, handle: str | None = None
+) -> None:
     """Store a new record; `private` ones never reach repository files (shared = 2), and on a
     team server a personal one (owners.personal) belongs to the connection's developer. It
-    gets its short id for good (id_prefixes.new_short_id)."""
+    gets its handle for good (handles.next_handle), or keeps `handle` (a restored record)."""
     values = _row_values(record)
     body_text = _body_text(record)
     dialect = conn.dialect
@@ -163,12 +164,16 @@ def insert_record(conn: Connection, record: Record, *, private: bool = False) ->
     columns = "".join(f", {name}" for name, _, _ in extra)
     marks = "".join(f", {mark}" for _, mark, _ in extra)
     owner = owners.owner_of(dialect, record.kind, record.project_id, record.category, private)
-    short = id_prefixes.new_short_id(conn, record.id, MIN_PREFIX)
+    handle = handle or handles.next_handle(conn, record.kind)
     conn.execute(
-        f"INSERT INTO records({COLUMNS}, body_text, shared, owner, short_id{columns}) "
+        f"INSERT INTO records({COLUMNS}, body_text, shared, owner, handle{columns}) "
         f"VALUES ({_PLACEHOLDERS}, ?, ?, ?, ?{marks})",
-        (*values, body_text, 2 if private else 0, owner, short, *(v for _, _, v in extra)),
+        (*values, body_text, 2 if private else 0, owner, handle, *(v for _, _, v in extra)),
     )
+    gone = conn.execute("SELECT 1 FROM tombstones WHERE id = ?", (record.id,)).fetchone()
+    event = "restored" if gone else "created"
+    facts = record_log.RowFacts(owner, handle, private)
+    record_log.note(conn, record.id, record.updated_at, event, facts, None)
 
 
 def replace_record(conn: Connection, record: Record) -> None:
@@ -180,10 +185,28 @@ def replace_record(conn: Connection, record: Record) -> None:
         f"{name} = ?" for name in [n.strip() for n in COLUMNS.split(",")[1:]] + ["body_text"]
     )
     assignments += "".join(f", {name} = {mark}" for name, mark, _ in extra)
+    before = conn.execute(
+        f"SELECT {COLUMNS}, {_FACTS} FROM records WHERE id = ?", (record.id,)
+    ).fetchone()
     conn.execute(
         f"UPDATE records SET {assignments} WHERE id = ?",
         (*values[1:], body_text, *(value for _, _, value in extra), record.id),
     )
+    if before is not None:
+        prior = record_from_row(before[:-3])
+        event = record_log.event_of(prior, record)
+        if event is not None:
+            facts = _row_facts(before[-3:])
+            record_log.note(conn, record.id, record.updated_at, event, facts, prior)
+
+
+# What the records row holds beside the record, which its log keeps (record_log.RowFacts).
+_FACTS = "owner, handle, shared"
+
+
+def _row_facts(values: Sequence[object]) -> record_log.RowFacts:
+    owner, handle, shared = values
+    return record_log.RowFacts(str(owner), None if handle is None else str(handle), shared == 2)
 
 
 def outdated_text(conn: Connection) -> list[Record]:
@@ -423,17 +446,23 @@ def forward_links(conn: Connection, old_id: str, new_id: str) -> int:
 
 
 def delete_record(conn: Connection, record: Record, deleted_at: str) -> None:
-    """Remove a record, leave a tombstone, and drop links other records held to it."""
+    """Remove a record, leave a tombstone, and drop links other records held to it (each
+    change logged at `deleted_at`, so a restore can put the links back)."""
+    facts = conn.execute(f"SELECT {_FACTS} FROM records WHERE id = ?", (record.id,)).fetchone()
     conn.execute("DELETE FROM records WHERE id = ?", (record.id,))
     conn.execute(
         "INSERT INTO tombstones(id, project_id, deleted_at) VALUES (?, ?, ?) "
         "ON CONFLICT(id) DO UPDATE SET deleted_at = excluded.deleted_at",
         (record.id, record.project_id, deleted_at),
     )
+    if facts is not None:
+        record_log.note(conn, record.id, deleted_at, "deleted", _row_facts(facts), record)
     linked = conn.execute(
-        f"SELECT id, related_to FROM records WHERE {conn.dialect.json_list_has('related_to')}",
+        f"SELECT {COLUMNS}, {_FACTS} FROM records WHERE {conn.dialect.json_list_has('related_to')}",
         (record.id,),
     ).fetchall()
-    for other_id, related in linked:
-        kept = [item for item in json.loads(related) if item != record.id]
-        conn.execute("UPDATE records SET related_to = ? WHERE id = ?", (json.dumps(kept), other_id))
+    for row in linked:
+        other = record_from_row(row[:-3])
+        kept = [item for item in other.related_to if item != record.id]
+        conn.execute("UPDATE records SET related_to = ? WHERE id = ?", (json.dumps(kept), other.id))
+        record_log.note(conn, other.id, deleted_at, "relinked", _row_facts(row[-3:]), other)

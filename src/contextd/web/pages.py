@@ -74,7 +74,7 @@ def records(request: Request) -> Response:
         "project": project,
         "filters": filters,
         "listing": listing,
-        "shorts": app.reader.short_ids([r.id for r in shown]),
+        "shorts": app.reader.handles([r.id for r in shown]),
         "kinds": KINDS,
         "statuses": STATUSES,
     }
@@ -103,7 +103,7 @@ def record_page(request: Request, reference: str, **extra: Any) -> Response:
         "project": app.projects.get(found.project_id) if found.project_id else None,
         "related": related,
         "chain": chain,
-        "shorts": app.reader.short_ids(linked),
+        "shorts": app.reader.handles(linked),
         "done": DONE.get(request.query_params.get("done", "")),
         "error": None,
     } | extra
@@ -149,6 +149,7 @@ def quality(request: Request) -> Response:
     others = [i for i in issues if i.kind != "stale"]
     shown_stale, shown_issues = stale[:QUALITY_ROWS], others[:QUALITY_ROWS]
     ids = [i.record.id for i in shown_issues] + [r.id for r in shown_stale]
+    ids += [i.other for i in shown_issues if i.other]
     context = {
         "project": project,
         "issues": shown_issues,
@@ -157,7 +158,7 @@ def quality(request: Request) -> Response:
         "stale": shown_stale,
         "stale_count": len(stale),
         "days": days,
-        "shorts": app.reader.short_ids(ids),
+        "shorts": app.reader.handles(ids),
     }
     return page(request, "quality.html", context)
 

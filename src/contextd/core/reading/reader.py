@@ -7,11 +7,10 @@ from datetime import UTC, datetime, timedelta
 from msgspec import Struct
 
 from contextd.clock import to_iso
-from contextd.core.reading.prefixes import match_prefix
+from contextd.core.reading.prefixes import matching_ids, refuse_ambiguous
 from contextd.errors import InvalidInputError, NotFoundError
-from contextd.ids import MIN_PREFIX
 from contextd.models import Kind, Project, Reach, Record, Status
-from contextd.storage import groups, id_prefixes
+from contextd.storage import groups, handles, id_prefixes
 from contextd.storage import records as rows
 from contextd.storage.filters import RecordFilter
 from contextd.storage.store import Database
@@ -42,28 +41,39 @@ class RecordReader:
         return groups.reach(self._db.connection(), project.id if project else None)
 
     def get(self, reference: str) -> Record:
-        """The record with this id or unique id prefix.
+        """The record with this handle (D12), id or id prefix.
 
         Raises:
+            AmbiguousIdError: it fits several records (each is listed; none is acted on).
             NotFoundError: no record has it (saying when it was deleted, if it was).
         """
         conn = self._db.connection()
-        record_id = match_prefix(
+        found = matching_ids(
             reference,
-            lambda prefix: id_prefixes.ids_with_prefix(conn, "records", prefix),
+            lambda prefix: id_prefixes.ids_with_prefix(conn, "records", prefix, limit=10),
             "Id",
-            "records",
-            lambda prefix: id_prefixes.record_with_short_id(conn, prefix),
+            lambda handle: handles.record_with_handle(conn, handle),
         )
-        if record_id is None:
+        if len(found) > 1:
+            total = id_prefixes.count_with_prefix(conn, "records", reference.strip().lower())
+            refuse_ambiguous(reference, found, total, self._candidate, "records")
+        record = rows.get_record(conn, found[0]) if found else None
+        if record is None:
             deleted = rows.tombstone_of(conn, reference.strip().lower())
             if deleted:
                 raise NotFoundError(f"Record {reference!r} was deleted on {deleted[:10]}.")
             raise NotFoundError(f"No record with id {reference!r}.", actions=("list",))
-        record = rows.get_record(conn, record_id)
-        if record is None:
-            raise NotFoundError(f"No record with id {reference!r}.")
         return record
+
+    def _candidate(self, record_id: str) -> str:
+        """A record a person may have meant: handle, id, kind, title."""
+        conn = self._db.connection()
+        record = rows.get_record(conn, record_id)
+        handle = handles.handles_of(conn, [record_id]).get(record_id, "?")
+        if record is None:
+            return f"{handle} = {record_id}"
+        title = record.title if len(record.title) <= 60 else record.title[:59] + "…"
+        return f"{handle} = {record_id}, {record.kind.value} {title!r}"
 
     def detail(self, reference: str) -> RecordDetail:
         record = self.get(reference)
@@ -118,10 +128,8 @@ class RecordReader:
         found = rows.list_records(self._db.connection(), scope, limit=1)
         return found[0] if found else None
 
-    def short_ids(self, ids: list[str]) -> dict[str, str]:
-        """Each record's short id, for people to read and type: the one printed when it was
-        stored, which names it for good (else the shortest prefix no other id shares)."""
-        conn = self._db.connection()
-        stored = id_prefixes.short_ids_of(conn, ids)
-        missing = [i for i in ids if i not in stored]
-        return stored | id_prefixes.shortest_unique_prefixes(conn, "records", missing, MIN_PREFIX)
+    def handles(self, ids: list[str]) -> dict[str, str]:
+        """Each record's handle (D12), for people to read and type; it names the record for
+        good. An id that is no stored record (a deleted one, say) maps to itself."""
+        found = handles.handles_of(self._db.connection(), ids)
+        return {i: found.get(i, i) for i in ids}

@@ -47,26 +47,30 @@ class RecallAnswer(Struct, frozen=True):
     degraded: str | None = None
 
 
+Handles = Callable[[list[str]], dict[str, str]]  # record ids to their handles (D12)
+
+
 def search_answer(
-    search: SearchService,
-    short_ids: Callable[[list[str]], dict[str, str]],
-    project: Project,
-    query: SearchQuery,
-    explain: bool,
+    search: SearchService, handles: Handles, project: Project, query: SearchQuery, explain: bool
 ) -> SearchAnswer:
-    """The hits for `query`, each with its shortest unique id."""
+    """The hits for `query`, each with its handle."""
     result = search.search(project, query)
-    shorts = short_ids([h.record.id for h in result.hits])
+    shorts = handles([h.record.id for h in result.hits])
     hits = _lines(result.hits, shorts, explain)
     return SearchAnswer(query.text, project.slug, hits, result.degraded)
 
 
 def recall_answer(
-    search: SearchService, project: Project, query: SearchQuery, budget: int | None, explain: bool
+    search: SearchService,
+    handles: Handles,
+    project: Project,
+    query: SearchQuery,
+    budget: int | None,
+    explain: bool,
 ) -> RecallAnswer:
-    """The passages for `query` packed into `budget` tokens."""
+    """The passages for `query` packed into `budget` tokens, each hit with its handle."""
     packed = search.recall(project, query, budget)
-    shorts = {h.record.id: h.record.id[:13] for h in packed.hits}
+    shorts = handles([h.record.id for h in packed.hits])
     return RecallAnswer(
         query.text,
         project.slug,

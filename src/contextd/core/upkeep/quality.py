@@ -3,6 +3,7 @@ fix needs (the field and its minimum, the record to merge into or link to), and 
 person runs for it; MCP words the fix as tools."""
 
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -106,17 +107,20 @@ def _isolated(active: list[Record]) -> list[QualityIssue]:
     return issues
 
 
-def command_for(issue: QualityIssue) -> str:
-    """The command that mends an issue, as a person types it (the CLI and the web view show
-    it; MCP words its own, as tools)."""
-    rid = issue.record.id
+def command_for(issue: QualityIssue, names: Mapping[str, str] | None = None) -> str:
+    """The command that mends an issue, as a person types it, naming records by `names`
+    (their handles) where given (the CLI and the web view show it; MCP words its own, as
+    tools)."""
+    names = names or {}
+    rid = names.get(issue.record.id, issue.record.id)
+    other = names.get(issue.other or "", issue.other)
     if issue.kind == "duplicate":
-        return f"contextd refresh --yes  (merges it into {issue.other})"
+        return f"contextd refresh --yes  (merges it into {other})"
     if issue.kind == "thin_rationale":
         flag = flag_of(issue.field or "")
         return f'contextd update {rid} {flag} "..."  ({issue.minimum}+ characters)'
     if issue.kind == "missing_tags":
         return f"contextd update {rid} --tag TAG"
     if issue.kind == "isolated":
-        return f"contextd update {rid} --related {issue.other}"
+        return f"contextd update {rid} --related {other}"
     return f"contextd verify {rid}  (or contextd archive {rid})"

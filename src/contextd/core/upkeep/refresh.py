@@ -26,6 +26,7 @@ from contextd.clock import to_iso
 from contextd.core.upkeep.consolidation import Cluster, Consolidation, Merge
 from contextd.core.upkeep.semantic_index import IndexService
 from contextd.errors import ProviderUnavailableError
+from contextd.storage import record_log
 from contextd.storage import records as record_rows
 from contextd.storage import sync_state as sync_rows
 from contextd.storage.store import Database
@@ -196,6 +197,7 @@ class Refresher:
             return Step("tombstones", summary, {"to_forget": count})
         with self._db.transaction() as conn:
             count = sync_rows.forget_tombstones(conn, cutoff)
+            record_log.forget_deleted(conn)  # a deletion forgotten cannot be restored
         return Step(
             "tombstones",
             f"forgot {counted(count, 'deletion')} older than {counted(days, 'day')}",

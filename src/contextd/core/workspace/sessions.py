@@ -4,7 +4,7 @@ the next agent's work; what a session produced is read back by link and by time 
 from msgspec import Struct
 
 from contextd.clock import now, parse_instant
-from contextd.core.reading.prefixes import match_prefix
+from contextd.core.reading.prefixes import matching_ids, refuse_ambiguous
 from contextd.core.writing.validation import checked_text
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.ids import MIN_PREFIX, new_id
@@ -92,12 +92,15 @@ class SessionService:
     def resolve(self, reference: str) -> SessionRow:
         """The session whose id is `reference` or starts with it (at least 8 characters)."""
         conn = self._db.connection()
-        session_id = match_prefix(
+        matches = matching_ids(
             reference,
-            lambda prefix: id_prefixes.ids_with_prefix(conn, "sessions", prefix),
+            lambda prefix: id_prefixes.ids_with_prefix(conn, "sessions", prefix, limit=10),
             "Session id",
-            "sessions",
         )
+        if len(matches) > 1:
+            total = id_prefixes.count_with_prefix(conn, "sessions", reference.strip().lower())
+            refuse_ambiguous(reference, matches, total, self._candidate, "sessions")
+        session_id = matches[0] if matches else None
         found = rows.get_session(conn, session_id) if session_id else None
         if found is None:
             raise NotFoundError(
@@ -105,6 +108,13 @@ class SessionService:
                 "lists them."
             )
         return found
+
+    def _candidate(self, session_id: str) -> str:
+        """One line naming a session a person may have meant: id, agent, start."""
+        found = rows.get_session(self._db.connection(), session_id)
+        if found is None:
+            return session_id
+        return f"{session_id}, {found.agent} from {found.started_at[:16]}"
 
     def latest(self, project: Project) -> SessionRow | None:
         return rows.latest_session(self._db.connection(), project.id)

@@ -150,7 +150,7 @@ class RecordWriter:
             [draft], project, force=force, replaced=replaced, want_similar=True
         )
         similar = list(prepared[0].similar)
-        shorts = self._reader.short_ids([records[0].id, *(s.record.id for s in similar)])
+        shorts = self._reader.handles([records[0].id, *(s.record.id for s in similar)])
         return Stored(records[0], similar, shorts, group=self._group_slug(draft, project))
 
     def _hold(
@@ -167,7 +167,7 @@ class RecordWriter:
         with self._db.transaction() as conn:
             review_rows.hold(conn, held)
         similar = list(prepared.similar)
-        shorts = self._reader.short_ids([s.record.id for s in similar]) | {record.id: record.id}
+        shorts = self._reader.handles([s.record.id for s in similar]) | {record.id: record.id}
         return Stored(record, similar, shorts, held=True, group=self._group_slug(draft, project))
 
     def create_many(
