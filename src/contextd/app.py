@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from contextd.core.workspace.sessions import SessionService
     from contextd.core.workspace.status import StatusReport
     from contextd.core.workspace.tokens import TokenService
+    from contextd.core.writing.agent_changes import AgentChanges
     from contextd.core.writing.duplicates import DuplicateGuard
     from contextd.core.writing.review import ReviewQueue
     from contextd.core.writing.undo import Undoing
@@ -150,6 +151,16 @@ class App(Struct, dict=True):
             developer=self.developer,
             review=self.settings.capture.review,
             group_of=lambda name, project: self.groups.target(name, project),
+        )
+
+    @cached_property
+    def agent_changes(self) -> "AgentChanges":
+        """Changes agents ask for (MCP): made, or held while review asks for it."""
+        from contextd.core.writing.agent_changes import AgentChanges
+
+        holds = self.settings.capture.review in ("agent", "all")
+        return AgentChanges(
+            self.db, self.reader, self.writer, self.review, holds=holds, developer=self.developer
         )
 
     @cached_property

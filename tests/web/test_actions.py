@@ -178,7 +178,7 @@ def test_the_review_page_approves_and_rejects_what_agents_wrote(
     assert rejected.status_code == 303
     assert app.review.waiting(app.current_project()) == []
     again = _post(writer, f"/p/{slug}/review/{drop}/approve")
-    assert again.status_code == 404 and "No single waiting draft" in html.unescape(again.text)
+    assert again.status_code == 404 and "No waiting draft has the id" in html.unescape(again.text)
     forged = writer.post(
         f"/p/{slug}/review/{keep}/approve", data={"csrf": "x"}, headers={"origin": BASE}
     )

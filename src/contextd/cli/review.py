@@ -30,7 +30,16 @@ def _view(held: Held) -> dict[str, Any]:
         "tags": list(draft.tags),
         "supersedes": list(held.supersedes),
         "asked_by": draft.asked_by,
+        "request": held.request,
+        "target": held.target,
     }
+
+
+def _asked(held: Held, handles: dict[str, str]) -> str:
+    """What a held draft asks for: a new record of its kind, or a change to a stored one."""
+    if held.request == "create":
+        return f"new {held.draft.kind}"
+    return f"{held.request} {handles.get(held.target or '', held.target)}"
 
 
 def _in_person() -> None:
@@ -53,6 +62,7 @@ def review(ctx: click.Context) -> None:
     project = app.current_project()
     waiting = app.review.waiting(project)
     shorts = app.review.short_ids([h.id for h in waiting])
+    handles = app.reader.handles([h.target for h in waiting if h.target])
     readings = app.capture.readings(project) if app.settings.capture.extractor != "none" else []
 
     def human() -> None:
@@ -61,7 +71,7 @@ def review(ctx: click.Context) -> None:
         else:
             echo(f"{len(waiting)} waiting for review (contextd review approve|reject|edit ID):")
             rows = [
-                [shorts[h.id], str(h.draft.kind), written_by(h), age(h.queued_at), h.draft.title]
+                [shorts[h.id], _asked(h, handles), written_by(h), age(h.queued_at), h.draft.title]
                 for h in waiting
             ]
             table(rows)

@@ -33,6 +33,7 @@ from contextd.fields import body_fields
 from contextd.hooks.adapters import HookEvent, adapt
 from contextd.hooks.reply import is_command
 from contextd.models import CodeChange, ConstraintBody, Project, Record, SearchQuery
+from contextd.provenance import changes_via
 from contextd.share.layout import shared_checkout
 
 __all__ = ["handle", "turned_off"]
@@ -58,7 +59,10 @@ def handle(
     project = _project(app, hook.folders, project_name)
     if project is None:
         return ""  # outside a known project the hooks are silent
-    return _HANDLERS[event](app, project, replace(hook, session_key=session_key(hook.session_key)))
+    with changes_via("hook"):
+        return _HANDLERS[event](
+            app, project, replace(hook, session_key=session_key(hook.session_key))
+        )
 
 
 def turned_off(settings: Settings, event: str) -> bool:

@@ -95,7 +95,8 @@ class Gate:
     async def _serve(self, caller: Caller, scope: Scope, receive: Receive, send: Send) -> None:
         app, transport = await self._servers.serving(caller.developer, caller.read_only)
         place = ServerPlace(app.settings.cwd, caller.project)
-        connection = Connection(app, place, client_name=_agent(scope), lasting=True)
+        via = f"http {caller.token}"
+        connection = Connection(app, place, client_name=_agent(scope), lasting=True, via=via)
         with app.acting_in_store(), serving(connection):
             await transport.handle_request(scope, receive, send)
 

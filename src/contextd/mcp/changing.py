@@ -12,8 +12,18 @@ from contextd.fields import KINDS, text_fields
 from contextd.mcp import outputs as out
 from contextd.mcp.connection import Here
 from contextd.mcp.project import NOWHERE, ProjectArg
-from contextd.mcp.render import reply
-from contextd.mcp.toolkit import DESTROY, WRITE, Force, Hints, RecordId, Related, Tags, Toolkit
+from contextd.mcp.render import held_text, reply
+from contextd.mcp.toolkit import (
+    DESTROY,
+    HELD,
+    WRITE,
+    Force,
+    Hints,
+    RecordId,
+    Related,
+    Tags,
+    Toolkit,
+)
 from contextd.models import Kind, RecordEdit
 
 __all__ = ["register"]
@@ -55,7 +65,7 @@ def register(kit: Toolkit) -> None:
             related_to=None if related_to is None else tuple(related_to),
             body=dict(fields or {}),
         )
-        return kit.written(app.writer.update(id, edit, force=force), "Updated")
+        return kit.written(app.agent_changes.update(id, edit, force=force), "Updated")
 
     @kit.tool(WRITE)
     def append(
@@ -70,7 +80,7 @@ def register(kit: Toolkit) -> None:
     ) -> Annotated[CallToolResult, out.Written]:
         """Add what you learned to a record (and mark it verified today), instead of storing
         a second record about the same thing."""
-        return kit.written(app.writer.append(id, text, field), "Appended to")
+        return kit.written(app.agent_changes.append(id, text, field), "Appended to")
 
     @kit.tool(WRITE)
     def link(
@@ -78,7 +88,7 @@ def register(kit: Toolkit) -> None:
         to: Annotated[str, Field(description="The record it relates to (id or prefix).")],
     ) -> Annotated[CallToolResult, out.RecordOut]:
         """Relate a record to another, so retrieving one brings the other along."""
-        return kit.changed(app.writer.link(id, to), f"Linked to {to}")
+        return kit.changed(app.agent_changes.link(id, to), f"Linked to {to}")
 
     @kit.tool(WRITE)
     def supersede(
@@ -86,8 +96,12 @@ def register(kit: Toolkit) -> None:
         new_id: Annotated[str, Field(description="The record that replaces it.")],
     ) -> Annotated[CallToolResult, out.Superseded]:
         """Mark an older record as replaced by a newer one (it becomes NOT CURRENT)."""
-        old, new = app.writer.supersede(old_id, new_id)
+        changed = app.agent_changes.supersede(old_id, new_id)
+        old, new = changed.record, changed.successor
+        assert new is not None  # a supersede always names its successor
         data = {"superseded": record_view(old), "by": record_view(new)}
+        if changed.held is not None:
+            return reply(data | HELD, held_text("supersede", old))
         return reply(
             data,
             f"{old.id} {one_line(old.title)} is now NOT CURRENT; current: {new.id} "
@@ -100,13 +114,16 @@ def register(kit: Toolkit) -> None:
         reason: Annotated[str, Field(description="Why it no longer applies.")] = "",
     ) -> Annotated[CallToolResult, out.RecordOut]:
         """Take a record that no longer applies out of retrieval (reversible), saying why."""
-        return kit.changed(app.writer.archive(id, reason), "Archived")
+        return kit.changed(app.agent_changes.archive(id, reason), "Archived")
 
     @kit.tool(DESTROY)
     def delete(id: RecordId) -> Annotated[CallToolResult, out.Deleted]:
         """Delete a record for good (a tombstone remembers the deletion)."""
-        record = app.writer.delete(id)
+        changed = app.agent_changes.delete(id)
+        record = changed.record
         data = {"deleted": record.id, "title": record.title}
+        if changed.held is not None:
+            return reply(data | HELD, held_text("delete", record))
         return reply(data, f"Deleted: {record.id} {one_line(record.title)}")
 
     @kit.tool(WRITE)

@@ -20,6 +20,7 @@ from contextd.core.recall.presentation import one_line
 from contextd.errors import ContextdError
 from contextd.mcp.project import Chooser, Place, ServerPlace
 from contextd.models import Project
+from contextd.provenance import changes_via
 
 __all__ = ["Connection", "Here", "connection_middleware", "connection_of", "serving"]
 
@@ -43,13 +44,20 @@ class Connection:
         *,
         client_name: str | None = None,
         lasting: bool = False,
+        via: str = "mcp",
     ) -> None:
         self.app = app
         self.client_name = client_name
+        self._via = via
         self.chooser = Chooser(app, where)
         self.session_id: str | None = None
         self._lasting = lasting
         self._opening = threading.Lock()  # tool calls run in threads: open one session only
+
+    @property
+    def via(self) -> str:
+        """Through what this connection's changes come, for each record's log."""
+        return f"{self._via} ({self.client_name})" if self.client_name else self._via
 
     def wants_roots(
         self, name: str | None, capabilities: Any
@@ -117,9 +125,11 @@ async def connection_middleware(ctx: Any, call_next: Callable[[Any], Awaitable[A
     """Every inbound message, seen by the connection it arrives on (the server's lifespan
     yields one per connection, so one server may serve several)."""
     connection = _arriving_on(ctx.lifespan_context)
-    if isinstance(connection, Connection):
-        connection.heard(ctx.method, ctx.params)
-    return await call_next(ctx)
+    if not isinstance(connection, Connection):
+        return await call_next(ctx)
+    connection.heard(ctx.method, ctx.params)
+    with changes_via(connection.via):
+        return await call_next(ctx)
 
 
 def _client_name(params: object) -> str | None:

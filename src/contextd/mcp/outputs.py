@@ -93,6 +93,9 @@ class RecordOut(Shape):
     verified_at: Instant = Field(description="When it was last confirmed true (ISO 8601).")
     label: NotCurrent = absent(LABEL)
     archived_reason: str = absent("Why it was archived; absent when none was given.")
+    held_for_review: Literal[True] = absent(
+        "Present when the change waits for a person's approval and is not made yet."
+    )
 
 
 class SimilarRecord(Shape):
@@ -114,9 +117,6 @@ class Written(RecordOut):
 
     similar: list[SimilarRecord] = Field(
         description="Records that may say the same or the opposite; check them."
-    )
-    held_for_review: Literal[True] = absent(
-        "Present when the record waits for a person's approval and is not in memory yet."
     )
     group: str = absent(
         "The project group it was written into (every member project sees it); absent if not."
@@ -204,11 +204,17 @@ class Superseded(Shape):
 
     superseded: RecordOut = Field(description="The older record, now NOT CURRENT.")
     by: RecordOut = Field(description="The record that replaces it.")
+    held_for_review: Literal[True] = absent(
+        "Present when the change waits for a person's approval and is not made yet."
+    )
 
 
 class Deleted(Shape):
     deleted: str = Field(description="The deleted record's id.")
     title: str = Field(description="Its title.")
+    held_for_review: Literal[True] = absent(
+        "Present when the change waits for a person's approval and is not made yet."
+    )
 
 
 class Learned(Shape):

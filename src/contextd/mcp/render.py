@@ -5,8 +5,9 @@ from typing import Any
 from mcp.types import CallToolResult, TextContent
 
 from contextd.core.recall.presentation import fence, one_line
+from contextd.models import Record
 
-__all__ = ["fenced_lines", "hits_text", "record_text", "reply", "written_text"]
+__all__ = ["fenced_lines", "held_text", "hits_text", "record_text", "reply", "written_text"]
 
 
 def reply(data: dict[str, Any], text: str) -> CallToolResult:
@@ -47,6 +48,15 @@ def record_text(view: dict[str, Any]) -> str:
         lines.append(f"group: {one_line(str(view['group']))} (every member project sees it)")
     lines.append(f"verified {view['verified_at'][:10]}, origin {view['origin']}")
     return fence("\n".join(lines))
+
+
+def held_text(request: str, record: Record) -> str:
+    """A change an agent asked for, kept for a person: nothing changed yet."""
+    return (
+        f"Held for review: the {request} of [{record.kind} {record.id}] "
+        f"{one_line(record.title)} waits for a person's approval; the record stays as it is "
+        "until then. Do not ask again."
+    )
 
 
 def fenced_lines(head: str, lines: list[str]) -> str:

@@ -14,18 +14,20 @@ from pydantic import Field
 from contextd.app import App
 from contextd.core.reading.views import record_view, similar_view, written_view
 from contextd.core.recall.presentation import one_line
+from contextd.core.writing.agent_changes import Changed
 from contextd.errors import ContextdError
 from contextd.fields import KINDS, RECORD_FIELDS, body_field
 from contextd.limits import MAX_SEARCH_LIMIT
 from contextd.mcp.listing import described
 from contextd.mcp.messages import in_mcp_words
 from contextd.mcp.project import NOWHERE, Place
-from contextd.mcp.render import reply, written_text
+from contextd.mcp.render import held_text, reply, written_text
 from contextd.mcp.transport import REPLACEMENT
 from contextd.models import Body, Kind, Origin, Record, RecordDraft
 
 __all__ = [
     "DESTROY",
+    "HELD",
     "READ",
     "WRITE",
     "Force",
@@ -49,6 +51,7 @@ R = TypeVar("R")
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 DESTROY = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+HELD = {"held_for_review": True}  # a change kept for a person, not made
 
 RecordId = Annotated[str, Field(description="A record id, or a unique prefix of 8+ characters.")]
 Tags = Annotated[list[str], Field(description="Short topic tags (at most 20).")]
@@ -183,12 +186,20 @@ class Toolkit:
         view = written_view(stored.record, stored.similar, held=stored.held, group=stored.group)
         return reply(view, written_text(view, "Stored"))
 
-    def written(self, record: Record, verb: str) -> CallToolResult:
-        """A changed record, with the records it now resembles."""
+    def written(self, changed: Changed, verb: str) -> CallToolResult:
+        """A changed record, with the records it now resembles; or the change held."""
+        record = changed.record
         view = record_view(record)
+        if changed.held is not None:
+            return reply(view | {"similar": []} | HELD, held_text(changed.held.request, record))
         view["similar"] = [similar_view(s) for s in self.app.writer.similar(record)]
         return reply(view, written_text(view, verb))
 
-    def changed(self, record: Record, verb: str) -> CallToolResult:
+    def changed(self, changed: Changed | Record, verb: str) -> CallToolResult:
+        if isinstance(changed, Record):
+            changed = Changed(changed)
+        record = changed.record
         view = record_view(record)
+        if changed.held is not None:
+            return reply(view | HELD, held_text(changed.held.request, record))
         return reply(view, f"{verb}: {record.id} {one_line(record.title)}")

@@ -1,6 +1,7 @@
 """SQL for the review queue: what agents wrote, held until a person approves or rejects it."""
 
 import json
+from typing import Any
 
 import msgspec
 from msgspec import Struct
@@ -10,14 +11,20 @@ from contextd.storage.connection import Connection
 from contextd.storage.filters import in_reach
 
 __all__ = [
-    "Held", "count_waiting", "decide", "get", "hold", "kept", "remove", "replace_draft", "waiting",
+    "Held", "changes_to", "count_waiting", "decide", "get", "hold", "kept", "remove",
+    "replace_draft", "waiting",
 ]  # fmt: skip
 
-_COLUMNS = "id, project_id, developer, draft, supersedes, queued_at, state, reason, decided_at"
+_COLUMNS = (
+    "id, project_id, developer, draft, supersedes, queued_at, state, reason, decided_at, "
+    "request, target, payload"
+)
 
 
 class Held(Struct, frozen=True):
-    """One draft in the queue."""
+    """One draft in the queue: a new record, or (`request` other than "create") a change an
+    agent asked for to the stored record `target`, with its arguments in `payload` and the
+    record as the change would leave it in `draft`."""
 
     id: str
     project_id: str | None  # None: a global record
@@ -28,6 +35,9 @@ class Held(Struct, frozen=True):
     state: str  # pending | rejected
     reason: str | None = None
     decided_at: str | None = None
+    request: str = "create"  # create | update | append | link | supersede | archive | delete
+    target: str | None = None
+    payload: dict[str, Any] = {}
 
 
 def _held(row: tuple[object, ...]) -> Held:
@@ -42,12 +52,16 @@ def _held(row: tuple[object, ...]) -> Held:
         str(row[6]),
         None if row[7] is None else str(row[7]),
         None if row[8] is None else str(row[8]),
+        str(row[9]),
+        None if row[10] is None else str(row[10]),
+        json.loads(str(row[11])),
     )
 
 
 def hold(conn: Connection, held: Held) -> None:
     conn.execute(
-        f"INSERT INTO review_queue({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, 'pending', NULL, NULL)",
+        f"INSERT INTO review_queue({_COLUMNS}) "
+        "VALUES (?, ?, ?, ?, ?, ?, 'pending', NULL, NULL, ?, ?, ?)",
         (
             held.id,
             held.project_id,
@@ -55,6 +69,9 @@ def hold(conn: Connection, held: Held) -> None:
             msgspec.json.encode(held.draft).decode("utf-8"),
             json.dumps(list(held.supersedes)),
             held.queued_at,
+            held.request,
+            held.target,
+            json.dumps(held.payload),
         ),
     )
 
@@ -80,6 +97,16 @@ def kept(conn: Connection, project_id: str, developer: str) -> list[Held]:
         f"SELECT {_COLUMNS} FROM review_queue WHERE project_id = ? AND developer = ? "
         "ORDER BY queued_at DESC, id LIMIT 2000",
         (project_id, developer),
+    ).fetchall()
+    return [_held(r) for r in rows]
+
+
+def changes_to(conn: Connection, record_id: str, developer: str) -> list[Held]:
+    """The developer's pending changes to one stored record, oldest first."""
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM review_queue WHERE target = ? AND developer = ? "
+        "AND state = 'pending' ORDER BY queued_at, id",
+        (record_id, developer),
     ).fetchall()
     return [_held(r) for r in rows]
 

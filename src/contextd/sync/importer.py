@@ -9,6 +9,7 @@ from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.models import Group, Project, Record, Status
+from contextd.provenance import changes_via
 from contextd.storage import groups as group_rows
 from contextd.storage import projects as project_rows
 from contextd.storage import records as record_rows
@@ -95,7 +96,8 @@ def apply_bundle(
         if held is not None and not projects.same_place(held, entry.record.project_id):
             refusals.add(where, _moves(held))
             continue
-        _merge_record(conn, entry, local, histories, deleted, projects, peer, report)
+        with changes_via(f"sync {peer}"):
+            _merge_record(conn, entry, local, histories, deleted, projects, peer, report)
     for index, tombstone in enumerate(bundle.tombstones):
         held = local.get(tombstone.id)
         if held is not None and not projects.same_place(held, tombstone.project_id):
@@ -106,7 +108,8 @@ def apply_bundle(
         )
         report.counts[outcome] += 1
         if outcome is Outcome.DELETE and held is not None:
-            record_rows.delete_record(conn, held, tombstone.deleted_at)
+            with changes_via(f"sync {peer}"):
+                record_rows.delete_record(conn, held, tombstone.deleted_at)
         elif outcome is Outcome.NEW_TOMBSTONE:
             owner = projects.find(tombstone.project_id) if tombstone.project_id else None
             sync_rows.upsert_tombstone(

@@ -10,6 +10,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.responses import RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from contextd.provenance import changes_via
 from contextd.web.access import Access
 from contextd.web.rendering import error_page
 
@@ -61,7 +62,8 @@ class Guard:
                 headers["server-timing"] = f"app;dur={elapsed:.1f}"
             await send(message)
 
-        await self.app(scope, receive, send_hardened)
+        with changes_via("web"):
+            await self.app(scope, receive, send_hardened)
 
     def _refusal(self, scope: Scope) -> Response | None:
         """The response that refuses this request, or None to let it through."""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from msgspec.structs import replace
 
 from contextd.clock import now
+from contextd.core.reading.prefixes import matching_ids, refuse_ambiguous
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.ids import MIN_PREFIX
 from contextd.models import Origin, Project, Record, RecordDraft, RecordEdit
@@ -65,6 +66,10 @@ class ReviewQueue:
         """Drafts of this project waiting or rejected (what was proposed before)."""
         return rows.kept(self._db.connection(), project.id, self._developer)
 
+    def waiting_changes(self, record_id: str) -> list[Held]:
+        """This developer's waiting changes to one stored record."""
+        return rows.changes_to(self._db.connection(), record_id, self._developer)
+
     def count(self, project: Project | None) -> int:
         conn = self._db.connection()
         return rows.count_waiting(conn, project.id if project else None, self._developer)
@@ -77,12 +82,17 @@ class ReviewQueue:
             NotFoundError: a reference names no waiting draft of this project.
             ValidationError, DuplicateError: a draft no longer passes (it stays waiting).
         """
+        from contextd.core.writing.agent_changes import apply_held
+
         written = []
         for held in self._find_all(references, project):
-            place = project if held.project_id is not None else None
-            record = self._writer().create(
-                held.draft, place, supersedes=held.supersedes, queue=False
-            )
+            if held.request == "create":
+                place = project if held.project_id is not None else None
+                record = self._writer().create(
+                    held.draft, place, supersedes=held.supersedes, queue=False
+                )
+            else:
+                record = apply_held(self._writer(), held)
             with self._db.transaction() as conn:
                 rows.remove(conn, held.id)
             written.append(record)
@@ -117,6 +127,11 @@ class ReviewQueue:
         from contextd.core.writing.writer import edited_draft
 
         (held,) = self._find_all([reference], project)
+        if held.request != "create":
+            raise InvalidInputError(
+                f"A waiting {held.request} of a stored record cannot be edited; reject it, or "
+                "approve it and change the record after."
+            )
         changed = validate_draft(edited_draft(held.draft, edit))
         with self._db.transaction() as conn:
             rows.replace_draft(conn, held.id, changed)
@@ -133,14 +148,21 @@ class ReviewQueue:
         mine = {h.id: h for h in self.waiting(project)}
         found: dict[str, Held] = {}
         for reference in references:
-            matches = [i for i in mine if i.startswith(reference.strip().lower())]
-            if len(matches) != 1 or len(reference.strip()) < 4:
+            matches = matching_ids(
+                reference, lambda prefix: [i for i in mine if i.startswith(prefix)], "Draft id"
+            )
+            refuse_ambiguous(
+                reference, matches, len(matches), lambda i: _described(mine[i]), "waiting drafts"
+            )
+            if not matches:
                 shown = reference if reference.isprintable() else repr(reference)
                 raise NotFoundError(
-                    f"No single waiting draft has the id {shown[:40]}; `contextd review` "
-                    "lists them."
-                    if not matches or len(reference.strip()) < 4
-                    else f"{shown[:40]} matches {len(matches)} waiting drafts; give more of it."
+                    f"No waiting draft has the id {shown[:40]!r}; `contextd review` lists them."
                 )
             found[matches[0]] = mine[matches[0]]
         return list(found.values())
+
+
+def _described(held: Held) -> str:
+    asked = f"new {held.draft.kind}" if held.request == "create" else held.request
+    return f"{held.id}, {asked} {held.draft.title[:60]!r}"

@@ -376,6 +376,10 @@ class RecordWriter:
         """Add `text` to a record's main text (or to `field`, a text field of its kind), as the
         next sentence or list line (`appending.joined`), and re-stamp it verified: what a later
         session learned about it, kept with it."""
+        return self.write_all([self.prepare_append(reference, text, field)])[0]
+
+    def prepare_append(self, reference: str, text: str, field: str | None = None) -> PreparedWrite:
+        """An `append` checked, not stored yet."""
         record = self._reader.get(reference)
         fields = text_fields(record.kind)
         field = field or fields[0]
@@ -393,7 +397,7 @@ class RecordWriter:
             edit = RecordEdit(body={field: joined(current, addition)})
         prepared = self.prepare_update(record.id, edit, force=True)
         stamped = replace(prepared.record, verified_at=prepared.record.updated_at)
-        return self.write_all([replace(prepared, record=stamped)])[0]
+        return replace(prepared, record=stamped)
 
     def link(self, reference: str, other: str) -> Record:
         """Relate a record to another (one way; retrieval brings the other along)."""
@@ -502,6 +506,32 @@ class RecordWriter:
             self._changed(conn, written, private, checkout)
         return written
 
+    def supersession(self, old_reference: str, new_reference: str) -> tuple[Record, Record]:
+        """The two records of a supersede, checked: `new` may replace `old`.
+
+        Raises:
+            InvalidInputError, ConflictError: it may not (the same record, `old` replaced
+                already, `new` not active, `new` of another project).
+        """
+        old = self._reader.get(old_reference)
+        new = self._reader.get(new_reference)
+        if old.id == new.id:
+            raise InvalidInputError("A record cannot supersede itself; name two records.")
+        if old.status is Status.SUPERSEDED:
+            raise ConflictError(
+                f"{old.id} is already superseded by {old.superseded_by}; supersede that "
+                "record instead."
+            )
+        if new.status is not Status.ACTIVE:
+            raise ConflictError(
+                f"{new.id} is {new.status}; only an active record can replace another."
+            )
+        if new.project_id not in (old.project_id, None):
+            raise InvalidInputError(
+                "A record can only be superseded by one of its own project or a global one."
+            )
+        return old, new
+
     def supersede(self, old_reference: str, new_reference: str) -> tuple[Record, Record]:
         """Mark `old` as replaced by `new`; `old` keeps its content but leaves default retrieval.
 
@@ -510,23 +540,7 @@ class RecordWriter:
         same transaction.
         """
         with self._db.transaction() as conn:
-            old = self._reader.get(old_reference)
-            new = self._reader.get(new_reference)
-            if old.id == new.id:
-                raise InvalidInputError("A record cannot supersede itself; name two records.")
-            if old.status is Status.SUPERSEDED:
-                raise ConflictError(
-                    f"{old.id} is already superseded by {old.superseded_by}; supersede that "
-                    "record instead."
-                )
-            if new.status is not Status.ACTIVE:
-                raise ConflictError(
-                    f"{new.id} is {new.status}; only an active record can replace another."
-                )
-            if new.project_id not in (old.project_id, None):
-                raise InvalidInputError(
-                    "A record can only be superseded by one of its own project or a global one."
-                )
+            old, new = self.supersession(old_reference, new_reference)
             stamp = now()
             retired = replace(old, status=Status.SUPERSEDED, superseded_by=new.id, updated_at=stamp)
             rows.replace_record(conn, retired)

@@ -17,3 +17,4 @@ CREATE INDEX record_log_record ON record_log(record_id, seq);
 ALTER TABLE review_queue ADD COLUMN request TEXT NOT NULL DEFAULT 'create';
 ALTER TABLE review_queue ADD COLUMN target TEXT;
 ALTER TABLE review_queue ADD COLUMN payload TEXT NOT NULL DEFAULT '{}';
+CREATE INDEX review_queue_target ON review_queue(target);
