@@ -569,3 +569,45 @@ def test_get_context_puts_records_about_a_file_first_and_counts_dates_as_asked(
         assert outside.is_error and "not inside a folder" in outside.content[0].text
 
     talk(app, body)
+
+
+@pytest.mark.usefixtures("local_model")
+def test_the_stdio_server_exits_0_however_abruptly_its_client_leaves(repo: Path) -> None:
+    """A client that goes while the model still warms, or with a call unanswered, ends the
+    server with exit 0 and nothing on stderr (an abort there is exit 134)."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "leaving-agent", "version": "1"},
+        },
+    }
+    search = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "search", "arguments": {"query": "which queue do workers use"}},
+    }
+    for in_flight in (False, True, False, True):
+        with subprocess.Popen(
+            [sys.executable, "-m", "contextd", "mcp", "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=repo,
+            env=dict(os.environ),
+        ) as server:
+            assert server.stdin is not None and server.stdout is not None
+            server.stdin.write(json.dumps(initialize).encode() + b"\n")
+            server.stdin.flush()
+            assert b'"id":1' in server.stdout.readline()
+            if in_flight:
+                server.stdin.write(json.dumps(search).encode() + b"\n")
+                server.stdin.flush()
+            server.stdin.close()
+            server.stdin = None  # communicate() would flush it
+            _, err = server.communicate(timeout=60)
+        assert (server.returncode, err.decode()) == (0, "")

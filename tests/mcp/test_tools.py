@@ -195,3 +195,22 @@ def test_get_context_by_tags_alone_returns_the_current_tagged_records(app: App, 
     assert [r["id"] for r in data(gotchas)["results"]] == [loose["id"]]
     assert nothing.is_error and "Give a query, or a filter" in nothing.content[0].text
     assert [r["id"] for r in data(search)["results"]] == [new["id"]]
+
+
+def test_an_argument_a_tool_does_not_have_is_refused_and_nothing_is_done(
+    app: App, run: Cli
+) -> None:
+    private, as_of, made_up = call(
+        app,
+        ("remember", {"text": "Staging deploys wait for the nightly backup", "private": True}),
+        ("get_context", {"query": "task queue", "as_of": "2026-01-01"}),
+        ("search", {"query": "task queue", "colour": "red", "bogus": 1}),
+    )
+    assert private.is_error
+    assert private.content[0].text.startswith(
+        "remember has no argument 'private'; nothing was done. Its arguments are: "
+    )
+    assert "category" in private.content[0].text
+    assert as_of.is_error and "get_context has no argument 'as_of'" in as_of.content[0].text
+    assert made_up.is_error and "no argument 'bogus' or 'colour'" in made_up.content[0].text
+    assert run.json("memories")["records"] == []

@@ -55,7 +55,9 @@ async def compact_tool_list(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]
     for tool in result.get("tools", []):
         tool = dict(tool)
         if "inputSchema" in tool:
-            tool["inputSchema"] = compact_schema(tool["inputSchema"], arguments=True)
+            # Other arguments are refused (contextd.mcp.arguments): say so in the schema.
+            schema = compact_schema(tool["inputSchema"], arguments=True)
+            tool["inputSchema"] = {**schema, "additionalProperties": False}
         if "outputSchema" in tool:
             tool["outputSchema"] = compact_schema(tool["outputSchema"], arguments=False)
         tools.append(tool)

@@ -15,6 +15,7 @@ from contextd import DISTRIBUTION
 from contextd.app import App
 from contextd.core.recall.presentation import WRITES_OFF
 from contextd.mcp import changing, reading, recording, sessions, upkeep
+from contextd.mcp.arguments import refuse_unknown_arguments
 from contextd.mcp.connection import Connection, connection_middleware
 from contextd.mcp.listing import compact_tool_list
 from contextd.mcp.messages import plain_argument_errors
@@ -75,6 +76,7 @@ def build_server(
     kit = Toolkit(app, server, read_only=read_only)
     for module in TOOL_MODULES:
         module.register(kit)
+    server.middleware.append(refuse_unknown_arguments(server))
     return server
 
 

@@ -3,7 +3,7 @@ delete): made at once, or, while `[capture] review` holds what agents write, che
 change would be and kept in the review queue beside new records. The record stays as a person
 approved it until a person approves the change (ReviewQueue.approve makes it then)."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import Struct
@@ -12,12 +12,14 @@ from contextd.clock import now
 from contextd.core.reading.reader import RecordReader
 from contextd.core.writing.review import Held, ReviewQueue
 from contextd.core.writing.validation import checked_text
-from contextd.core.writing.writer import RecordWriter
 from contextd.errors import ConflictError
 from contextd.ids import new_id
 from contextd.models import Record, RecordDraft, RecordEdit, Status
 from contextd.storage import review_queue as review_rows
 from contextd.storage.store import Database
+
+if TYPE_CHECKING:  # the MCP server reads this module at start; the write path loads on use
+    from contextd.core.writing.writer import RecordWriter
 
 __all__ = ["AgentChanges", "Changed", "apply_held"]
 
@@ -35,7 +37,7 @@ class AgentChanges:
         self,
         db: Database,
         reader: RecordReader,
-        writer: RecordWriter,
+        writer: "RecordWriter",
         review: ReviewQueue,
         *,
         holds: bool,
@@ -134,7 +136,7 @@ class AgentChanges:
         return Changed(record, held)
 
 
-def apply_held(writer: RecordWriter, held: Held) -> Record:
+def apply_held(writer: "RecordWriter", held: Held) -> Record:
     """Make a held change to a stored record, checked again as any change is.
 
     Raises:
