@@ -379,7 +379,7 @@ def open_app(
     for the default 15 s).
     `read_only` opens an existing store without writing a byte of the home (or anything on
     the server); every write then fails with StoreError."""
-    choice = select_provider(settings.embeddings, settings.home)
+    choice = select_provider(settings.embeddings, settings.model_home)
     if not read_only:
         _make_home_private(settings.home)
     db = _open_store(settings, busy_timeout_ms, read_only)
@@ -403,7 +403,7 @@ def scratch_settings(settings: Settings) -> Iterator[Settings]:
     from msgspec.structs import replace
 
     with tempfile.TemporaryDirectory(prefix="contextd-scratch-") as scratch:
-        local = replace(settings, home=Path(scratch), project=None)
+        local = replace(settings, home=Path(scratch), project=None, models_from=settings.model_home)
         if not settings.on_server:
             yield local
             return

@@ -331,6 +331,14 @@ class Settings(Struct, frozen=True):
     share: ShareSettings = field(default_factory=ShareSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
     serve: ServeSettings = field(default_factory=ServeSettings)
+    # Where the local model is installed when not in this home: a scratch store (`eval`)
+    # uses the model of the home it was made beside.
+    models_from: Path | None = None
+
+    @property
+    def model_home(self) -> Path:
+        """The home whose models/ folder holds the local model and its built graphs."""
+        return self.models_from or self.home
 
     @property
     def db_path(self) -> Path:

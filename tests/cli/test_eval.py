@@ -364,3 +364,25 @@ def test_eval_refuses_an_unknown_ranking_in_one_sentence(run: Cli, dataset: Path
     result = run("eval", str(dataset), "--ranking", "vibes")
     assert result.exit_code == 2
     assert "Traceback" not in result.output
+
+
+@pytest.mark.usefixtures("local_model")
+def test_eval_scores_the_model_the_home_has_and_says_which(
+    run: Cli, dataset: Path, home: Path
+) -> None:
+    """`contextd init` installs the model into the home; eval's scratch store uses it (it
+    looked only for the package) and names it in its text output too."""
+    from contextd.embeddings.model_files import INSTALLED_MARK, find_model, home_model_dir
+
+    package = find_model()
+    assert package is not None and package.source == "package"
+    installed = home_model_dir(home)
+    installed.mkdir(parents=True)
+    for source in package.folder.iterdir():
+        (installed / source.name).symlink_to(source)
+    (installed / INSTALLED_MARK).write_text('{"wheel_sha256": "test"}', encoding="utf-8")
+    out = run("eval", str(dataset))
+    assert out.exit_code == 0, out.output
+    assert "embeddings local:all-MiniLM-L6-v2" in out.stdout
+    assert f"model in the contextd home ({installed})" in out.stdout
+    assert run.json("eval", str(dataset))["config"]["model"].startswith("in the contextd home")

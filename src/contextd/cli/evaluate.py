@@ -11,6 +11,7 @@ from contextd.cli._context import common_options, get_settings
 from contextd.cli._output import emit, table
 from contextd.cli._progress import Bar
 from contextd.client.printer import echo
+from contextd.core.workspace.local_model import find_local_model
 from contextd.errors import ProviderUnavailableError
 from contextd.evaluation import METRICS, Evaluator, load_dataset
 
@@ -50,9 +51,12 @@ def evaluate(folder: Path, ranking: str | None) -> None:
         with contextlib.suppress(ProviderUnavailableError):
             app.index.warm()
         report = Evaluator(app.projects, app.writer, app.search).run(corpus, queries, progress)
+        provider = app.indexer.provider.id if app.indexer else "none"
+        model = find_local_model(scratch) if provider.startswith("local:") else None
         report.config = {
             "dataset": str(folder),
-            "embeddings": app.indexer.provider.id if app.indexer else "none",
+            "embeddings": provider,
+            "model": model.describe() if model else None,
             "provider_note": app.provider_note,
             "search": asdict(settings.search),
             "context": asdict(settings.context),
@@ -67,6 +71,10 @@ def evaluate(folder: Path, ranking: str | None) -> None:
             f"\nindex build {report.index_build_s:.1f} s · embeddings "
             f"{report.config['embeddings']} · ranking {settings.search.ranking}"
         )
+        if report.config["model"]:
+            echo(f"model {report.config['model']}")
+        if report.config["provider_note"]:
+            echo(f"note: {report.config['provider_note']}")
         for note in report.notes:
             echo(f"note: {note}")
 

@@ -42,7 +42,7 @@ class ModelHealth(Struct, frozen=True):
 
 def find_local_model(settings: Settings) -> ModelLocation | None:
     """Where the local model is: the home's copy, else the installed package's."""
-    return find_model(settings.home)
+    return find_model(settings.model_home)
 
 
 def install_local_model(
@@ -67,7 +67,7 @@ def install_local_model(
     location = ModelLocation(outcome.folder, "home")
     started = time.perf_counter()
     model = LocalMiniLM(
-        location, precision=settings.embeddings.precision, cache_dir=settings.home / "models"
+        location, precision=settings.embeddings.precision, cache_dir=settings.model_home / "models"
     )
     model.warm()
     model.embed_query("contextd model check")
@@ -81,7 +81,7 @@ def local_model_health(settings: Settings) -> ModelHealth:
     if found is None:
         return ModelHealth(None, False, None, None)
     local = replace(settings.embeddings, provider="local")
-    model = select_provider(local, settings.home).provider
+    model = select_provider(local, settings.model_home).provider
     assert isinstance(model, LocalMiniLM)  # the model is found, so `local` is served by it
     try:
         pinned = file_sha256(found.folder / "model.safetensors") == PINNED.weights_sha256
