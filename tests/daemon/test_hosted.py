@@ -377,7 +377,6 @@ def test_the_daemon_hosts_only_what_it_may_and_as_many_as_it_may(
 ) -> None:
     daemons.start()
     for refused in (
-        mcp_ask(home, repo, stamp="other code"),
         mcp_ask(home, repo, home=str(tmp_path)),
         mcp_ask(home, repo, env={"CONTEXTD_HOME": "/x"}),
         mcp_ask(home, repo, argv=["mcp", "serve"]),

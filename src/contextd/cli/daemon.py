@@ -17,7 +17,19 @@ from contextd.client.printer import echo
 from contextd.errors import DaemonError
 from contextd.home_folder import make_private
 
-__all__ = ["COMMANDS", "ask_daemon"]
+__all__ = ["COMMANDS", "OUTDATED", "ask_daemon", "outdated"]
+
+OUTDATED = (
+    "It runs other contextd code than this one (it started before an upgrade), so it declines "
+    "every request; the next hook or command replaces it, or now: `contextd daemon stop && "
+    "contextd daemon start`."
+)
+
+
+def outdated(pong: dict[str, Any]) -> bool:
+    """Whether a daemon's ping reply says it runs other contextd code than this process."""
+    return bool(pong.get("stamp", to_daemon.code_stamp()) != to_daemon.code_stamp())
+
 
 _START_WAIT_S = 60.0  # the first start loads the model and the vectors
 _FAILURE = "Error: "  # how `daemon run` reports why it could not start (see _why_it_failed)
@@ -149,11 +161,14 @@ def status() -> None:
         "socket": _socket(home),
         "idle_s": round(float(reply.get("idle_s", 0)), 1),
         "idle_exit_s": reply.get("idle_exit_s"),
+        "outdated": outdated(reply),
     }
 
     def human() -> None:
         memory = f", {rss_mb:.0f} MB resident" if rss_mb is not None else ""
         echo(f"Daemon: running (pid {reply['pid']}, up {payload['uptime_s']:.0f} s{memory}).")
+        if payload["outdated"]:
+            echo(OUTDATED)
         limit = payload["idle_exit_s"]
         if isinstance(limit, int | float):
             ends = f"it stops after {_span(limit)} unasked" if limit else "it never stops idle"

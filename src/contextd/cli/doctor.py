@@ -19,7 +19,7 @@ from contextd.agents.wiring import AgentWiring, wiring
 from contextd.app import App, can_write_store
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
-from contextd.cli.daemon import ask_daemon
+from contextd.cli.daemon import OUTDATED, ask_daemon, outdated
 from contextd.cli.setup import places_here
 from contextd.client.printer import echo, style
 from contextd.config import Settings
@@ -136,6 +136,9 @@ def _daemon(settings: Settings) -> Finding:
     if reply is None:
         detail = "not running (hooks then recall by full text; commands start it when allowed)"
         return Finding("daemon", "warn", detail, "contextd daemon start")
+    if outdated(reply):
+        detail = f"running (pid {reply['pid']}) but {OUTDATED[0].lower()}{OUTDATED[1:]}"
+        return Finding("daemon", "fail", detail, "contextd daemon stop && contextd daemon start")
     return Finding("daemon", "ok", f"running (pid {reply['pid']})")
 
 

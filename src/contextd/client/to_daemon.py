@@ -60,6 +60,7 @@ def ask(
     finally:
         conn.close()
     if not isinstance(decoded, dict) or decoded.get("ok") is not True:
+        _replace_if_outdated(home, decoded)
         return None
     return decoded, answer
 
@@ -84,6 +85,7 @@ def open_session(
         if isinstance(decoded, dict) and decoded.get("ok") is True:
             conn.settimeout(None)
             return conn
+        _replace_if_outdated(home, decoded)
     except (OSError, ValueError, frames.BadFrame):
         pass
     except BaseException:
@@ -91,6 +93,22 @@ def open_session(
         raise
     conn.close()
     return None
+
+
+def _replace_if_outdated(home: str, refusal: object) -> None:
+    """A daemon that declined for running other contextd code (started before an upgrade) is
+    asked to stop, and one of this code started in its place, so the next hook and command
+    are answered warm again instead of cold for the rest of the day."""
+    if not isinstance(refusal, dict) or refusal.get("outdated") is not True:
+        return
+    from contextlib import suppress  # (and pathlib, subprocess) only on this rare path
+    from pathlib import Path
+
+    from contextd.client.launch import start_detached
+
+    ask(home, {"kind": "stop"}, timeout=HOOK_TIMEOUT_S)
+    with suppress(OSError):  # a home that cannot hold the daemon's log: answered cold
+        start_detached(Path(home))
 
 
 def _connected(home: str, timeout: float) -> "_socket.socket | None":

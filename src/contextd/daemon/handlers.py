@@ -43,6 +43,11 @@ class Declined(Exception):
     """This daemon must not answer the request; the client does the work itself."""
 
 
+class Outdated(Declined):
+    """This daemon runs other contextd code than its client (started before an upgrade): the
+    client stops it and starts one of its own code."""
+
+
 class Handlers:
     """Answers requests for one App; safe to call from several threads at once."""
 
@@ -76,7 +81,7 @@ class Handlers:
             reply, out = self._dispatch(request, body)
         except Declined as exc:
             log.info("declined a %s request: %s", type(request).__name__, exc)
-            return _refusal(str(exc)), b"", None
+            return _refusal(str(exc), outdated=isinstance(exc, Outdated)), b"", None
         except Exception as exc:  # one bad request must not take the daemon down
             log.warning("a %s request failed: %s", type(request).__name__, type(exc).__name__)
             log.debug("the failure", exc_info=True)
@@ -107,7 +112,11 @@ class Handlers:
             return {"refused": exc.facts()}, b""
 
     def _pong(self) -> dict[str, object]:
-        reply: dict[str, object] = {"pid": os.getpid(), "uptime_s": time.time() - self._started}
+        reply: dict[str, object] = {
+            "pid": os.getpid(),
+            "uptime_s": time.time() - self._started,
+            "stamp": self._stamp,
+        }
         if self._lifetime is not None:
             reply["idle_s"] = self._lifetime.idle_s()
             reply["idle_exit_s"] = self._lifetime.idle_exit_s
@@ -121,9 +130,8 @@ class Handlers:
 
     def _check(self, request: HookAsk | SearchAsk | RecallAsk | WriteAsk | McpAsk) -> None:
         if request.stamp != self._stamp:
-            raise Declined(
-                "this daemon runs other contextd code than its client; restart it "
-                "(`contextd daemon stop`, then `contextd daemon start`)"
+            raise Outdated(
+                "this daemon runs other contextd code than its client; the client replaces it"
             )
         try:
             same = os.path.samestat(os.stat(request.home), self._home)
@@ -144,5 +152,7 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     return info.st_ino, info.st_size, info.st_mtime_ns
 
 
-def _refusal(error: str) -> bytes:
-    return _ENCODER.encode({"ok": False, "error": error})
+def _refusal(error: str, *, outdated: bool = False) -> bytes:
+    return _ENCODER.encode(
+        {"ok": False, "error": error, **({"outdated": True} if outdated else {})}
+    )

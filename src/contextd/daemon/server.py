@@ -39,7 +39,9 @@ WORKERS = 8  # requests answered at once; more wait, read whole, for a free work
 _ACCEPT_TICK_S = 0.5  # how often the loop looks at the stop flag
 _SEND_TIMEOUT_S = 5.0  # for the whole reply: a client that stops reading loses it
 _MAX_REQUEST_HEAD = 256 * 1024
-_LOCK_TRIES = 5  # a client's look at whether a daemon runs holds the lock for an instant
+# A client's look at whether a daemon runs holds the lock for an instant; a daemon replaced
+# for running older code lets go of it once it has finished what it was answering.
+_LOCK_TRIES = 150
 
 
 def serve(
