@@ -49,12 +49,14 @@ def altered_copy(wheel: Path, target: Path) -> Path:
 
 
 class Index:
-    """What the server serves: `wheel` as the file, `cut` to stop half-way, `listed` False
-    for a page that names no such file."""
+    """What the server serves: `wheel` as the file, `cut` to stop half-way, `stall` to stop
+    sending half-way until `released`, `listed` False for a page that names no such file."""
 
     def __init__(self, wheel: Path) -> None:
         self.wheel = wheel
         self.cut = False
+        self.stall = threading.Event()  # set: send a third of the file, then nothing more
+        self.released = threading.Event()
         self.listed = True
         self.requests: list[str] = []
         self.url = ""
@@ -76,9 +78,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(index.wheel.stat().st_size))
             self.end_headers()
             with index.wheel.open("rb") as source:
-                if index.cut:
+                if index.cut or index.stall.is_set():
                     self.wfile.write(source.read(PINNED.size // 3))
                     self.wfile.flush()
+                    if index.stall.is_set():
+                        index.released.wait(120)
                     self.close_connection = True
                     return
                 shutil.copyfileobj(source, self.wfile, 1 << 20)
@@ -109,5 +113,6 @@ def serving(wheel: Path) -> Iterator[Index]:
     try:
         yield index
     finally:
+        index.released.set()
         server.shutdown()
         server.server_close()

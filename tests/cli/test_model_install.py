@@ -8,6 +8,7 @@ import socket
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -237,3 +238,31 @@ def test_a_missing_file_is_named(home: Path, tmp_path: Path) -> None:
         home, "model", "install", "--from", str(tmp_path / "nope.whl"), index=_closed_port_url()
     )
     _one_sentence(done, 3, "nope.whl does not exist")
+
+
+def test_downloads_killed_half_way_leave_nothing_once_an_install_runs_again(
+    home: Path, index: Index
+) -> None:
+    models = home / "models"
+    index.stall.set()
+    env = {**os.environ, "CONTEXTD_HOME": str(home), "PIP_INDEX_URL": index.url}
+    for _ in range(3):
+        with subprocess.Popen(
+            [sys.executable, "-m", "contextd", "model", "install"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ) as install:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not any(
+                p.name.startswith(f".{PINNED.filename}.") and p.stat().st_size > 0
+                for p in (models.iterdir() if models.exists() else [])
+            ):
+                time.sleep(0.05)
+            install.kill()
+    assert len(list(models.iterdir())) == 1  # each start took the last killed one away
+    index.stall.clear()
+    index.released.set()
+    done = _contextd(home, "model", "install", index=index.url)
+    assert done.returncode == 0, done.stderr
+    assert not [p.name for p in models.iterdir() if p.name.startswith(".")]

@@ -128,6 +128,8 @@ def test_the_quality_page_lists_stale_records_and_issues_with_their_fix(
         ("/p/orbit/records?kind=note", 400, "There is no kind 'note'"),
         ("/p/orbit/records?status=gone", 400, "There is no status 'gone'"),
         ("/p/orbit/records?page=0", 400, "The page must be a number"),
+        ("/p/orbit/records?page=99999999999999999999", 400, "from 1 to 1000000"),
+        ("/p/orbit/quality?days=99999999999999999999", 400, "from 0 to 36500"),
         ("/p/orbit/quality?days=-3", 400, "The days must be a whole number"),
         ("/p/orbit/records?q=" + "x" * 1001, 400, "over 1000 characters"),
         ("/no/such/page", 404, "There is no page at /no/such/page"),

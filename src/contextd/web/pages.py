@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from contextd.app import App
+from contextd.core.reading.reader import MAX_DAYS
 from contextd.core.upkeep.quality import scan_quality
 from contextd.core.writing.review import written_by
 from contextd.errors import InvalidInputError, NotFoundError
@@ -140,8 +141,8 @@ def quality(request: Request) -> Response:
     app = core(request)
     project = project_by_slug(app, request.path_params["slug"])
     raw = request.query_params.get("days", "")
-    if raw and not raw.isdigit():
-        raise InvalidInputError("The days must be a whole number, 0 or more.")
+    if raw and (not raw.isdigit() or int(raw) > MAX_DAYS):
+        raise InvalidInputError(f"The days must be a whole number from 0 to {MAX_DAYS}.")
     days = int(raw) if raw else app.settings.lifecycle.stale_days
     issues = scan_quality(app.reader, project, days)
     # The scan's stale records are `contextd stale`'s: oldest-verified first.

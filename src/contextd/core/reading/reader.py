@@ -15,7 +15,9 @@ from contextd.storage import records as rows
 from contextd.storage.filters import RecordFilter
 from contextd.storage.store import Database
 
-__all__ = ["RecordDetail", "RecordReader"]
+__all__ = ["MAX_DAYS", "RecordDetail", "RecordReader"]
+
+MAX_DAYS = 36_500  # a hundred years: what a date can still go back
 
 
 class RecordDetail(Struct, frozen=True):
@@ -111,8 +113,8 @@ class RecordReader:
 
     def stale(self, project: Project, days: int) -> list[Record]:
         """Active records not verified within `days` days, oldest-verified first."""
-        if days < 0:
-            raise InvalidInputError(f"A number of days must be zero or more, not {days}.")
+        if not 0 <= days <= MAX_DAYS:
+            raise InvalidInputError(f"A number of days must be 0 to {MAX_DAYS}, not {days}.")
         cutoff = to_iso(datetime.now(UTC) - timedelta(days=days))
         records = [r for r in self.list_records(project) if r.verified_at < cutoff]
         return sorted(records, key=lambda r: r.verified_at)
