@@ -1,7 +1,6 @@
 """`contextd mcp serve`: the MCP server on stdio."""
 
 import logging
-import os
 import sys
 
 import click
@@ -43,18 +42,10 @@ def serve(read_only: bool) -> None:
     # waited for) by the first tool call.
     app.index.warm_in_background()
     run_stdio(server)
-    _end_quietly()
-
-
-def _end_quietly() -> None:
-    """The client went away and the session is closed (the server's lifespan): close the
-    store, then end the process at once. Python's own exit would run onnxruntime's static
-    destructors under a thread still warming the model or answering a call the client gave
-    up on, which aborts ("terminate called without an active exception", exit 134)."""
-    click.get_current_context().find_root().close()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    # The client went away. A warming thread still inside onnxruntime while Python exits
+    # meets the runtime's static destructors, which abort the process ("terminate called
+    # without an active exception", exit 134): let it finish first.
+    app.index.settle()
 
 
 COMMANDS = [mcp]

@@ -69,6 +69,7 @@ class IndexService:
         self._indexer = indexer
         self._index = index
         self._note = note
+        self._warming: threading.Thread | None = None
 
     def backend(self) -> str:
         """Where the vectors are searched, as a person would name it."""
@@ -86,7 +87,16 @@ class IndexService:
         """`warm` on a thread of its own, for a server about to answer many calls: the model
         loads while it starts and its first client connects. Without it a server would keep
         the runtime chosen for a one-shot command (numpy, see contextd.embeddings.local)."""
-        threading.Thread(target=self._warm_quietly, name="contextd-warm", daemon=True).start()
+        self._warming = threading.Thread(
+            target=self._warm_quietly, name="contextd-warm", daemon=True
+        )
+        self._warming.start()
+
+    def settle(self, timeout_s: float = 120.0) -> None:
+        """Wait for `warm_in_background` to be done (a process about to exit must not leave
+        a thread inside the model's runtime)."""
+        if self._warming is not None:
+            self._warming.join(timeout_s)
 
     def _warm_quietly(self) -> None:
         try:
