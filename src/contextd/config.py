@@ -492,10 +492,53 @@ def load_settings(
         ) from None
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from exc
+    _refuse_unknown(path, data)
     sections = {
         name: _section(path, name, cls, data.get(name, {})) for name, cls in _SECTIONS.items()
     }
     return replace(settings, **sections)
+
+
+def _refuse_unknown(path: Path, data: dict[str, Any]) -> None:
+    """A section or key contextd does not know is a typo or a value in the wrong place (a key
+    pasted as `api_key`): refused by its name, never its value."""
+    for name, table in data.items():
+        cls = _SECTIONS.get(name)
+        if cls is None:
+            hint = (
+                did_you_mean(name, list(_SECTIONS)) or f" The sections are {', '.join(_SECTIONS)}."
+            )
+            raise ConfigError(f"[{name[:60]}] in {path} is not a section contextd knows.{hint}")
+        known = [f.name for f in fields(cls)]
+        for key in table if isinstance(table, dict) else ():
+            if key not in known:
+                hint = did_you_mean(key, known) or " `contextd config` lists every setting."
+                raise ConfigError(
+                    f"{name}.{key[:60]} in {path} is not a setting contextd knows.{hint}"
+                )
+
+
+def secret_in_config(settings: Settings) -> str | None:
+    """One sentence when config.toml holds what looks like a credential (named by where it
+    is, never quoted), else None. Not part of loading: the scanner costs the hooks' start."""
+    from contextd.credentials.scan import find_secrets
+
+    path = settings.config_path
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # loading the settings said what is wrong with the file
+    for section, table in data.items():
+        for key, value in table.items() if isinstance(table, dict) else ():
+            found = find_secrets(value) if isinstance(value, str) else []
+            if found:
+                return (
+                    f"{path} holds what looks like a credential ({found[0].kind}) in "
+                    f"{section}.{key}; "
+                    "contextd keeps no secrets in its settings: remove it, and give an API key "
+                    "in the environment variable that api_key_env names."
+                )
+    return None
 
 
 def _section(path: Path, name: str, cls: type[Any], table: object) -> Any:

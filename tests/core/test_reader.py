@@ -16,7 +16,7 @@ from tests.conftest import DECISION, Cli
 WRITE_RULES = {
     "contextd.core.writing.writer",
     "contextd.core.writing.validation",
-    "contextd.core.writing.secrets",
+    "contextd.credentials.scan",
     "contextd.core.writing.duplicates",
     "contextd.core.writing.replacement",
 }

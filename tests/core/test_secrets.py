@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from contextd.core.writing.secrets import find_secrets
+from contextd.credentials.scan import find_secrets
 from tests.conftest import DECISION, Cli
 
 # Built from pieces so this file does not itself look like it holds live credentials.

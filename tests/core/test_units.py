@@ -12,6 +12,7 @@ from contextd.core.writing.appending import joined
 from contextd.errors import ConfigError
 from contextd.gitinfo import normalise_remote
 from contextd.ids import new_id
+from tests.conftest import Cli
 
 
 @pytest.mark.parametrize(
@@ -75,12 +76,33 @@ def test_config_file_overrides_defaults(home: Path) -> None:
         ("[search\n", "not valid TOML"),
         ("[search]\nfts_weight = 'high'\n", "must be a float"),
         ("search = 3\n", "must be a table"),
+        (
+            "[serach]\nrrf_k = 3\n",
+            r"\[serach\] .* not a section contextd knows. Did you mean 'search'",
+        ),
+        (
+            '[embeddings]\napi_key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"\n',
+            "embeddings.api_key .* not a setting contextd knows. Did you mean 'api_key_env'",
+        ),
     ],
 )
 def test_a_broken_config_is_one_clear_error(home: Path, text: str, expected: str) -> None:
     (home / "config.toml").write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match=expected):
         load_settings()
+
+
+def test_a_credential_in_config_is_refused_by_every_command_and_never_quoted(
+    home: Path, run: Cli
+) -> None:
+    key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+    (home / "config.toml").write_text(
+        f'[chat]\napi_base = "https://llm.example/v1?key={key}"\n', encoding="utf-8"
+    )
+    for args in (["status"], ["memories"], ["config"]):
+        out = run(*args)
+        assert out.exit_code != 0 and key not in out.output
+        assert "holds what looks like a credential (OpenAI API key) in chat.api_base" in out.stderr
 
 
 def test_the_default_config_text_parses_to_the_defaults(home: Path) -> None:

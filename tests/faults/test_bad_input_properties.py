@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from contextd.app import App
 from contextd.core.recall.queries import MAX_QUERY_CHARS
-from contextd.core.writing.secrets import find_secrets
 from contextd.core.writing.validation import MAX_FIELD_CHARS
+from contextd.credentials.scan import find_secrets
 from contextd.errors import (
     ContextdError,
     DuplicateError,

@@ -58,7 +58,7 @@ NOT_FOR_RECALL = {
     "contextd.core.writing.writer",
     "contextd.core.writing.duplicates",
     "contextd.core.writing.validation",
-    "contextd.core.writing.secrets",
+    "contextd.credentials.scan",
     "contextd.core.recall.briefing",
     "contextd.core.upkeep.quality",
     "contextd.embeddings.base",

@@ -22,7 +22,7 @@ def failure_detail(exc: BaseException) -> str:
 
 def _without_secrets(text: str) -> str:
     try:
-        from contextd.core.writing.secrets import find_secrets
+        from contextd.credentials.scan import find_secrets
     except Exception:  # a hook logs its failure even when contextd itself is broken
         return "(message withheld)"
     for finding in reversed(find_secrets(text)):

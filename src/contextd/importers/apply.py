@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 from msgspec.structs import replace
 
 from contextd.core.reading.reader import RecordReader
-from contextd.core.writing.secrets import find_secrets
 from contextd.core.writing.validation import checked_text
 from contextd.core.writing.writer import PreparedWrite, RecordWriter
+from contextd.credentials.scan import find_secrets
 from contextd.errors import DuplicateError, InvalidInputError, NotFoundError
 from contextd.importers.entry import SourceEntry, SourceStatus
 from contextd.importers.loops import supersede_loops

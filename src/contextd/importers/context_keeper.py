@@ -10,7 +10,7 @@ from typing import TypeVar
 import msgspec
 from msgspec import Struct
 
-from contextd.core.writing.secrets import find_secrets
+from contextd.credentials.scan import find_secrets
 from contextd.errors import InvalidInputError
 from contextd.importers.entry import SourceEntry, SourceStatus, source_instant
 from contextd.importers.files import MAX_ENTRIES, read_bounded, source_folder

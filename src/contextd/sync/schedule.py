@@ -15,7 +15,7 @@ import msgspec
 from msgspec import Struct
 
 from contextd.clock import now, parse_instant, to_iso
-from contextd.core.writing.secrets import find_secrets
+from contextd.credentials.scan import find_secrets
 from contextd.errors import ContextdError
 from contextd.home_folder import open_private
 from contextd.sync.remotes import RemoteService

@@ -5,7 +5,7 @@ from typing import Any
 
 from starlette.datastructures import FormData
 
-from contextd.core.writing.secrets import find_secrets
+from contextd.credentials.scan import find_secrets
 from contextd.errors import InvalidInputError
 from contextd.fields import BODY_FIELDS, RECORD_FIELDS
 from contextd.models import Kind, Record, RecordEdit, body_to_dict

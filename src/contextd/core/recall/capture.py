@@ -14,7 +14,7 @@ from msgspec import Struct
 from contextd import gitinfo
 from contextd.clock import now, parse_instant, to_iso
 from contextd.core.recall.presentation import fence, one_line
-from contextd.core.writing.secrets import find_secrets
+from contextd.credentials.scan import find_secrets
 from contextd.fields import KINDS
 from contextd.models import CheckpointBody, Kind, Origin, Project, Record, RecordDraft
 from contextd.storage import capture_sessions as rows

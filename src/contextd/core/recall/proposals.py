@@ -24,8 +24,8 @@ from contextd.core.recall.presentation import fence
 from contextd.core.recall.transcript import read_since
 from contextd.core.writing.proposed import describe_kinds, typed_value
 from contextd.core.writing.review import PROPOSAL, ReviewQueue
-from contextd.core.writing.secrets import find_secrets
 from contextd.core.writing.writer import RecordWriter
+from contextd.credentials.scan import find_secrets
 from contextd.errors import BadReplyError, ContextdError, InvalidInputError, ValidationError
 from contextd.fields import body_fields
 from contextd.models import Kind, Origin, Project, RecordDraft, body_from_dict

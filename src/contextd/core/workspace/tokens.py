@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from msgspec import Struct
 
 from contextd.clock import now, parse_span, to_iso
-from contextd.core.writing.secrets import CONTEXTD_TOKEN, find_secrets
+from contextd.credentials.scan import CONTEXTD_TOKEN, find_secrets
 from contextd.errors import ConflictError, InvalidInputError, NotFoundError
 from contextd.storage import http_tokens as rows
 from contextd.storage.store import Database

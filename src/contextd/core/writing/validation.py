@@ -7,7 +7,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from contextd.clock import parse_instant, to_iso
-from contextd.core.writing.secrets import find_secrets
+from contextd.credentials.scan import find_secrets
 from contextd.errors import ValidationError
 from contextd.fields import KINDS, BodyField, body_fields
 from contextd.models import (

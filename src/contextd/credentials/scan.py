@@ -16,7 +16,7 @@ from collections import Counter
 
 from msgspec import Struct
 
-from contextd.core.writing.lookalikes import lookalike_spans, ordinary_value, wordlike
+from contextd.credentials.lookalikes import lookalike_spans, ordinary_value, wordlike
 
 __all__ = ["CONTEXTD_TOKEN", "Finding", "find_secrets"]
 
