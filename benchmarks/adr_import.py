@@ -71,7 +71,7 @@ def main() -> None:
             project = app.projects.ensure(source.project)
             report = ImportReport("adr", str(folder), project.slug, False)
             began = time.perf_counter()
-            Importer(app.writer, app.reader, app.db).run(project, entries, report)
+            Importer(app.writer, app.reader, app.db, app.review).run(project, entries, report)
             took += time.perf_counter() - began
             kinds = Counter(i.kind.value for i in report.imported)
             refused = report.first_refusal()

@@ -36,10 +36,12 @@ __all__ = [
     "SearchQuery",
     "SearchResult",
     "Similar",
+    "PROVENANCE_TAGS",
     "Status",
     "Stored",
     "body_from_dict",
     "body_to_dict",
+    "topic_tags",
 ]
 
 
@@ -49,6 +51,20 @@ class Kind(StrEnum):
     CONSTRAINT = "constraint"
     PIPELINE = "pipeline"
     CHECKPOINT = "checkpoint"
+
+
+# Tags contextd adds to say where a record came from, not what it is about: an ADR import
+# ("adr"), an agent file's ("imported" and the file's name), a checkpoint contextd drafted, a
+# model's proposal. They are no shared topic (quality's "isolated" check leaves them out).
+PROVENANCE_TAGS = frozenset({"adr", "imported", "drafted", "proposed"})
+
+
+def topic_tags(record: "Record") -> tuple[str, ...]:
+    """A record's tags that say what it is about (an agent file's import carries only its
+    provenance: "imported" and the file's name)."""
+    if "imported" in record.tags:
+        return ()
+    return tuple(tag for tag in record.tags if tag not in PROVENANCE_TAGS)
 
 
 class Status(StrEnum):

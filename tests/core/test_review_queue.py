@@ -70,7 +70,7 @@ def test_what_an_agent_writes_waits_and_is_not_memory(held_app: App, run: Cli, r
     assert "billing" not in run("search", "billing API request handler").output.lower()
     briefing = run_hook("session-start", session_start(repo), cwd=repo).context
     assert "billing" not in briefing.lower()
-    assert "1 record agents wrote waits for the user's review" in briefing
+    assert "1 draft (what agents wrote, or proposals) waits for the user's review" in briefing
     assert run.json("status")["waiting_review"] == 1
     bundle = run("bundle", "export", "--out", str(repo / "out.json"))
     assert bundle.exit_code == 0, bundle.output

@@ -1,6 +1,7 @@
 """`contextd hook session-start`: the bounded briefing a new agent session starts with."""
 
 import re
+import sqlite3
 from pathlib import Path
 
 from tests.conftest import DECISION, POSTGRES, Cli, make_repo
@@ -97,3 +98,14 @@ def test_the_session_budget_leaves_records_out_and_says_so(
     assert seeded.migration_rule in text  # the absolute rule is the last thing to drop
     # About four characters a token, plus the nudge after the fenced briefing.
     assert len(text.split("</project-memory>")[0]) < 4 * 120 + 40
+
+
+def test_the_quality_nudge_counts_records_not_issues(repo: Path, run: Cli, home: Path) -> None:
+    """One record both untagged and stale is one record that needs attention."""
+    record = run.json(*DECISION)["id"]
+    with sqlite3.connect(home / "contextd.db") as conn:
+        conn.execute(
+            "UPDATE records SET verified_at = '2020-01-01T00:00:00.000Z' WHERE id = ?", (record,)
+        )
+    text = run_hook("session-start", session_start(repo), cwd=repo).context
+    assert "contextd: 1 record needs attention" in text

@@ -37,8 +37,9 @@ dry_run_option = click.option(
 def import_group() -> None:
     """Bring in the memory another tool kept, as records of the current project (origin
     `import`). Every entry passes the usual checks: secrets and duplicates are refused, and a
-    record already stored counts as such, so running an import again adds nothing. All or
-    nothing: when one entry is refused, nothing is written."""
+    record already stored counts as such, so running an import again adds nothing. An entry
+    refused is named and left out (exit 2); the rest are imported. One the source has not
+    decided (a proposed ADR) waits in `contextd review` instead of becoming memory."""
 
 
 @import_group.command(name="adr")
@@ -80,7 +81,9 @@ def _run(
     project = app.current_project()
     report = ImportReport(source, str(folder), project.slug, dry_run)
     with progress_bar("checking", at_least=_BAR_FROM) as bar:
-        Importer(app.writer, app.reader, app.db).run(project, entries, report, bar.update)
+        Importer(app.writer, app.reader, app.db, app.review).run(
+            project, entries, report, bar.update
+        )
     shorts = app.reader.handles(_ids(report))
     emit(report.view(), lambda: _print(report, shorts))
     refusal = report.first_refusal()
@@ -101,9 +104,6 @@ def _ids(report: ImportReport) -> list[str]:
 def _print(report: ImportReport, shorts: dict[str, str]) -> None:
     if not report.total:
         echo(f"Nothing to import: {report.folder} holds no {report.what}.")
-        return
-    if report.refused:
-        echo(f"Checked {report.total} {report.what} from {report.folder}.")
         return
     verb = "Would import" if report.dry_run else "Imported"
     stored = f"; {len(report.already_stored)} already stored" if report.already_stored else ""
@@ -133,6 +133,10 @@ def _print(report: ImportReport, shorts: dict[str, str]) -> None:
             f"{verb} {shorts.get(edited.record_id, edited.record_id)} from "
             f"{edited.source_id}: its text was edited in the source since it was imported."
         )
+    if report.proposed:
+        held = "would wait" if report.dry_run else "wait"
+        named = ", ".join(p.source_id for p in report.proposed)
+        echo(f"Proposed, not decided: {named}; {held} for review (`contextd review`).")
     for stored_entry in report.already_stored:
         record = shorts.get(stored_entry.record_id, "a record of this import")
         echo(f"Already stored: {stored_entry.source_id} as {record}.")

@@ -102,7 +102,7 @@ def _project(app: App, folders: Sequence[Path], name: str | None) -> Project | N
 
 def _session_start(app: App, project: Project, hook: HookEvent) -> str:
     from contextd.core.recall.briefing import briefing_candidates, build_briefing
-    from contextd.core.upkeep.quality import scan_quality
+    from contextd.core.upkeep.quality import records_flagged, scan_quality
 
     _capture_begins(app, project, hook)
     candidates = briefing_candidates(app.reader, project)
@@ -122,17 +122,18 @@ def _session_start(app: App, project: Project, hook: HookEvent) -> str:
     waiting = app.review.count(project)
     if waiting:
         parts.append(
-            f"contextd: {counted(waiting, 'record')} agents wrote "
+            f"contextd: {counted(waiting, 'draft')} (what agents wrote, or proposals) "
             f"{'waits' if waiting == 1 else 'wait'} for the user's review (`contextd review`); "
             "they are not memory yet, so do not write them again."
         )
     # The nudge looks at the records the briefing chose from: the newest of each kind.
     issues = scan_quality(app.reader, project, app.settings.lifecycle.stale_days, candidates)
-    if issues:
+    flagged = records_flagged(issues)
+    if flagged:
         parts.append(
-            f"contextd: {counted(len(issues), 'record')} {'needs' if len(issues) == 1 else 'need'} "
-            "attention (thin rationale, stale or "
-            "untagged); run verify_quality when there is a quiet moment."
+            f"contextd: {counted(flagged, 'record')} {'needs' if flagged == 1 else 'need'} "
+            "attention (thin rationale, stale or untagged); run verify_quality when there is a "
+            "quiet moment."
         )
     shared = app.shares.view(project) if shared_checkout(project.checkout) else None
     if shared is not None and shared.problems:
@@ -311,12 +312,13 @@ def _last_commit(folder: Path) -> tuple[str, str] | None:
 def _pre_compact(app: App, project: Project, hook: HookEvent) -> str:
     """Snapshot what the session was given; tell the person what was kept and what the
     quality scan flagged (the agent's reply shows it to the user, not to the model)."""
-    from contextd.core.upkeep.quality import scan_quality
+    from contextd.core.upkeep.quality import records_flagged, scan_quality
 
     issues = scan_quality(app.reader, project, app.settings.lifecycle.stale_days)
     # Only the two triggers agents send are kept; anything else a payload says is not stored.
     trigger = "manual" if hook.trigger == "manual" else "auto"
-    given = app.hook_state.snapshot(hook.session_key, project, trigger, len(issues))
+    flagged = records_flagged(issues)
+    given = app.hook_state.snapshot(hook.session_key, project, trigger, flagged)
     lines = [
         f"contextd: before this {trigger} compaction, snapshotted the "
         f"{counted(given, 'record')} this session was given in {shown_name(project.name)}; "
@@ -324,7 +326,7 @@ def _pre_compact(app: App, project: Project, hook: HookEvent) -> str:
     ]
     if issues:
         lines.append(
-            f"The quality scan flagged {counted(len(issues), 'record')} (`contextd quality` to fix "
+            f"The quality scan flagged {counted(flagged, 'record')} (`contextd quality` to fix "
             "them):"
         )
         shown = issues[:_FLAGGED_SHOWN]

@@ -55,6 +55,7 @@ _SUPERSEDED_BY = re.compile(
 _SUPERSEDES = re.compile(r"\b(?:supersedes|replaces|obsoletes)\b(.*)", re.I)
 _STATED_LINK = re.compile(r"\b(?:superseded|supersedes)\b", re.I)
 _RETIRED = frozenset({"rejected", "deprecated", "withdrawn"})  # statuses that archive an ADR
+_UNDECIDED = frozenset({"proposed", "draft", "pending", "open"})  # held for review
 
 # Section headings (lowercase, numbering and punctuation gone) -> the decision field they fill.
 _FIELDS = {
@@ -324,6 +325,8 @@ def _entry(adr: _Adr, successors: list[str], by_file: dict[str, str]) -> SourceE
         status = SourceStatus.SUPERSEDED
     elif word in _RETIRED:
         status, reason = SourceStatus.ARCHIVED, f"The ADR's status is {word}."
+    elif word in _UNDECIDED:
+        status = SourceStatus.PROPOSED
     links = [*successors[1:], *map(_linked(by_file), _LINK.findall(adr.text))]
     related = tuple(dict.fromkeys(k for k in links if k and k not in (adr.key, successor)))
     return SourceEntry(

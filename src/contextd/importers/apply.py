@@ -1,6 +1,8 @@
 """Storing a source's entries through the record service: each one checked like any other write
 (its kind's rules, secrets, duplicates), its links and supersession resolved to record ids, and
-all of them written in one transaction — or none when one is refused.
+all of them written in one transaction. An entry refused (a bad file, a supersede loop) is
+reported and left out, never stopping the rest; one the source has not decided yet (a
+proposed ADR) waits in the review queue, labelled a proposal, never current truth.
 
 An entry that restates a stored record (of any status) is "already stored" and stands for that
 record in every link, so running an import again adds nothing and a successor imported later
@@ -15,7 +17,9 @@ from collections.abc import Callable, Sequence
 
 from msgspec.structs import replace
 
+from contextd.clock import now
 from contextd.core.reading.reader import RecordReader
+from contextd.core.writing.review import PROPOSAL, ReviewQueue
 from contextd.core.writing.validation import checked_text
 from contextd.core.writing.writer import PreparedWrite, RecordWriter
 from contextd.credentials.scan import find_secrets
@@ -39,15 +43,19 @@ class _Plan:
         self.new: list[tuple[SourceEntry, PreparedWrite]] = []
         self.revised: list[tuple[SourceEntry, PreparedWrite]] = []  # stored, edited since
         self.stored: set[str] = set()  # source ids already in the store before this import
+        self.proposed: list[tuple[SourceEntry, PreparedWrite]] = []  # to hold for review
 
 
 class Importer:
     """Imports source entries into a project as `import` records (see the module)."""
 
-    def __init__(self, writer: RecordWriter, reader: RecordReader, db: Database) -> None:
+    def __init__(
+        self, writer: RecordWriter, reader: RecordReader, db: Database, review: ReviewQueue
+    ) -> None:
         self._writer = writer
         self._reader = reader
         self._db = db
+        self._review = review
 
     def run(
         self,
@@ -56,18 +64,19 @@ class Importer:
         report: ImportReport,
         progress: Callable[[int, int], None] | None = None,
     ) -> ImportReport:
-        """Check every entry, then store the new ones with their links (unless one is refused
-        or `report.dry_run`); `report` is filled in and returned. `progress(done, total)` is
-        told as the entries are embedded (the slow part), in batches."""
+        """Check every entry, then store the new ones with their links (but in a dry run), and
+        hold the undecided ones for review; `report` is filled in and returned.
+        `progress(done, total)` is told as the entries are embedded (the slow part)."""
         report.checked = len(entries)
         plan = self._sort_out(project, entries, report, progress)
-        if report.refused:
-            return report
-        writes = [self._finished(entry, write, plan, report) for entry, write in plan.new]
-        retired = self._retired(entries, plan, writes)
-        self._refuse_loops(entries, plan, writes, retired, report)
-        if report.refused:
-            return report
+        finished = [
+            (entry, self._finished(entry, write, plan, report)) for entry, write in plan.new
+        ]
+        retired = self._retired(entries, plan, [w for _, w in finished])
+        looped = self._refuse_loops(entries, plan, [w for _, w in finished], retired, report)
+        finished = [(entry, w) for entry, w in finished if w.record.id not in looped]
+        retired = [r for r in retired if r.record_id not in looped]
+        writes = [w for _, w in finished]
         revisions = [write for _, write in plan.revised]
         if not report.dry_run and (writes or revisions or retired):
             with self._db.transaction(), changes_via("import"):
@@ -76,9 +85,10 @@ class Importer:
                     self._writer.supersede(change.record_id, change.successor_id)
         order = {entry.source_id: index for index, entry in enumerate(entries)}
         report.imported = sorted(
-            (_imported(entry, w.record) for (entry, _), w in zip(plan.new, writes, strict=True)),
+            (_imported(entry, w.record) for entry, w in finished),
             key=lambda i: order[i.source_id],
         )
+        report.proposed = self._held(project, plan.proposed, report.dry_run)
         report.updated = sorted(
             (_imported(entry, w.record) for entry, w in plan.revised),
             key=lambda i: order[i.source_id],
@@ -86,6 +96,22 @@ class Importer:
         report.already_stored.sort(key=lambda a: order[a.source_id])
         report.retired = retired
         return report
+
+    def _held(
+        self, project: Project, proposed: list[tuple[SourceEntry, PreparedWrite]], dry_run: bool
+    ) -> list[Imported]:
+        """Entries the source has not decided yet, kept in the review queue (once: one held or
+        turned down before is not held again)."""
+        known = {held.draft.title for held in self._review.decided_or_waiting(project)}
+        waiting = []
+        for entry, write in proposed:
+            if write.record.title in known:
+                continue
+            draft = replace(entry.draft, asked_by=PROPOSAL)
+            if not dry_run:
+                self._review.hold(draft, write.record.id, write.record.project_id)
+            waiting.append(_imported(entry, write.record))
+        return waiting
 
     def _sort_out(
         self,
@@ -136,6 +162,9 @@ class Importer:
             before = earlier.get(entry.identity or "")
             if before is not None and before.kind is write.record.kind:
                 self._restated(entry, before, plan, report)  # retitled in the source
+                continue
+            if entry.status is SourceStatus.PROPOSED:
+                plan.proposed.append((entry, write))  # no record to link to: not decided
                 continue
             twins.add(write)
             plan.ids[entry.source_id] = write.record.id
@@ -221,7 +250,9 @@ class Importer:
         status, superseded_by, reason = _lifecycle(entry, successor, report.tool)
         related = (_linked(entry, link, plan, report) for link in entry.related)
         created = record.created_at if entry.draft.created_at else entry.verified_at
-        verified = entry.verified_at or record.verified_at
+        # Checked today, by the person importing it, unless the source says when it was: an
+        # ADR's date is when it was decided, which would make it stale on day one.
+        verified = entry.verified_at or now()
         finished = replace(
             record,
             status=status,
@@ -265,16 +296,18 @@ class Importer:
         writes: list[PreparedWrite],
         retired: list[Retired],
         report: ImportReport,
-    ) -> None:
+    ) -> set[str]:
         """Refuse every entry on a loop of supersede links (each replacing the next, the last
-        the first): stored so, none of them would be current."""
+        the first): stored so, none of them would be current. Returns their record ids."""
         links = {w.record.id: w.record.superseded_by for w in writes if w.record.superseded_by}
         links.update((r.record_id, r.successor_id) for r in retired)
         source_of: dict[str, str] = {}
         for entry in entries:
             source_of.setdefault(plan.ids.get(entry.source_id, ""), entry.source_id)
         where = {entry.source_id: entry.where for entry in entries}
+        looped: set[str] = set()
         for loop in supersede_loops(links, self._stored_successor):
+            looped.update(loop)
             named = [source_of.get(record_id, record_id) for record_id in loop]
             shown = " → ".join(_shown(name) for name in [*named, named[0]])
             for name in named:
@@ -289,6 +322,7 @@ class Importer:
                 )
         order = {entry.source_id: index for index, entry in enumerate(entries)}
         report.refused.sort(key=lambda r: order.get(r.source_id, len(order)))
+        return looped
 
     def _stored_successor(self, record_id: str) -> str | None:
         try:

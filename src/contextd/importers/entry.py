@@ -19,6 +19,7 @@ class SourceStatus(StrEnum):
     ACTIVE = "active"
     SUPERSEDED = "superseded"  # replaced by a newer entry: kept as history, NOT CURRENT
     ARCHIVED = "archived"  # retired (with a successor when it was merged into one)
+    PROPOSED = "proposed"  # not decided yet: held for a person's review, never current truth
 
 
 class SourceEntry(Struct, frozen=True):

@@ -60,6 +60,7 @@ class ImportReport(Struct):
     dry_run: bool
     checked: int = 0  # entries read from the source
     imported: list[Imported] = field(default_factory=list)
+    proposed: list[Imported] = field(default_factory=list)  # held for review, not decided yet
     updated: list[Imported] = field(default_factory=list)  # stored before, edited in the source
     already_stored: list[AlreadyStored] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
@@ -83,8 +84,8 @@ class ImportReport(Struct):
     @property
     def written(self) -> bool:
         """Whether the store changed: nothing is written in a dry run or when one is refused."""
-        changed = self.imported or self.updated or self.retired
-        return not self.dry_run and not self.refused and bool(changed)
+        changed = self.imported or self.updated or self.retired or self.proposed
+        return not self.dry_run and bool(changed)
 
     def first_refusal(self) -> str | None:
         """One sentence: how many were refused and why the first one was."""
@@ -92,11 +93,12 @@ class ImportReport(Struct):
             return None
         first = self.refused[0]
         reason = first.reason.rstrip(".")
+        left = "the rest" if self.imported or self.updated or self.proposed else "nothing else"
         return (
-            f"Imported nothing: {len(self.refused)} of {self.total} {self.what} were refused; the "
-            f"first, {first.source_id} in {first.where}: {reason}. Fix or remove "
-            f"{'it' if len(self.refused) == 1 else 'them'} in the source, then run the import "
-            "again."
+            f"{len(self.refused)} of {self.total} {self.what} were refused ({left} was "
+            f"{'checked' if self.dry_run else 'imported'}); the first, {first.source_id} in "
+            f"{first.where}: {reason}. Fix {'it' if len(self.refused) == 1 else 'them'} in the "
+            "source, then run the import again."
         )
 
     def view(self) -> dict[str, Any]:
@@ -111,6 +113,7 @@ class ImportReport(Struct):
             "counts": {
                 "entries": self.total,
                 "imported": len(self.imported),
+                "proposed": len(self.proposed),
                 "updated": len(self.updated),
                 "already_stored": len(self.already_stored),
                 "refused": len(self.refused),
@@ -126,6 +129,10 @@ class ImportReport(Struct):
                     "title": i.title,
                 }
                 for i in self.imported
+            ],
+            "proposed": [
+                {"source_id": i.source_id, "file": i.where, "draft": i.record_id, "title": i.title}
+                for i in self.proposed
             ],
             "updated": [
                 {"source_id": i.source_id, "file": i.where, "id": i.record_id, "title": i.title}

@@ -12,14 +12,14 @@ from msgspec import Struct
 from contextd.client.grammar import counted
 from contextd.clock import to_iso
 from contextd.fields import body_fields, flag_of
-from contextd.models import Project, Record
+from contextd.models import Project, Record, topic_tags
 
 if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
     from contextd.core.reading.reader import RecordReader
     from contextd.core.upkeep.consolidation import Merge
 
 
-__all__ = ["QualityIssue", "command_for", "scan_quality"]
+__all__ = ["QualityIssue", "command_for", "records_flagged", "scan_quality"]
 
 
 class QualityIssue(Struct, frozen=True):
@@ -88,12 +88,12 @@ def _isolated(active: list[Record]) -> list[QualityIssue]:
     """Records sharing a tag with others but linked to none of them."""
     by_tag: dict[str, list[Record]] = defaultdict(list)
     for record in active:
-        for tag in record.tags:
+        for tag in topic_tags(record):
             by_tag[tag].append(record)
     linked = {(r.id, other) for r in active for other in r.related_to}
     issues = []
     for record in active:
-        peers = {p.id for tag in record.tags for p in by_tag[tag] if p.id != record.id}
+        peers = {p.id for tag in topic_tags(record) for p in by_tag[tag] if p.id != record.id}
         if peers and not any((record.id, p) in linked or (p, record.id) in linked for p in peers):
             example = sorted(peers)[0]
             issues.append(
@@ -105,6 +105,11 @@ def _isolated(active: list[Record]) -> list[QualityIssue]:
                 )
             )
     return issues
+
+
+def records_flagged(issues: list[QualityIssue]) -> int:
+    """How many records the issues are about (one record may have several)."""
+    return len({issue.record.id for issue in issues})
 
 
 def command_for(issue: QualityIssue, names: Mapping[str, str] | None = None) -> str:

@@ -66,6 +66,14 @@ class ReviewQueue:
         """Drafts of this project waiting or rejected (what was proposed before)."""
         return rows.kept(self._db.connection(), project.id, self._developer)
 
+    def hold(self, draft: RecordDraft, draft_id: str, project_id: str | None) -> Held:
+        """Keep a draft that passed every rule of a write (the caller checked it) for a
+        person."""
+        held = Held(draft_id, project_id, self._developer, draft, (), now(), "pending")
+        with self._db.transaction() as conn:
+            rows.hold(conn, held)
+        return held
+
     def waiting_changes(self, record_id: str) -> list[Held]:
         """This developer's waiting changes to one stored record."""
         return rows.changes_to(self._db.connection(), record_id, self._developer)

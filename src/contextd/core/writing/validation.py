@@ -14,6 +14,7 @@ from contextd.models import (
     BODY_TYPES,
     Body,
     Kind,
+    Origin,
     Record,
     RecordDraft,
 )
@@ -42,13 +43,17 @@ _CATEGORY = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 def validate_draft(draft: RecordDraft, *, short_title_ok: bool = False) -> RecordDraft:
     """Check a draft against its kind's rules and return it cleaned (trimmed, normalised).
 
-    `short_title_ok` lets a bulk import keep short texts (a chat line such as "Hi!").
+    `short_title_ok` lets a bulk import keep short texts (a chat line such as "Hi!"). An
+    imported decision, constraint or pipeline keeps its source's title however short (an
+    ADR's "GPIO"): its body carries the minimums; a memory's title is its whole text.
 
     Raises:
         ValidationError: a field is missing, too short, too long or malformed, or holds a
             secret.
     """
     refuse_secrets_in(draft)  # as given, before a message could quote a value
+    if draft.origin is Origin.IMPORT and draft.kind is not Kind.MEMORY:
+        short_title_ok = True
     problems: list[tuple[str, str]] = []
     spec = KINDS[draft.kind]
     title = _text("title", draft.title, label=spec.label)
