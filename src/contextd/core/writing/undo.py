@@ -82,6 +82,8 @@ class Undoing:
             return found[0]
         try:
             still = self._reader.get(text)
+        except AmbiguousIdError:
+            raise
         except (NotFoundError, InvalidInputError):
             raise NotFoundError(
                 f"No deleted record is known as {text!r}; a deletion can be undone for "
