@@ -50,8 +50,9 @@ def test_each_issue_comes_with_its_fix(run: Cli, home: Path) -> None:
         )
     report = run.json("quality")
     found = {(i["kind"], i["id"]): i["fix"] for i in report["issues"]}
-    assert found[("thin_rationale", thin["id"])].startswith(f"contextd update {thin['id']} --why")
-    assert found[("missing_tags", untagged["id"])] == f"contextd update {untagged['id']} --tag TAG"
-    assert found[("stale", untagged["id"])].startswith(f"contextd verify {untagged['id']}")
+    # Each fix names the record by its handle, as the person types it.
+    assert found[("thin_rationale", thin["id"])].startswith("contextd update D1 --why")
+    assert found[("missing_tags", untagged["id"])] == "contextd update M2 --tag TAG"
+    assert found[("stale", untagged["id"])].startswith("contextd verify M2")
     assert ("isolated", lonely["id"]) in found and ("isolated", thin["id"]) in found
     assert report["counts"] == {"thin_rationale": 1, "missing_tags": 1, "stale": 1, "isolated": 2}

@@ -53,7 +53,7 @@ def test_a_deleted_id_says_when_and_a_bad_day_count_is_refused(app: App) -> None
     app.writer.delete(record.id)
     with pytest.raises(NotFoundError, match="was deleted on"):
         app.reader.get(record.id)
-    with pytest.raises(InvalidInputError, match="zero or more"):
+    with pytest.raises(InvalidInputError, match="must be 0 to 36500"):
         app.reader.stale(app.current_project(), -1)
 
 

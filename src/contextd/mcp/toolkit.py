@@ -53,7 +53,9 @@ WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world
 DESTROY = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 HELD = {"held_for_review": True}  # a change kept for a person, not made
 
-RecordId = Annotated[str, Field(description="A record id, or a unique prefix of 8+ characters.")]
+RecordId = Annotated[
+    str, Field(description="A record id, its handle (D12), or a unique prefix of 8+ characters.")
+]
 Tags = Annotated[list[str], Field(description="Short topic tags (at most 20).")]
 Hints = Annotated[
     list[str],
