@@ -106,6 +106,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fixtur
     monkeypatch.setenv("CONTEXTD_HOME", str(folder))
     monkeypatch.delenv("CONTEXTD_PROJECT", raising=False)
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)  # the daemon's socket: in the home
+    for width in ("COLUMNS", "LINES"):  # tables at the width of no terminal, however run
+        monkeypatch.delenv(width, raising=False)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     return folder

@@ -3,10 +3,13 @@ real sockets, real files, and a listener standing in for an impostor."""
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,10 +27,20 @@ def _private(path: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def runtime() -> Iterator[Path]:
+    """A private runtime folder with a short path, as /run/user/UID is: a socket's path has a
+    length limit (108 bytes), which a test's temporary folder may pass."""
+    folder = Path(tempfile.mkdtemp(prefix="run-user-"))  # mode 0700
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def test_with_a_private_runtime_dir_the_socket_lives_there(
-    daemons: Daemons, repo: Path, run: Cli, home: Path, tmp_path: Path
+    daemons: Daemons, repo: Path, run: Cli, home: Path, runtime: Path
 ) -> None:
-    runtime = _private(tmp_path / "run-user")
     env = hook_env(XDG_RUNTIME_DIR=str(runtime))
     decision = run.json(*DECISION)["id"]
     started = daemons.start(env=env)

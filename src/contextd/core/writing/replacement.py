@@ -44,6 +44,9 @@ __all__ = ["NAMED_FLOOR", "likely_replaced"]
 NAMED_FLOOR = 0.25
 
 _WORD = r"[\w/:+#@'-]+(?:\.[\w/:+#@'-]+)*"
+# Where a name may begin: not inside a word. Without it a pattern that opens with a name tries
+# every character of a long word as a start, which took seconds on a 20,000-character record.
+_AT_WORD = r"(?<![\w/:+#@'.-])"
 # A short name of a thing; it never runs on past the word that introduces the new one.
 _PLAIN = rf"(?!(?:from|to|with|by|for|into|onto|off|in)\b){_WORD}"
 _THING = rf"(?:the |our |an? )?{_PLAIN}(?: {_PLAIN}){{0,3}}?"
@@ -67,15 +70,17 @@ _NAMING = [
     re.compile(rf"\b{_MOVE} (?P<old>{_THING}) (?:to|onto|into|over to|off)\b", re.I),
     re.compile(rf"\bmigration (?:from|off) (?P<old>{_THING}){_ENDS}", re.I),
     re.compile(rf"\breplac(?:e|es|ing) (?P<old>{_THING}){_ENDS}", re.I),
-    re.compile(rf"(?P<old>{_WORD}(?: {_WORD}){{0,2}}) {_WAS}replaced (?:with|by)\b", re.I),
+    re.compile(
+        rf"{_AT_WORD}(?P<old>{_WORD}(?: {_WORD}){{0,2}}) {_WAS}replaced (?:with|by)\b", re.I
+    ),
     re.compile(rf"\b(?:instead of|rather than|in place of|away from) (?P<old>{_THING})", re.I),
     re.compile(rf"\b{_LET_GO} (?P<old>{_THING}){_ENDS}", re.I),
     re.compile(
-        rf"(?P<old>{_WORD}(?: {_WORD}){{0,2}}) {_WAS}"
+        rf"{_AT_WORD}(?P<old>{_WORD}(?: {_WORD}){{0,2}}) {_WAS}"
         r"(?:retired|deprecated|dropped|removed|abandoned|phased out|banned|superseded)\b",
         re.I,
     ),
-    re.compile(rf"(?P<old>{_WORD}(?: {_WORD}){{0,2}}) (?:is|are) no longer\b", re.I),
+    re.compile(rf"{_AT_WORD}(?P<old>{_WORD}(?: {_WORD}){{0,2}}) (?:is|are) no longer\b", re.I),
 ]
 _BARE = re.compile(
     rf"\b(?:{_MOVE}(?: over)? (?:to|onto)|no longer|not any ?more|from now on|(?:is|are) now|"
