@@ -57,10 +57,34 @@ def pg_url(
     pg_cluster.drop(url)
 
 
+# Tests that need a server or a program from outside Python: PostgreSQL, sshd, Chromium, the
+# agents' own CLIs. `bash scripts/check --fast` leaves them out (`-m "not outside"`).
+_OUTSIDE = (
+    "tests/postgres/",
+    "tests/integration/",
+    "tests/web/test_browser.py",
+    "tests/sync/test_remote_ssh.py",
+    "tests/sync/test_remote_trust.py",
+    "tests/sync/test_remote_limits.py",
+    "tests/daemon/test_scheduled_pull.py",
+)
+SLOW_S = 10.0  # a test over this is listed at the end of the run; mark it `slow` if it must be
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(str(config.rootpath))
+    for item in items:
+        where = Path(str(item.fspath)).relative_to(root).as_posix()
+        if where.startswith(_OUTSIDE) or "pg_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.outside)
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """With CI set, the run's last lines say how many tests ran on the PostgreSQL server and
-    how many were skipped because it could not start: a green run that tested no server code
-    shows it."""
+    """Every test over SLOW_S seconds is listed, marked `slow` or not, so the suite cannot grow
+    slow quietly. With CI set, the run's last lines also say how many tests ran on the
+    PostgreSQL server and how many were skipped because it could not start: a green run that
+    tested no server code shows it."""
+    _list_slow(terminalreporter)
     if not os.environ.get("CI"):
         return
     outcomes: dict[str, int] = {"passed": 0, "failed": 0}
@@ -79,6 +103,24 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         f"PostgreSQL server tests: {ran} ran ({outcomes['passed']} passed, "
         f"{outcomes['failed']} failed), {skipped} skipped because the server could not start"
     )
+
+
+def _list_slow(terminalreporter: Any) -> None:
+    took: dict[str, float] = {}
+    marked: set[str] = set()
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) in ("setup", "call", "teardown"):
+                took[report.nodeid] = took.get(report.nodeid, 0.0) + report.duration
+                if "slow" in getattr(report, "keywords", {}):
+                    marked.add(report.nodeid)
+    slow = sorted(((s, n) for n, s in took.items() if s > SLOW_S), reverse=True)
+    if not slow:
+        return
+    terminalreporter.section(f"tests over {SLOW_S:.0f} s")
+    for seconds, nodeid in slow:
+        note = "" if nodeid in marked else "  (not marked slow: make it faster, or mark it)"
+        terminalreporter.write_line(f"{seconds:6.1f} s  {nodeid}{note}")
 
 
 def use_server(folder: Path, url: str) -> None:

@@ -36,6 +36,7 @@ def puller(laptop: Machine, tmp_path: Path) -> Iterator[Daemons]:
     control.shutdown()
 
 
+@pytest.mark.slow
 def test_the_daemon_pulls_each_remote_on_schedule_and_status_says_so(
     laptop: Machine, lab: Machine, sshd: SshServer, tmp_path: Path, puller: Daemons
 ) -> None:

@@ -112,6 +112,7 @@ def _assert_one_error_line(result: Result, typed: str = "") -> None:
     assert lines[0].startswith("Error: "), result.stderr
 
 
+@pytest.mark.slow
 def test_any_text_as_a_memory_title_is_stored_or_refused_with_a_contextd_error(
     app: App,
 ) -> None:
@@ -200,6 +201,7 @@ def test_any_odd_id_given_to_show_ends_in_exit_2_or_3_with_one_error_line(
     check()
 
 
+@pytest.mark.slow
 def test_any_text_given_to_add_exits_0_2_or_4_and_never_crashes(
     app: App, run: Cli, home: Path
 ) -> None:

@@ -79,6 +79,7 @@ def _run_writers(homes: list[Path], tmp_path: Path, count: int, mode: str) -> li
     return outputs
 
 
+@pytest.mark.slow
 def test_eight_processes_from_two_machines_store_exactly_two_thousand_records(
     pg_url: str, tmp_path: Path
 ) -> None:

@@ -132,6 +132,7 @@ def _open_files(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+@pytest.mark.slow
 def test_half_sent_requests_are_closed_by_their_deadlines_and_the_owner_is_answered(
     stranger: pwd.struct_passwd, repo: Path
 ) -> None:
