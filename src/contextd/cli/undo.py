@@ -51,6 +51,9 @@ def history(record_id: str) -> None:
 
     def human() -> None:
         echo(f"{handle}  {record_id}")
+        if not changes:
+            echo("No change is logged (the log begins with the contextd that made it).")
+            return
         table(
             [[c.at[:19].replace("T", " "), c.event, c.actor or "you", c.via] for c in changes],
             clip_column=None,
