@@ -109,6 +109,13 @@ PROSE = [
     "the BOSHJobEphemeralDiskPredictWillFill alert and PyUnicode_TransformDecimalToASCII",
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAWi8IJENavURbWOtU7w2llaKF5432wsg3xUqm9I4ucH ci@docs",
     "the server's public nkey NCUOUH6YICRESE73CKTXESMGA4ZN4KTELXPUIE6JCRTL6IF4UWE3B2Z4",
+    # Compilers' mangled symbol names, acronym-led identifiers, an emoji after "pass".
+    "`std::mem::align_of::<&str>` is `_RINvNtC3std3mem8align_ofNtNtC3std3mem12DiscriminantE`",
+    "the legacy symbol _ZN3std2io5stdio6_print17h4f2b6e0bd3a7c1e2E stays readable",
+    "under the symbol `_$sST3sumSz7ElementRpzrlEAASdyFSaySiG_Tg5`, which demangles to sum",
+    '@_silgen_name("sSS14validatingUTF8SSSgSPys4Int8VG_tcfC") public init?(validating:)',
+    "Error | XMLParser.ErrorCode | NSXMLParserExternalEntityResolvingPolicy | XMLParserDelegate",
+    "which will crash :x: or pass :white_check_mark: depending on the platform",
 ]
 
 # Decision records and specifications (README.md there names each one's source and licence).
@@ -117,6 +124,18 @@ CORPUS = sorted(
     for path in (Path(__file__).parent / "prose").iterdir()
     if path.suffix in (".md", ".rst") and path.name != "README.md"
 )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "key _RaB3xK9QzLmP2vT8wYcD4eF6gH0jK1lM5nO7",  # shaped like a mangled name, random
+        "token $sQ3xkqWe9ZaB3xkqwPzLmP2vT8wYcD4eF6gH0",
+        "pass: hunter2:",
+    ],
+)
+def test_what_only_starts_like_a_mangled_name_or_an_emoji_is_still_a_secret(text: str) -> None:
+    assert find_secrets(text) != []
 
 
 @pytest.mark.parametrize(("kind", "text"), SECRETS.items())

@@ -52,6 +52,11 @@ _SSH_PUBLIC_KEY = re.compile(
     r"sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)\s+AAAA[A-Za-z0-9+/]+={0,3}"
 )
 _SHAPES = (_DIGEST, _NAMED_DIGEST, _MAIL, _PUBLIC_BLOCK, _SSH_PUBLIC_KEY, _NATS_PUBLIC_KEY)
+# A compiler's mangled symbol name: Rust's v0 (`_RINvNtC3std3mem8align_of…`), the Itanium ABI
+# of C++ and older Rust (`_ZN3std2io5stdio6_print17h…E`), Swift's (`$sSS14validatingUTF8…`,
+# also as a @_silgen_name). Told apart by the names inside, each after its length.
+_MANGLED = re.compile(r"(?:(?<![\w$])(?:_R|_Z|_?\$[sS])|(?<=@_silgen_name\(\"))[\w$.]{8,}")
+_LENGTH_PREFIXED = re.compile(r"(?<!\d)(\d{1,3})(?=[A-Za-z_])")
 
 # A part of a name: letters (any script) with a number after them, or a number.
 _PART = re.compile(r"([^\W\d_]+)(\d*)|\d+")
@@ -70,6 +75,7 @@ def lookalike_spans(text: str) -> list[tuple[int, int]]:
     """Where `text` shows digests, mail addresses, public certificates and keys, and links
     (their hosts, paths and fragments: document, archive and commit ids are not key material)."""
     spans = [m.span() for shape in _SHAPES for m in shape.finditer(text)]
+    spans += [m.span() for m in _MANGLED.finditer(text) if _mangled(m[0])]
     for match in _LINK.finditer(text):
         spans.append(match.span("path"))
         if match["fragment"]:
@@ -97,6 +103,25 @@ def ordinary_value(value: str, *, letters_only: bool = False, most_words: int = 
     return bool(words) and all(_reads_as_words(w) for w in words)
 
 
+def _mangled(symbol: str) -> bool:
+    """Whether a symbol holds at least two names that read as words (`3std`, `8align_of`,
+    `12Discriminant`), each after its length, of eight letters or more together: random key
+    material that starts like a mangled name does not."""
+    letters = names = 0
+    for match in _LENGTH_PREFIXED.finditer(symbol):
+        length = int(match[1])
+        name = symbol[match.end() : match.end() + length]
+        words = [word for word in name.split("_") if word]
+        if (
+            length >= 3
+            and len(name) == length
+            and name[0].isalpha()
+            and all(_reads_as_words(word) for word in words)
+        ):
+            letters, names = letters + length, names + 1
+    return names >= 2 and letters >= 8
+
+
 def wordlike(value: str) -> bool:
     """A run of key material made of words, however joined and cased:
     `ADR024-web-app-selection-2`, `BOSHJobEphemeralDiskPredictWillFill`, `test_remote0`.
@@ -122,10 +147,21 @@ def _reads_as_words(part: str) -> bool:
         end = middle
         while end < len(letters) and not letters[end].isupper():
             end += 1
-        if not _hump_of_a_word(letters[start:end], middle - start):
+        if not _hump_of_a_word(letters[start:end], middle - start) and not _acronym_then_word(
+            letters[start:end], middle - start
+        ):
             return False
         start = end
     return True
+
+
+def _acronym_then_word(hump: str, capitals: int) -> bool:
+    """`NSXMLParser`, `UTF8String`: an acronym of two to six capitals, then a capitalised
+    word (its last capital opens the word)."""
+    if not 3 <= capitals <= 7 or capitals == len(hump):
+        return False
+    acronym, word = hump[: capitals - 1], hump[capitals - 1 :]
+    return _hump_of_a_word(acronym, len(acronym)) and _hump_of_a_word(word, 1)
 
 
 def _hump_of_a_word(hump: str, capitals: int) -> bool:

@@ -82,6 +82,8 @@ _PASSWORD_ASSIGNMENT = re.compile(
     r"([^\s\"',;]{6,})",
     re.I,
 )
+# An emoji shortcode after "pass :" (`:white_check_mark:`) is no password.
+_SHORTCODE = re.compile(r":[a-z0-9_+-]{2,40}:")
 # "the password (for prod) is Summer2024!": a password told in a sentence.
 _PASSWORD_PROSE = re.compile(
     r"\b(?:password|passwd|passphrase|pwd)(?:\s+(?:for|of|on|to)\s+[\w.-]+)?"
@@ -175,6 +177,7 @@ def _passwords(text: str) -> list[Finding]:
         Finding("password assigned to a name", m.start(3), m.end(3))
         for m in _PASSWORD_ASSIGNMENT.finditer(text)
         if _names_a_password(m[1], m[2])
+        and not _shortcode(text, m.start(3), m.end(3))
         and _could_be_password(m[3])
         and not _words_not_password(m[2], m[3])
     ]
@@ -188,6 +191,13 @@ def _passwords(text: str) -> list[Finding]:
             start = match.start(1)
             found.append(Finding("password in a sentence", start, start + len(value)))
     return found
+
+
+def _shortcode(text: str, start: int, end: int) -> bool:
+    """Whether the value at start:end is an emoji shortcode (`pass :white_check_mark:`), its
+    opening colon taken for the one after a name."""
+    value = text[start:end] if text[start] == ":" else text[start - 1 : end]
+    return value.startswith(":") and _SHORTCODE.fullmatch(value) is not None
 
 
 def _words_not_password(word: str, value: str) -> bool:

@@ -50,6 +50,9 @@ _STOP_WORDS = frozenset(
 _COMPOUND = re.compile(r"(?<![\w-])[^\W\d_]+(?:-[^\W\d_]+){1,2}(?![\w-])")
 # A numbered record cited as "ADR-0014", "ADR 14", "adr0014" or "RFC 7807": one term, "adr14".
 _REFERENCE = re.compile(r"\b(adr|rfc)[-_ #:]?0*(\d{1,5})\b", re.I)
+# Where a camelCase or PascalCase identifier turns to its next word ("setEagerImports",
+# "HTTPServer"); FTS5 keeps such a word whole, and splits snake_case itself.
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 class LexicalMatches(Struct, frozen=True):
@@ -96,8 +99,10 @@ def idf(total: int, holding: int) -> float:
 
 def query_words(text: str) -> list[str]:
     """The words of `text` worth matching: stop words dropped (unless nothing else is left),
-    repeats removed, then each cited record as one term and as its bare number ("ADR0014"
-    also seeks the "adr14" word_variants indexes and the "14." of the ADR's title); at most
+    repeats removed; an identifier (`set_eager_imports`, `setEagerImports`, `REL1_36`) both
+    whole, which finds it written so, and as its parts, which find it in prose or spelled
+    another way; then each cited record as one term and as its bare number ("ADR0014" also
+    seeks the "adr14" word_variants indexes and the "14." of the ADR's title); at most
     MAX_TERMS. A hyphenated compound is sought by its parts alone: the records holding it
     index its joined spelling as well, which would count it twice.
 
@@ -105,9 +110,14 @@ def query_words(text: str) -> list[str]:
         InvalidQueryError: the text holds no word to search for.
     """
     text = text.replace("\x00", " ")
-    words = [w.lower() for w in _WORD.findall(text)]
-    if not words:
+    tokens = _WORD.findall(text)
+    if not tokens:
         raise InvalidQueryError("The query has no words to search for; type a few keywords.")
+    words: list[str] = []
+    for token in tokens:
+        parts = _identifier_parts(token)
+        words.append(token.lower())
+        words.extend(part for part in parts if part not in _STOP_WORDS) if len(parts) > 1 else ()
     kept = [w for w in words if w not in _STOP_WORDS and len(w) > 1] or words
     extra = [form for name, number in _cited(text) for form in (name + number, number)]
     return list(dict.fromkeys([*kept, *extra]))[:MAX_TERMS]
@@ -115,11 +125,28 @@ def query_words(text: str) -> list[str]:
 
 def word_variants(text: str) -> list[str]:
     """Other spellings of the words of `text`, indexed beside a record's own words: each
-    hyphenated compound joined, so "replatforming" finds "re-platforming"; and each cited
-    record as one term, so "ADR0014", "ADR-14" and "adr 14" find each other ("adr14")."""
+    hyphenated compound joined, so "replatforming" finds "re-platforming"; each camelCase
+    identifier's words, so "eager imports" finds "setEagerImports" (FTS5 splits snake_case
+    itself); and each cited record as one term, so "ADR0014", "ADR-14" and "adr 14" find each
+    other ("adr14")."""
     joined = [m.group(0).replace("-", "").lower() for m in _COMPOUND.finditer(text)]
+    humps = [
+        part
+        for token in _WORD.findall(text)
+        if _HUMP.search(token)
+        for part in _identifier_parts(token)
+        if len(part) > 1
+    ]
     cited = [name + number for name, number in _cited(text)]
-    return list(dict.fromkeys([*joined, *cited]))
+    return list(dict.fromkeys([*joined, *humps, *cited]))
+
+
+def _identifier_parts(token: str) -> list[str]:
+    """The words an identifier is made of, lowercased: split at underscores and at the humps
+    of camelCase (`set_eager_imports`, `setEagerImports` -> set, eager, imports); a plain word
+    is its own one part. Letters and digits stay together (`REL1_36` -> rel1, 36), as FTS5
+    keeps them."""
+    return [part.lower() for piece in token.split("_") for part in _HUMP.split(piece) if part]
 
 
 def _cited(text: str) -> list[tuple[str, str]]:
