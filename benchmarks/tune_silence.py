@@ -1,0 +1,114 @@
+"""Learn the relevance floor under which search, recall and the prompt hook say nothing (issue 45).
+
+For each dataset the store is loaded with the local model and every query asked, plus every
+off-topic prompt of benchmarks/data/off-topic/prompts.txt in each of its projects. Of each
+answer the best hit's cosine and the full-text arm's coverage (the idf-weighted share of the
+query's words its best match holds) are kept. A floor (cosine c, coverage v) lets an answer
+speak when its best hit's cosine reaches c or its coverage reaches v. Printed: for each floor,
+the share of off-topic prompts kept silent and the share of answerable queries whose relevant
+record was in the top 5 and still is (speaks).
+
+    python benchmarks/tune_silence.py DATASET... [--check DATASET...] [--json OUT]
+
+The development sets choose the floor; the --check sets are only reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
+from msgspec.structs import replace
+
+from contextd.app import open_app, scratch_settings
+from contextd.config import load_settings
+from contextd.evaluation import Evaluator, load_dataset
+from contextd.models import SearchQuery
+from contextd.storage.filters import RecordFilter
+from contextd.storage.fts import lexical_matches
+
+OFF_TOPIC = Path(__file__).parent / "data" / "off-topic" / "prompts.txt"
+COSINES = [round(0.30 + 0.025 * i, 3) for i in range(13)]
+COVERAGES = [round(0.5 + 0.05 * i, 2) for i in range(11)]
+
+
+@dataclass
+class Answer:
+    dataset: str
+    answerable: bool
+    found: bool  # an answerable query's relevant record is in the top 5
+    cosine: float  # the best hit's
+    coverage: float
+
+
+def answers(dataset: Path, home: str) -> list[Answer]:
+    corpus, queries = load_dataset(dataset)
+    prompts = [
+        line.strip()
+        for line in OFF_TOPIC.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    settings = load_settings(home=home)
+    settings = replace(settings, embeddings=replace(settings.embeddings, provider="local"))
+    out = []
+    with scratch_settings(settings) as scratch, open_app(scratch) as app:
+        mapping = Evaluator(app.projects, app.writer, app.search).ingest(corpus, None)
+        asked = [(q.project, q.query, {mapping.get(r) for r in q.relevant}) for q in queries]
+        projects = sorted({item.project for item in corpus})
+        asked += [(project, prompt, set()) for project in projects for prompt in prompts]
+        for name, text, relevant in asked:
+            project = app.projects.ensure(name)
+            hits = app.search.search(project, SearchQuery(text=text, limit=10)).hits
+            scope = RecordFilter(project.id)
+            coverage = lexical_matches(app.db.connection(), text, scope, 50).coverage
+            top5 = {h.record.id for h in hits[:5]}
+            out.append(
+                Answer(
+                    dataset.name,
+                    bool(relevant),
+                    bool(relevant & top5),
+                    max((h.similarity for h in hits), default=0.0),
+                    coverage,
+                )
+            )
+    return out
+
+
+def table(rows: list[Answer], label: str) -> None:
+    off = [a for a in rows if not a.answerable]
+    found = [a for a in rows if a.found]
+    print(f"\n{label}: {len(found)} answerable found in the top 5, {len(off)} off-topic")
+    print("cosine  coverage  silent  kept")
+    for c in COSINES:
+        for v in COVERAGES:
+            silent = sum(not _speaks(a, c, v) for a in off) / max(len(off), 1)
+            kept = sum(_speaks(a, c, v) for a in found) / max(len(found), 1)
+            if silent >= 0.8:
+                print(f"{c:6.3f}  {v:8.2f}  {silent:6.3f}  {kept:5.3f}")
+
+
+def _speaks(answer: Answer, cosine: float, coverage: float) -> bool:
+    return answer.cosine >= cosine or answer.coverage >= coverage
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("datasets", nargs="+", type=Path)
+    parser.add_argument("--check", nargs="*", type=Path, default=[])
+    parser.add_argument("--home", default=str(Path.home() / ".contextd"))
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    dev = [a for d in args.datasets for a in answers(d, args.home)]
+    check = [a for d in args.check for a in answers(d, args.home)]
+    table(dev, "development sets")
+    if check:
+        table(check, "check sets")
+    if args.json:
+        args.json.write_text(json.dumps([asdict(a) for a in dev + check]), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
