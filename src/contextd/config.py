@@ -109,6 +109,9 @@ class SearchSettings(Struct, frozen=True):
     # weighted, as `coverage`), a record that holds none of them is no result at all: on the
     # eval sets no answer found by meaning alone reached the top ten past 0.76.
     full_text_decides: float = 0.9
+    # Say nothing when nothing fits: no record near the query in meaning nor holding most of its
+    # words (a floor learnt for the local model, contextd.retrieval.floor)
+    relevance_floor: bool = True
     priority_weight: float = 0.35  # the weight of a record's priority (1-5)
     recency_weight: float = 0.25  # the weight of how recently a record was verified
     recency_half_life_days: float = 90.0  # the recency term halves every this many days

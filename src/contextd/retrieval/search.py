@@ -19,6 +19,7 @@ from contextd.models import (
     Status,
 )
 from contextd.retrieval.adaptive import adaptive_terms, lexical_trust
+from contextd.retrieval.floor import floor_for
 from contextd.retrieval.fusion import (
     dot,
     mmr,
@@ -39,7 +40,7 @@ from contextd.storage.sqlite.database import translate_errors
 from contextd.storage.store import Database
 
 if TYPE_CHECKING:  # full-text recall (the hook without its daemon) never loads the vector half
-    from contextd.retrieval.semantic import SemanticSearch
+    from contextd.retrieval.semantic import Meaning, SemanticSearch
 
 __all__ = ["Retriever"]
 
@@ -161,6 +162,8 @@ class Retriever:
                 soon.exception()  # waits until it is done (its failure, if any, is meaning's)
         cosines = meaning.cosines if meaning else {}
         answers = _answers_to(conn, query.text, project_id)
+        if not answers and not query.path and self._nothing_fits(meaning, cosines, found):
+            return SearchResult((), None)
         # The answers learned for this very query count in full, with vectors or without.
         learned = (meaning.learned if meaning else {}) | dict.fromkeys(answers, 1.0)
         fts, sem = self._fuse(lexical, found.coverage, meaning.relevance if meaning else {})
@@ -210,6 +213,18 @@ class Retriever:
         provider, vector = embedded if embedded else (None, None)
         with self._db.transaction() as conn:
             feedback.add_feedback(conn, project_id, record.id, query, provider, vector, now())
+
+    def _nothing_fits(
+        self, meaning: "Meaning | None", cosines: dict[str, float], found: LexicalMatches
+    ) -> bool:
+        """Whether no record is near enough the query to be an answer (retrieval/floor.py):
+        judged only by both arms of a model the floor was learnt for."""
+        if not self._weights.relevance_floor or meaning is None or meaning.degraded:
+            return False
+        assert self._semantic is not None  # a meaning comes from it
+        floor = floor_for(self._semantic.provider_id)
+        best = max(cosines.values(), default=0.0)
+        return floor is not None and floor.silences(best, found.coverage)
 
     def _fuse(
         self, lexical: dict[str, float], coverage: float, cosines: dict[str, float]

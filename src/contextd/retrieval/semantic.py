@@ -59,6 +59,11 @@ class SemanticSearch:
         self._complete: dict[str | None, int] = {}
         self._index_read = False  # asked for on the first search (see search_soon)
 
+    @property
+    def provider_id(self) -> str:
+        """The embedding model's id, as its vectors are stored."""
+        return self._indexer.provider.id
+
     def search_soon(self, text: str, reach: Reach, pool: int) -> "Future[Nearest]":
         """The query's vector and the `pool` records nearest it, computed on another thread:
         the model and the matrix product (both release the GIL) run while the full-text arm
