@@ -29,6 +29,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from contextd.storage.fulltext import STOP_WORDS
+
 DATA = Path(__file__).resolve().parent / "data"
 MAX_TEXT = 20_000  # a record's text limit (contextd.core.writing.validation.MAX_FIELD_CHARS)
 PER_PROPOSAL = 3
@@ -68,15 +70,6 @@ SOURCES = (
 
 _FILE = re.compile(r"^(\d{4})-([\w.-]+)\.md$")
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    """a about above after again all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers him his how i if in into is it its itself just me more
-    most my no nor not of off on once only or other our ours out over own same she should so some
-    such than that the their theirs them then there these they this those through to too under
-    until up very was we were what when where which while who whom why will with would you your
-    yours""".split()
-)
 # Words of a subject that only tidies, or that says where, not what.
 _TIDY = frozenset(
     """fix fixed fixes fixing typo typos update updated updates updating link links linked rename
@@ -167,7 +160,7 @@ def subjects(
 
 
 def _says_what(subject: str) -> bool:
-    words = [w for w in _WORD.findall(subject.lower()) if w not in _STOP and w not in _TIDY]
+    words = [w for w in _WORD.findall(subject.lower()) if w not in STOP_WORDS and w not in _TIDY]
     return len(words) >= 3 and not subject.lower().startswith(("revert", "merge"))
 
 

@@ -458,12 +458,17 @@ def load_settings(
     home: str | Path | None = None,
     project: str | None = None,
     cwd: Path | None = None,
+    *,
+    refuse_secrets: bool = False,
 ) -> Settings:
-    """Build Settings from arguments, the environment and config.toml (if present).
+    """Build Settings from arguments, the environment and config.toml (if present); with
+    `refuse_secrets`, a config.toml holding what looks like a credential is refused too (the
+    scanner costs a hook's start, so the hooks do not ask for it).
 
     Raises:
         ConfigError: the home is another user's or closed to this one, config.toml is not
-            valid TOML or a known key has a wrong type.
+            valid TOML, holds an unknown key (or, asked, a credential) or a known key has a
+            wrong type.
     """
     resolved_home = resolve_home(home)
     problem = home_folder.unusable(resolved_home)
@@ -496,6 +501,8 @@ def load_settings(
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from exc
     _refuse_unknown(path, data)
+    if refuse_secrets:
+        _refuse_credentials(path, data)
     sections = {
         name: _section(path, name, cls, data.get(name, {})) for name, cls in _SECTIONS.items()
     }
@@ -521,27 +528,20 @@ def _refuse_unknown(path: Path, data: dict[str, Any]) -> None:
                 )
 
 
-def secret_in_config(settings: Settings) -> str | None:
-    """One sentence when config.toml holds what looks like a credential (named by where it
-    is, never quoted), else None. Not part of loading: the scanner costs the hooks' start."""
+def _refuse_credentials(path: Path, data: dict[str, Any]) -> None:
+    """Refuse a config holding what looks like a credential, named by where it is, never
+    quoted."""
     from contextd.credentials.scan import find_secrets
 
-    path = settings.config_path
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None  # loading the settings said what is wrong with the file
     for section, table in data.items():
         for key, value in table.items() if isinstance(table, dict) else ():
             found = find_secrets(value) if isinstance(value, str) else []
             if found:
-                return (
+                raise ConfigError(
                     f"{path} holds what looks like a credential ({found[0].kind}) in "
-                    f"{section}.{key}; "
-                    "contextd keeps no secrets in its settings: remove it, and give an API key "
-                    "in the environment variable that api_key_env names."
+                    f"{section}.{key}; contextd keeps no secrets in its settings: remove it, "
+                    "and give an API key in the environment variable that api_key_env names."
                 )
-    return None
 
 
 def _section(path: Path, name: str, cls: type[Any], table: object) -> Any:

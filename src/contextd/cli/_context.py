@@ -13,8 +13,8 @@ from contextd.app import App, can_write_store, open_app
 from contextd.client.launch import start_quietly
 from contextd.client.options import Option
 from contextd.client.printer import COLOUR_MODES, echo, use_colour
-from contextd.config import Settings, load_settings, secret_in_config
-from contextd.errors import ConfigError, ContextdError
+from contextd.config import Settings, load_settings
+from contextd.errors import ContextdError
 
 __all__ = [
     "CliState",
@@ -141,12 +141,13 @@ def get_settings() -> Settings:
     """The settings a command runs with; config.toml holding a credential is refused here
     (every command, server and the daemon; the hooks fail open and skip the scan)."""
     current = state()
-    settings = load_settings(home=current.home, project=current.project, cwd=Path.cwd())
-    if not current.config_checked:
-        problem = secret_in_config(settings)
-        if problem:
-            raise ConfigError(problem)
-        current.config_checked = True
+    settings = load_settings(
+        home=current.home,
+        project=current.project,
+        cwd=Path.cwd(),
+        refuse_secrets=not current.config_checked,
+    )
+    current.config_checked = True
     return settings
 
 

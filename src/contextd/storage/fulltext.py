@@ -17,6 +17,7 @@ __all__ = [
     "COMMON_SHARE",
     "MAX_TERMS",
     "SMALL_STORE",
+    "STOP_WORDS",
     "FullText",
     "idf",
     "IndexedText",
@@ -35,7 +36,7 @@ COMMON_SHARE = 0.25  # in a larger store, a word more records than this share ho
 IndexedText = tuple[str, str, str, str]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_STOP_WORDS = frozenset(
+STOP_WORDS = frozenset(
     """a about above after again all also am an and any are as at be because been before being
     below between both but by can could did do does doing down during each few for from further
     had has have having he her here hers him his how i if in into is it its itself just me more
@@ -117,8 +118,9 @@ def query_words(text: str) -> list[str]:
     for token in tokens:
         parts = _identifier_parts(token)
         words.append(token.lower())
-        words.extend(part for part in parts if part not in _STOP_WORDS) if len(parts) > 1 else ()
-    kept = [w for w in words if w not in _STOP_WORDS and len(w) > 1] or words
+        if len(parts) > 1:
+            words.extend(part for part in parts if part not in STOP_WORDS)
+    kept = [w for w in words if w not in STOP_WORDS and len(w) > 1] or words
     extra = [form for name, number in _cited(text) for form in (name + number, number)]
     return list(dict.fromkeys([*kept, *extra]))[:MAX_TERMS]
 

@@ -14,7 +14,7 @@ from contextd.core.writing.review import Held, ReviewQueue
 from contextd.core.writing.validation import checked_text
 from contextd.errors import ConflictError
 from contextd.ids import new_id
-from contextd.models import Record, RecordDraft, RecordEdit, Status
+from contextd.models import Record, RecordEdit, Status
 from contextd.storage import review_queue as review_rows
 from contextd.storage.store import Database
 
@@ -106,19 +106,7 @@ class AgentChanges:
         ]
         if waiting:  # asked again: the same change waits once
             return Changed(record, waiting[0])
-        draft = RecordDraft(
-            after.kind,
-            after.title,
-            after.body,
-            category=after.category,
-            tags=after.tags,
-            retrieval_hints=after.retrieval_hints,
-            origin=after.origin,
-            priority=after.priority,
-            related_to=after.related_to,
-            is_global=after.is_global,
-            asked_by="agent",
-        )
+        draft = msgspec.structs.replace(after.as_draft(), asked_by="agent")
         held = Held(
             new_id(),
             record.project_id,
