@@ -159,9 +159,7 @@ class App(Struct, dict=True):
         from contextd.core.writing.agent_changes import AgentChanges
 
         holds = self.settings.capture.review in ("agent", "all")
-        return AgentChanges(
-            self.db, self.reader, self.writer, self.review, holds=holds, developer=self.developer
-        )
+        return AgentChanges(self.reader, self.writer, self.review, holds=holds)
 
     @cached_property
     def undo(self) -> "Undoing":

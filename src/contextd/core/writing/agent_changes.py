@@ -8,15 +8,12 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from msgspec import Struct
 
-from contextd.clock import now
 from contextd.core.reading.reader import RecordReader
 from contextd.core.writing.review import Held, ReviewQueue
 from contextd.core.writing.validation import checked_text
 from contextd.errors import ConflictError
 from contextd.ids import new_id
 from contextd.models import Record, RecordEdit, Status
-from contextd.storage import review_queue as review_rows
-from contextd.storage.store import Database
 
 if TYPE_CHECKING:  # the MCP server reads this module at start; the write path loads on use
     from contextd.core.writing.writer import RecordWriter
@@ -35,20 +32,16 @@ class Changed(Struct, frozen=True):
 class AgentChanges:
     def __init__(
         self,
-        db: Database,
         reader: RecordReader,
         writer: "RecordWriter",
         review: ReviewQueue,
         *,
         holds: bool,
-        developer: str,
     ) -> None:
-        self._db = db
         self._reader = reader
         self._writer = writer
         self._review = review
         self._holds = holds  # the review policy holds what agents write
-        self._developer = developer
 
     def update(self, reference: str, edit: RecordEdit, force: bool = False) -> Changed:
         if not self._holds:
@@ -107,20 +100,9 @@ class AgentChanges:
         if waiting:  # asked again: the same change waits once
             return Changed(record, waiting[0])
         draft = msgspec.structs.replace(after.as_draft(), asked_by="agent")
-        held = Held(
-            new_id(),
-            record.project_id,
-            self._developer,
-            draft,
-            (),
-            now(),
-            "pending",
-            request=request,
-            target=record.id,
-            payload=payload,
+        held = self._review.hold(
+            draft, new_id(), record.project_id, request=request, target=record.id, payload=payload
         )
-        with self._db.transaction() as conn:
-            review_rows.hold(conn, held)
         return Changed(record, held)
 
 

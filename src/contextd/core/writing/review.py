@@ -6,7 +6,7 @@ rejecting keeps it, marked, so the same proposal is known as turned down. Only a
 decides: no MCP tool approves, and the CLI asks for a terminal."""
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
 
@@ -66,10 +66,30 @@ class ReviewQueue:
         """Drafts of this project waiting or rejected (what was proposed before)."""
         return rows.kept(self._db.connection(), project.id, self._developer)
 
-    def hold(self, draft: RecordDraft, draft_id: str, project_id: str | None) -> Held:
+    def hold(
+        self,
+        draft: RecordDraft,
+        draft_id: str,
+        project_id: str | None,
+        *,
+        request: str = "create",
+        target: str | None = None,
+        payload: dict[str, Any] | None = None,
+    ) -> Held:
         """Keep a draft that passed every rule of a write (the caller checked it) for a
-        person."""
-        held = Held(draft_id, project_id, self._developer, draft, (), now(), "pending")
+        person: a new record, or (`request`) a change to the stored record `target`."""
+        held = Held(
+            draft_id,
+            project_id,
+            self._developer,
+            draft,
+            (),
+            now(),
+            "pending",
+            request=request,
+            target=target,
+            payload=payload or {},
+        )
         with self._db.transaction() as conn:
             rows.hold(conn, held)
         return held
