@@ -501,11 +501,11 @@ def load_settings(
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from exc
     _refuse_unknown(path, data)
-    if refuse_secrets:
-        _refuse_credentials(path, data)
     sections = {
         name: _section(path, name, cls, data.get(name, {})) for name, cls in _SECTIONS.items()
     }
+    if refuse_secrets:  # after each setting's own check, whose advice is more precise
+        _refuse_credentials(path, data)
     return replace(settings, **sections)
 
 
