@@ -162,3 +162,44 @@ def test_the_reach_leans_the_same_way_on_the_server(tmp_path: Path, pg_url: str)
     assert mine.count == theirs.count == 80
     assert mine.lean == pytest.approx(theirs.lean, abs=1e-5)
     assert mine.direction == pytest.approx(theirs.direction, abs=1e-5)
+
+
+def test_long_records_are_as_near_as_their_nearest_window_on_the_server(
+    tmp_path: Path, pg_url: str
+) -> None:
+    rng = random.Random(5)
+    texts = [
+        f"Handbook entry {i}\n" + " ".join(rng.choices(WORDS, k=rng.randint(40, 400)))
+        for i in range(40)
+    ]
+    asked = "postgres replica failover backup restore"
+    found = []
+    for name, url in (("sqlite", None), ("server", pg_url)):
+        with open_app(load_settings(home=_home(tmp_path, name, url))) as app:
+            project = app.projects.ensure("bench")
+            drafts = [
+                RecordDraft(kind=Kind.MEMORY, title=t, body=MemoryBody(), category="note")
+                for t in texts
+            ]
+            made = {r.id: r.title.split("\n")[0] for r in app.writer.create_many(drafts, project)}
+            assert app.indexer is not None and app.vector_index is not None
+            query = app.indexer.provider.embed_query(asked)
+            nearest = app.vector_index.search(query, Reach(project.id), 10)
+            every = app.vector_index.similarity(query, list(made))
+            found.append(
+                ([(made[r], s) for r, s in nearest], {made[r]: s for r, s in every.items()})
+            )
+            heads = app.vector_index.vectors_of(list(made))
+            raised = [
+                r
+                for r in made
+                if every[r] > sum(a * b for a, b in zip(query, heads[r], strict=True)) + 1e-6
+            ]
+            assert raised  # some long record is nearer by a later window than by its start
+    (lite, lite_all), (server, server_all) = found
+    assert lite_all == pytest.approx(server_all, abs=1e-4)  # every record scored alike
+    # The server's index holds records' starts: what it finds is scored as SQLite scores it,
+    # and its nearest is SQLite's, though a record near by a window alone may be missed.
+    assert lite[0][0] == server[0][0]
+    for title, score in server:
+        assert score == pytest.approx(lite_all[title], abs=1e-4)

@@ -6,11 +6,12 @@ from contextd.clock import now
 from contextd.embeddings.base import EmbeddingProvider, text_hash
 from contextd.markdown import decision_section, headline
 from contextd.models import Record
+from contextd.retrieval.passages import PLAN, later_windows, packed
 from contextd.storage import vectors as rows
 from contextd.storage.records import search_text
 from contextd.storage.store import Database
 
-__all__ = ["Indexer", "embedding_text"]
+__all__ = ["Indexer", "embedding_text", "vector_hash"]
 
 _BATCH = 64
 
@@ -26,6 +27,14 @@ def embedding_text(record: Record) -> str:
     return "\n".join(p for p in parts if p)
 
 
+def vector_hash(text: str) -> str:
+    """What a record's stored vectors were made from: its text, and for a text longer than one
+    window how it was cut (so a new cut re-embeds long records only)."""
+    if later_windows(text, ""):
+        return text_hash(f"{text}\n{PLAN.tag}")
+    return text_hash(text)
+
+
 class Indexer:
     """Embeds records with one provider; unchanged text is never embedded twice."""
 
@@ -36,18 +45,36 @@ class Indexer:
     def vectors_for(
         self, records: Sequence[Record], progress: Callable[[int], None] | None = None
     ) -> list[rows.EmbeddingRow]:
-        """Embed records (no storage); the caller stores them in its own transaction."""
+        """Embed records, each its start and its later windows (no storage); the caller stores
+        them in its own transaction."""
         texts = [embedding_text(r) for r in records]
-        vectors: list[list[float]] = []
+        windows = [later_windows(t, headline(r.title)) for r, t in zip(records, texts, strict=True)]
+        computed: list[rows.EmbeddingRow] = []
         for start in range(0, len(texts), _BATCH):
             batch = texts[start : start + _BATCH]
-            vectors.extend(self.provider.embed_documents(batch))
+            heads = self.provider.embed_documents(batch)
+            later = [w for ws in windows[start : start + _BATCH] for w in ws]
+            vectors = iter(self._embed_all(later))
+            for at, head in enumerate(heads, start):
+                passages = [next(vectors) for _ in windows[at]]
+                computed.append(
+                    rows.EmbeddingRow(
+                        records[at].id,
+                        self.provider.id,
+                        vector_hash(texts[at]),
+                        head,
+                        packed(passages),
+                    )
+                )
             if progress:
                 progress(len(batch))
-        return [
-            rows.EmbeddingRow(r.id, self.provider.id, text_hash(t), v)
-            for r, t, v in zip(records, texts, vectors, strict=True)
-        ]
+        return computed
+
+    def _embed_all(self, texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), _BATCH):
+            vectors.extend(self.provider.embed_documents(texts[start : start + _BATCH]))
+        return vectors
 
     def stale(self, records: Sequence[Record], *, force: bool = False) -> list[Record]:
         """Records whose vector is missing, made by another model, or of older text."""
@@ -56,7 +83,7 @@ class Indexer:
         stored = rows.stored_hashes(
             self.db.connection(), self.provider.id, self.provider.dimensions
         )
-        return [r for r in records if stored.get(r.id) != text_hash(embedding_text(r))]
+        return [r for r in records if stored.get(r.id) != vector_hash(embedding_text(r))]
 
     def embed(
         self, records: Sequence[Record], progress: Callable[[int], None] | None = None

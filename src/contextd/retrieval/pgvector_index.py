@@ -7,6 +7,7 @@ import time
 
 from contextd.errors import StoreError
 from contextd.models import Probe, Reach
+from contextd.retrieval.passages import with_windows
 from contextd.retrieval.vector_index import Centre
 from contextd.storage.postgres import vectors as server
 from contextd.storage.store import Database
@@ -39,11 +40,12 @@ class PgvectorIndex:
         found = server.nearest(
             conn, conn.dialect, self._provider_id, query, reach.project_id, limit
         )
-        return found
+        return with_windows(conn, self._provider_id, query, dict(found))
 
     def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]:
         conn = self._db.connection()
-        return server.similarities(conn, conn.dialect, self._provider_id, query, record_ids)
+        found = server.similarities(conn, conn.dialect, self._provider_id, query, record_ids)
+        return dict(with_windows(conn, self._provider_id, query, found))
 
     def vectors_of(self, record_ids: list[str]) -> dict[str, list[float]]:
         conn = self._db.connection()

@@ -21,6 +21,7 @@ from msgspec import Struct
 from contextd import DISTRIBUTION
 from contextd.config import VectorSettings
 from contextd.models import Probe, Reach
+from contextd.retrieval.passages import with_windows
 from contextd.retrieval.vector_index import Centre, SqliteVectorIndex
 from contextd.storage import vectors as rows
 from contextd.storage.store import Database
@@ -90,16 +91,24 @@ class QdrantVectorIndex:
                 limit=limit,
                 with_payload=["record"],
             ).points
-            return [(str(p.payload["record"]), float(p.score)) for p in found]
+            nearest = {str(p.payload["record"]): float(p.score) for p in found}
+            return self._with_windows(query, nearest)
 
         return self._guarded(ask, lambda: self._fallback.search(query, reach, limit))
 
     def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]:
         def ask() -> dict[str, float]:
             found = self._vectors(record_ids)
-            return {rid: sum(a * b for a, b in zip(query, v, strict=True)) for rid, v in found}
+            cosines = {rid: sum(a * b for a, b in zip(query, v, strict=True)) for rid, v in found}
+            return dict(self._with_windows(query, cosines))
 
         return self._guarded(ask, lambda: self._fallback.similarity(query, record_ids))
+
+    def _with_windows(
+        self, query: list[float], cosines: dict[str, float]
+    ) -> list[tuple[str, float]]:
+        """The long records' windows are SQLite's alone: read for the records found."""
+        return with_windows(self._db.connection(), self._provider_id, query, cosines)
 
     def vectors_of(self, record_ids: list[str]) -> dict[str, list[float]]:
         return self._guarded(

@@ -1,7 +1,7 @@
 """Exact cosine kNN over the SQLite copy of the vectors, from a numpy matrix kept in memory."""
 
 import threading
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from msgspec import Struct
 
@@ -61,6 +61,70 @@ class VectorIndex(Protocol):
     def close(self) -> None: ...
 
 
+class _WindowRows(NamedTuple):
+    """Long records' later windows at one moment (see contextd.retrieval.passages): each
+    record's rows together, in the order of its position among the records."""
+
+    rows: Any  # float32 (windows, dimensions)
+    owners: Any  # one record position per record with windows, ascending
+    starts: Any  # the first row of each of those records
+
+    def raise_to_nearest(self, scores: Any, query: Any) -> None:
+        """Raise each record's score to its nearest window's cosine, in place."""
+        import numpy as np
+
+        if len(self.owners):
+            nearest = np.maximum.reduceat(self.rows @ query, self.starts)
+            scores[self.owners] = np.maximum(scores[self.owners], nearest)
+
+
+class _Windows:
+    """The later windows of the matrix's long records, replaced whole when they change (a
+    search reads the rows it was given while a write makes new ones)."""
+
+    def __init__(self, dimensions: int) -> None:
+        import numpy as np
+
+        self.dimensions = dimensions
+        self.spans: dict[int, tuple[int, int]] = {}  # record position -> its rows
+        self.now = _WindowRows(
+            np.zeros((0, dimensions), dtype=np.float32),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+        )
+
+    def held(self, positions: set[int]) -> bool:
+        return any(p in self.spans for p in positions)
+
+    def replace(self, changed: "dict[int, bytes | None]") -> None:
+        """Set the windows of the records at these positions (None: it has none now)."""
+        import numpy as np
+
+        rows = self.now.rows
+        blocks = {p: rows[a:b] for p, (a, b) in self.spans.items() if p not in changed}
+        for position, blob in changed.items():
+            if blob:
+                blocks[position] = np.frombuffer(blob, dtype="<f4").reshape(-1, self.dimensions)
+        ordered = sorted(blocks.items())
+        sizes = [len(block) for _, block in ordered]
+        starts = np.cumsum([0, *sizes[:-1]], dtype=np.int64)[: len(ordered)]
+        self.spans = {
+            p: (int(a), int(a) + n) for (p, _), a, n in zip(ordered, starts, sizes, strict=True)
+        }
+        self.now = _WindowRows(
+            np.concatenate([block for _, block in ordered]) if ordered else rows[:0],
+            np.fromiter((p for p, _ in ordered), dtype=np.int64, count=len(ordered)),
+            starts,
+        )
+
+    def nearest(self, position: int, query: Any) -> float | None:
+        """The cosine of the record's nearest window; None when it has none."""
+        span = self.spans.get(position)
+        if span is None:
+            return None
+        return float((self.now.rows[span[0] : span[1]] @ query).max())
+
+
 class _Matrix:
     """Vectors in rows of a buffer with room to grow, so appends cost little."""
 
@@ -75,6 +139,7 @@ class _Matrix:
         self._projects = np.zeros(0, dtype=np.int32)  # 0 = global
         self._vectors = np.zeros((0, dimensions), dtype=np.float32)
         self._sums: dict[int, tuple[Any, int]] = {}  # project code -> (sum of vectors, count)
+        self.windows = _Windows(dimensions)  # long records' later windows
 
     @classmethod
     def load(cls, block: rows.VectorBlock, dimensions: int) -> "_Matrix":
@@ -91,6 +156,7 @@ class _Matrix:
         )
         matrix.ids = list(block.record_ids)
         matrix.position = dict(zip(matrix.ids, range(len(matrix.ids)), strict=True))
+        matrix.windows.replace(dict(block.passages))
         return matrix
 
     @property
@@ -139,17 +205,24 @@ class _Matrix:
 
     def apply(self, stored: list[rows.StoredVector]) -> None:
         """Add new vectors and overwrite replaced ones (rows of another model are skipped)."""
-        import numpy as np
-
         mine = [s for s in stored if s.vector is not None]
         if not mine:
             return
         self._sums.clear()
         fresh = [s for s in mine if s.record_id not in self.position]
         self._reserve(len(self.ids) + len({s.record_id for s in fresh}))
+        replaced = {self.position[s.record_id] for s in mine if s.record_id in self.position}
         if len(fresh) == len(mine):  # only new records: one copy for all
             self._append(fresh)
-            return
+        else:
+            self._overwrite(mine)
+        changed = {self.position[s.record_id]: s.passages for s in mine}
+        if any(changed.values()) or self.windows.held(replaced):
+            self.windows.replace(changed)
+
+    def _overwrite(self, mine: list[rows.StoredVector]) -> None:
+        import numpy as np
+
         for item in mine:
             assert item.vector is not None
             at = self.position.get(item.record_id)
@@ -224,10 +297,14 @@ class SqliteVectorIndex:
         with self._lock:
             matrix = self._current()
             ids, vectors, projects = matrix.ids, matrix.vectors, matrix.projects
+            windows = matrix.windows.now
             codes = [matrix.project_codes.get(owner, -1) for owner in reach.owners]
         if not len(vectors):
             return []
-        scores = vectors @ np.asarray(query, dtype=np.float32)
+        # A record is as near as its start or its nearest later window, whichever is nearer.
+        asked = np.asarray(query, dtype=np.float32)
+        scores = vectors @ asked
+        windows.raise_to_nearest(scores, asked)
         allowed = (projects == 0) | np.isin(projects, codes)
         count = min(limit, int(np.count_nonzero(allowed)))
         if count <= 0:
@@ -238,19 +315,24 @@ class SqliteVectorIndex:
         return [(ids[i], float(scores[i])) for i in top]
 
     def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]:
-        """Cosine of the query with each given record that has a vector."""
+        """Cosine of the query with each given record that has a vector (that of its nearest
+        window, for a long record)."""
         import numpy as np
 
+        asked = np.asarray(query, dtype=np.float32)
         with self._lock:
             matrix = self._current()
             positions = [
                 (rid, matrix.position[rid]) for rid in record_ids if rid in matrix.position
             ]
-            block = matrix.vectors[[p for _, p in positions]] if positions else None
-        if block is None:
-            return {}
-        scores = block @ np.asarray(query, dtype=np.float32)
-        return {rid: float(score) for (rid, _), score in zip(positions, scores, strict=True)}
+            if not positions:
+                return {}
+            scores = matrix.vectors[[p for _, p in positions]] @ asked
+            found = {}
+            for (rid, position), score in zip(positions, scores, strict=True):
+                window = matrix.windows.nearest(position, asked)
+                found[rid] = float(score) if window is None else max(float(score), window)
+        return found
 
     def vectors_of(self, record_ids: list[str]) -> dict[str, list[float]]:
         with self._lock:

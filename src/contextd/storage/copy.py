@@ -9,6 +9,7 @@ developer's (on a server, the role that copies in; in a home, its one developer)
 """
 
 from collections.abc import Callable
+from typing import cast
 
 from contextd.errors import ConflictError
 from contextd.storage import owners
@@ -35,7 +36,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "record_handles": ("kind", "last"),
     "tombstones": ("id", "project_id", "deleted_at"),
     "embeddings": (
-        "record_id", "provider", "dimensions", "text_hash", "vector", "updated_at",
+        "record_id", "provider", "dimensions", "text_hash", "vector", "passages", "updated_at",
     ),
     "feedback": ("project_id", "record_id", "query", "provider", "vector", "created_at"),
     "agent_files": ("project_id", "path", "target", "sha256", "written_at"),
@@ -181,6 +182,8 @@ def _converted(
 
         at = columns.index("vector")
         values[at] = writing.dialect.vector_param(decode(reading.dialect.vector_blob(row[at])))
+        windows = row[columns.index("passages")]
+        values[columns.index("passages")] = windows and bytes(cast(bytes, windows))
     if table == "record_log":  # as private as the record it logs is in the target
         owned = writing.execute(
             "SELECT owner FROM records WHERE id = ?", (row[columns.index("record_id")],)

@@ -21,6 +21,7 @@ __all__ = [
     "load_block",
     "missing_ids",
     "stored_hashes",
+    "stored_passages",
     "upsert_embeddings",
     "vector_stats",
 ]
@@ -30,7 +31,8 @@ class EmbeddingRow(Struct, frozen=True):
     record_id: str
     provider: str
     text_hash: str
-    vector: list[float]
+    vector: list[float]  # the record's start
+    passages: bytes | None = None  # its later windows' vectors end to end (float32, little-endian)
 
 
 class VectorStats(Struct, frozen=True):
@@ -45,8 +47,9 @@ def upsert_embeddings(conn: Connection, rows: Iterable[EmbeddingRow], stamp: str
     dialect = conn.dialect
     conn.executemany("DELETE FROM embeddings WHERE record_id = ?", [(r.record_id,) for r in batch])
     conn.executemany(  # a record deleted meanwhile simply gets no vector
-        "INSERT INTO embeddings(record_id, provider, dimensions, text_hash, vector, updated_at) "
-        f"SELECT ?, ?, ?, ?, {dialect.vector_placeholder}, ? "
+        "INSERT INTO embeddings"
+        "(record_id, provider, dimensions, text_hash, vector, passages, updated_at) "
+        f"SELECT ?, ?, ?, ?, {dialect.vector_placeholder}, ?, ? "
         "WHERE EXISTS (SELECT 1 FROM records WHERE id = ?)",
         [
             (
@@ -55,6 +58,7 @@ def upsert_embeddings(conn: Connection, rows: Iterable[EmbeddingRow], stamp: str
                 len(r.vector),
                 r.text_hash,
                 dialect.vector_param(r.vector),
+                r.passages,
                 stamp,
                 r.record_id,
             )
@@ -85,6 +89,7 @@ class StoredVector(Struct, frozen=True):
     record_id: str
     project_id: str | None
     vector: bytes | None  # None for a vector of another provider or width
+    passages: bytes | None = None  # its later windows' vectors, if it has any
 
 
 def load_vectors(
@@ -97,14 +102,14 @@ def load_vectors(
     rows = conn.execute(
         "SELECT e.seq, e.record_id, r.project_id, "
         f"CASE WHEN e.provider = ? AND e.dimensions = ? THEN {dialect.vector_column('e.vector')} "
-        "END FROM embeddings AS e JOIN records AS r ON r.id = e.record_id WHERE e.seq > ? "
-        f"AND {visible} ORDER BY e.seq",
+        "END, e.passages FROM embeddings AS e JOIN records AS r ON r.id = e.record_id "
+        f"WHERE e.seq > ? AND {visible} ORDER BY e.seq",
         (provider, dimensions, after_seq, *shown),
     ).fetchall()  # one call: iterating a cursor row by row costs more than the rows
     return [
-        StoredVector(
-            int(r[0]), str(r[1]), r[2], None if r[3] is None else dialect.vector_blob(r[3])
-        )
+        StoredVector(int(r[0]), str(r[1]), r[2], dialect.vector_blob(r[3]), r[4] and _bytes(r[4]))
+        if r[3] is not None
+        else StoredVector(int(r[0]), str(r[1]), r[2], None)
         for r in rows
     ]
 
@@ -115,6 +120,7 @@ class VectorBlock(Struct, frozen=True):
     record_ids: tuple[str, ...]
     project_ids: tuple[str | None, ...]
     data: bytes | bytearray  # the float32 little-endian vectors end to end
+    passages: dict[int, bytes]  # row -> that record's later windows' vectors, for those with any
 
 
 _BLOCK_ROWS = 512
@@ -131,7 +137,7 @@ def load_block(conn: Connection, provider: str, dimensions: int) -> VectorBlock:
     dialect = conn.dialect
     visible, shown = dialect.visible("records", "r")
     cursor = conn.execute(
-        f"SELECT e.record_id, r.project_id, {dialect.vector_column('e.vector')} "
+        f"SELECT e.record_id, r.project_id, {dialect.vector_column('e.vector')}, e.passages "
         "FROM embeddings AS e JOIN records AS r ON r.id = e.record_id "
         f"WHERE e.provider = ? AND e.dimensions = ? AND {visible} ORDER BY e.seq",
         (provider, dimensions, *shown),
@@ -139,12 +145,40 @@ def load_block(conn: Connection, provider: str, dimensions: int) -> VectorBlock:
     record_ids: list[str] = []
     project_ids: list[str | None] = []
     data = bytearray()
+    passages: dict[int, bytes] = {}
     while rows := cursor.fetchmany(_BLOCK_ROWS):
-        for record_id, project_id, blob in rows:
+        for record_id, project_id, blob, windows in rows:
+            if windows:
+                passages[len(record_ids)] = _bytes(windows)
             record_ids.append(record_id)
             project_ids.append(project_id)
             data += dialect.vector_blob(blob)
-    return VectorBlock(tuple(record_ids), tuple(project_ids), data)
+    return VectorBlock(tuple(record_ids), tuple(project_ids), data, passages)
+
+
+def stored_passages(
+    conn: Connection, provider: str, dimensions: int, record_ids: list[str]
+) -> dict[str, bytes]:
+    """The later windows' vectors of those given records that have any (this provider and
+    width)."""
+    if not record_ids:
+        return {}
+    found: dict[str, bytes] = {}
+    for start in range(0, len(record_ids), _BLOCK_ROWS):
+        wanted = record_ids[start : start + _BLOCK_ROWS]
+        marks = ", ".join("?" * len(wanted))
+        for record_id, windows in conn.execute(
+            "SELECT record_id, passages FROM embeddings WHERE provider = ? AND dimensions = ? "
+            f"AND passages IS NOT NULL AND record_id IN ({marks})",
+            (provider, dimensions, *wanted),
+        ):
+            found[str(record_id)] = _bytes(windows)
+    return found
+
+
+def _bytes(value: bytes | memoryview) -> bytes:
+    """A BLOB (SQLite) or BYTEA (PostgreSQL: bytes or a memoryview) as bytes."""
+    return value if isinstance(value, bytes) else bytes(value)
 
 
 def missing_ids(

@@ -1,0 +1,150 @@
+"""A long record is as near a query as its nearest window: what it says past the first ~90
+words reaches the meaning arm, in a fresh index and in one kept open across changes."""
+
+from collections.abc import Iterator
+
+import pytest
+
+from contextd.app import App
+from contextd.embeddings.base import text_hash
+from contextd.embeddings.hashing import HashingEmbedder
+from contextd.models import Kind, MemoryBody, Reach, RecordDraft, RecordEdit
+from contextd.retrieval.indexer import Indexer, embedding_text
+from contextd.retrieval.passages import PLAN, later_windows
+from contextd.retrieval.vector_index import SqliteVectorIndex
+from contextd.storage import vectors as rows
+
+# The same long opening for every record, so their starts cannot tell them apart.
+OPENING = " ".join(
+    f"The platform team keeps this record as part of the service handbook, section {n}."
+    for n in range(12)
+)
+ENDINGS = {
+    "queue": "Background jobs moved from Redis lists to a PostgreSQL table with SKIP LOCKED.",
+    "billing": "Invoices are rounded to whole cents with banker's rounding before storage.",
+    "deploys": "Deploys go out through a blue green pipeline on weekday mornings only.",
+}
+
+
+class StartOnly(HashingEmbedder):
+    """Reads a text's first 60 words, as the local model reads its first ~128 word pieces."""
+
+    def _embed(self, text: str) -> list[float]:
+        return super()._embed(" ".join(text.split()[:60]))
+
+
+@pytest.fixture
+def reading_starts(app: App) -> Iterator[Indexer]:
+    """The app's writer and searches using a model that reads only a text's start."""
+    indexer = Indexer(app.db, StartOnly())
+    assert app.indexer is not None
+    saved = app.indexer.provider
+    app.indexer.provider = indexer.provider
+    yield app.indexer
+    app.indexer.provider = saved
+
+
+def _store(app: App, title: str, body: str) -> str:
+    """A memory keeps its text in its title: the headline, then the rest."""
+    text = f"{title}\n{body}" if body else title
+    draft = RecordDraft(Kind.MEMORY, text, MemoryBody(), category="note")
+    return app.writer.create(draft, app.current_project(), force=True).id
+
+
+def test_a_text_within_one_window_has_no_later_windows() -> None:
+    assert later_windows(" ".join(["word"] * PLAN.words), "Lead") == []
+    assert later_windows("", "Lead") == []
+
+
+def test_later_windows_cover_the_rest_each_led_by_the_headline_and_overlapping() -> None:
+    words = [f"w{i}" for i in range(300)]
+    windows = later_windows(" ".join(words), "Queue choice")
+    step = PLAN.words - PLAN.overlap
+    assert [w.split("\n")[0] for w in windows] == ["Queue choice"] * len(windows)
+    bodies = [w.split("\n")[1].split() for w in windows]
+    assert bodies[0][0] == f"w{step}"  # the first window (the record's own vector) is skipped
+    assert all(len(b) <= PLAN.words for b in bodies)
+    assert bodies[1][: PLAN.overlap] == bodies[0][-PLAN.overlap :]
+    assert bodies[-1][-1] == "w299"  # nothing at the end is left unread
+
+
+def test_a_very_long_text_is_read_up_to_the_most_windows() -> None:
+    windows = later_windows(" ".join(f"w{i}" for i in range(100_000)), "Lead")
+    assert len(windows) == PLAN.most
+
+
+def test_a_record_is_found_by_what_it_says_past_its_start(
+    app: App, reading_starts: Indexer
+) -> None:
+    ids = {
+        topic: _store(app, f"Handbook entry: {topic}", f"{OPENING} {end}")
+        for topic, end in ENDINGS.items()
+    }
+    provider = reading_starts.provider
+    index = SqliteVectorIndex(app.db, provider.id, provider.dimensions)
+    reach = Reach(app.current_project().id)
+    for topic, ending in ENDINGS.items():
+        query = provider.embed_query(ending)
+        found = index.search(query, reach, 3)
+        assert found[0][0] == ids[topic], topic
+        head = index.vectors_of([ids[topic]])[ids[topic]]
+        start = sum(a * b for a, b in zip(query, head, strict=True))
+        assert found[0][1] > start + 0.2  # its last window holds the sentence; its start not
+        assert index.similarity(query, list(ids.values()))[ids[topic]] == pytest.approx(
+            found[0][1], abs=1e-6
+        )
+
+
+def test_an_index_kept_open_follows_windows_added_changed_and_removed(
+    app: App, reading_starts: Indexer
+) -> None:
+    provider = reading_starts.provider
+    kept = SqliteVectorIndex(app.db, provider.id, provider.dimensions)
+    reach = Reach(app.current_project().id)
+    short = _store(app, "A short note about the staging database password rotation", "")
+    ids = [_store(app, f"Handbook entry {t}", f"{OPENING} {e}") for t, e in ENDINGS.items()]
+    query = provider.embed_query(ENDINGS["billing"])
+
+    def agree() -> list[tuple[str, float]]:
+        fresh = SqliteVectorIndex(app.db, provider.id, provider.dimensions)
+        mine, theirs = kept.search(query, reach, 10), fresh.search(query, reach, 10)
+        assert [rid for rid, _ in mine] == [rid for rid, _ in theirs]
+        assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], abs=1e-6)
+        every = [short, *ids]
+        assert kept.similarity(query, every) == pytest.approx(fresh.similarity(query, every))
+        return mine
+
+    before = agree()
+    assert before[0][0] == ids[1]
+    app.writer.update(ids[1], RecordEdit(title="Handbook entry billing: moved to the vendor."))
+    assert dict(agree())[ids[1]] < before[0][1] - 0.2  # its windows went with their text
+    app.writer.update(short, RecordEdit(title=f"Staging\n{OPENING} {ENDINGS['billing']}"))
+    assert agree()[0][0] == short  # a record that grew long gained windows
+    app.writer.delete(short)
+    assert short not in dict(agree())
+
+
+def test_a_new_cut_re_embeds_long_records_only(app: App) -> None:
+    """Vectors made before records had windows (or with another cut) are stale for long
+    records alone: `refresh` re-embeds those, a store of short notes is left as it is."""
+    long_one = _store(app, "Handbook entry", f"{OPENING} {ENDINGS['queue']}")
+    short = _store(app, "Deploys go out on weekday mornings", "")
+    assert app.indexer is not None
+    records = [app.reader.get(long_one), app.reader.get(short)]
+    assert app.indexer.stale(records) == []
+    with app.db.transaction() as conn:  # as an older contextd stored them: no windows
+        for record in records:
+            text = embedding_text(record)
+            vector = app.indexer.provider.embed_documents([text])[0]
+            old = rows.EmbeddingRow(record.id, app.indexer.provider.id, text_hash(text), vector)
+            rows.upsert_embeddings(conn, [old], "2026-01-01T00:00:00Z")
+    assert [r.id for r in app.indexer.stale(records)] == [long_one]
+    app.indexer.embed(app.indexer.stale(records))
+    assert app.indexer.stale(records) == []
+    stored = rows.stored_passages(
+        app.db.connection(),
+        app.indexer.provider.id,
+        app.indexer.provider.dimensions,
+        [long_one, short],
+    )
+    assert list(stored) == [long_one]
