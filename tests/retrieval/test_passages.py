@@ -148,3 +148,27 @@ def test_a_new_cut_re_embeds_long_records_only(app: App) -> None:
         [long_one, short],
     )
     assert list(stored) == [long_one]
+
+
+def test_re_embedding_shows_progress_often_and_resumes_where_it_was_stopped(app: App) -> None:
+    """Long records are embedded a few at a time, each few kept at once: a refresh stopped
+    half way (Ctrl-C) loses only the batch under way, and the next embeds only the rest."""
+    made = [_store(app, f"Handbook entry {n}", " ".join([OPENING] * 4)) for n in range(12)]
+    assert app.indexer is not None
+    with app.db.transaction() as conn:
+        conn.execute("DELETE FROM embeddings")
+    seen: list[tuple[int, int]] = []
+
+    def stop_half_way(done: int, total: int) -> None:
+        seen.append((done, total))
+        if done >= total // 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        app.index.refresh(progress=stop_half_way)
+    assert seen[0][0] < len(made)  # a tick comes before the end
+    kept = app.indexer.stale([app.reader.get(rid) for rid in made])
+    assert 0 < len(kept) < len(made)
+    assert app.index.pending() == len(kept)
+    assert app.index.refresh() == len(kept)
+    assert app.index.pending() == 0

@@ -1,6 +1,6 @@
 """Keeping record vectors current: what text is embedded, and embedding what is missing."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from contextd.clock import now
 from contextd.embeddings.base import EmbeddingProvider, text_hash
@@ -88,12 +88,26 @@ class Indexer:
     def embed(
         self, records: Sequence[Record], progress: Callable[[int], None] | None = None
     ) -> int:
-        """Embed and store `records` in batches, each batch one transaction."""
-        for start in range(0, len(records), _BATCH):
-            batch = records[start : start + _BATCH]
+        """Embed and store `records` in batches, each batch one transaction: an interrupted
+        run keeps what it finished, and the next one embeds only the rest (see stale)."""
+        for batch in _batches(records):
             computed = self.vectors_for(batch)
             with self.db.transaction() as conn:
                 rows.upsert_embeddings(conn, computed, now())
             if progress:
                 progress(len(batch))
         return len(records)
+
+
+def _batches(records: Sequence[Record]) -> Iterator[Sequence[Record]]:
+    """Up to _BATCH records, fewer when they are long: a batch is about _BATCH texts to embed
+    in all (a record and each of its later windows), so progress is shown and kept as often
+    for long records as for short ones."""
+    start = texts = 0
+    for at, record in enumerate(records):
+        texts += 1 + len(later_windows(embedding_text(record), ""))
+        if at + 1 - start == _BATCH or texts >= _BATCH:
+            yield records[start : at + 1]
+            start, texts = at + 1, 0
+    if start < len(records):
+        yield records[start:]
