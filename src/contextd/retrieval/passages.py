@@ -3,8 +3,9 @@ windows the model reads whole, and a record scored by its nearest window.
 
 The local model reads ~128 word pieces, about 90 words: a record's own vector says what its
 start is about and nothing of the rest. On rfc-dev (639 RFCs of 14 KB on average) scoring each
-record by its nearest window of 90 words, 20 shared with the one before, each led by the
-record's headline, took the arm's MRR from 0.304 to 0.404 (benchmarks/results/chunking.md).
+record by its nearest window of 90 words, each led by the record's headline, took the arm's
+MRR from 0.304 to 0.418; windows sharing 20 words with the one before cost 28% more and scored
+0.404, windows of 60 words 29% more for 0.421 (benchmarks/results/chunking.md).
 """
 
 from msgspec import Struct
@@ -16,7 +17,7 @@ from contextd.storage.vector_bytes import encode
 __all__ = ["PLAN", "WINDOW_WORDS", "PassagePlan", "later_windows", "packed", "with_windows"]
 
 WINDOW_WORDS = 90  # ~120 word pieces: within what the local model reads
-OVERLAP_WORDS = 20  # shared with the window before, so a sentence cut at one edge is whole in one
+OVERLAP_WORDS = 0  # words shared with the window before: more cost, no better (see above)
 MOST_WINDOWS = 40  # ~2,800 words after the start; a record may hold 20,000 characters
 
 
