@@ -1,7 +1,8 @@
 """Compare ranking settings on eval datasets, and choose them by cross-validation.
 
 Run: .venv/bin/python benchmarks/tune_fusion.py --cache DIR DATASET... \
-        [--set search.KEY=VALUE ...] [--ranking hybrid|fts|semantic] [--categories]
+        [--set search.KEY=VALUE ...] [--ranking hybrid|fts|semantic] [--categories] \
+        [--fusion adaptive|zscore|rrf|relative|saturating|weighted]
      .venv/bin/python benchmarks/tune_fusion.py --cache DIR DATASET... \
         --grid search.KEY=V1,V2,... [--grid ...] [--folds 5]
 
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
+import fusion_modes
 from msgspec.structs import replace
 
 from contextd.app import open_app
@@ -244,7 +246,14 @@ def main() -> None:
     parser.add_argument("--categories", action="store_true")
     parser.add_argument("--grid", action="append", default=[])
     parser.add_argument("--folds", type=int, default=5, help="0: leave one dataset out")
+    parser.add_argument(
+        "--fusion",
+        choices=fusion_modes.NAMES,
+        default="adaptive",
+        help="rank with one of the fixed fusions adaptive was chosen over",
+    )
     args = parser.parse_args()
+    fusion_modes.use(args.fusion)
     args.cache.mkdir(parents=True, exist_ok=True)
     datasets = [Dataset(folder, args.cache) for folder in args.datasets]
     if args.grid:

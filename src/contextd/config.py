@@ -79,24 +79,20 @@ class SearchSettings(Struct, frozen=True):
 
     # hybrid ranks by both arms fused; fts or semantic by one arm alone (to compare them)
     ranking: str = "hybrid"
-    # How the arms' raw scores become terms: "adaptive" weighs each arm per query by how
-    # decisive it is (contextd.retrieval.adaptive); the others are fixed weightings.
-    fusion: str = "adaptive"
-    # adaptive: the coverage (idf-weighted share of the query's words in the best full-text
-    # match) at which both arms are trusted alike
+    # The arms' raw scores become terms weighed per query by how decisive each arm is
+    # (contextd.retrieval.adaptive; the fixed weightings it was chosen over are in
+    # benchmarks/fusion_modes.py). The coverage (idf-weighted share of the query's words in
+    # the best full-text match) at which both arms are trusted alike:
     coverage_midpoint: float = 0.1
-    coverage_steepness: float = 24.0  # adaptive: how sharply that trust turns around the midpoint
+    coverage_steepness: float = 24.0  # how sharply that trust turns around the midpoint
     coverage_exponent: float = 2.0  # the full-text term grows as coverage to this power
     bm25_exponent: float = 3.0  # a candidate's bm25 relative to the best, to this power
     # the semantic arm's weight when full text is decisive: leaving one eval set out chose
     # 0.35 four times of five, and 0.3 costs supersession-dev 0.03 MRR, so one step above it
     # (retrieval-i29.md, "Fusion after the hub penalty")
     semantic_share: float = 0.4
-    # adaptive: standard deviations above the pool's mean cosine that make a full match
+    # standard deviations above the pool's mean cosine that make a full match
     semantic_spread: float = 6.0
-    zscore_spread: float = 4.0  # zscore: the same, for both arms
-    rrf_k: float = 60.0  # rrf: the constant of reciprocal rank fusion
-    bm25_half: float = 10.0  # saturating: the bm25 at which the full-text term is half
     fts_weight: float = 1.0  # the weight of the full-text term
     semantic_weight: float = 1.0  # the weight of the semantic term
     semantic_floor: float = 0.15  # a cosine at or below this is no semantic match
@@ -397,14 +393,6 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("embeddings", "provider"): ("local", "hashing", "openai", "none"),
     ("embeddings", "precision"): ("fp32", "int8"),
     ("search", "ranking"): ("hybrid", "fts", "semantic"),
-    ("search", "fusion"): (
-        "adaptive",
-        "zscore",
-        "relative",
-        "saturating",
-        "weighted",
-        "rrf",
-    ),
     ("vectors", "backend"): ("sqlite", "qdrant"),
     ("refresh", "summarizer"): ("none", "openai"),
 }
@@ -435,8 +423,6 @@ _POSITIVE = {
     ("sync", "remote_timeout_s"),
     ("search", "recency_half_life_days"),
     ("search", "candidate_pool"),
-    ("search", "rrf_k"),
-    ("search", "zscore_spread"),
     ("search", "semantic_spread"),
     ("context", "max_context_tokens"),
     ("context", "max_entry_tokens"),
@@ -500,6 +486,7 @@ def load_settings(
         ) from None
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from exc
+    data = _without_retired(data)
     _refuse_unknown(path, data)
     sections = {
         name: _section(path, name, cls, data.get(name, {})) for name, cls in _SECTIONS.items()
@@ -507,6 +494,23 @@ def load_settings(
     if refuse_secrets:  # after each setting's own check, whose advice is more precise
         _refuse_credentials(path, data)
     return replace(settings, **sections)
+
+
+# Settings earlier versions had and this one does without: a file that still sets one is read
+# as if it did not, rather than refused (nothing the user chose is lost: each had one value
+# that shipped, which is now the only behaviour).
+_RETIRED = {"search": {"fusion", "zscore_spread", "rrf_k", "bm25_half"}}
+
+
+def _without_retired(data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: (
+            {k: v for k, v in table.items() if k not in _RETIRED.get(name, ())}
+            if isinstance(table, dict)
+            else table
+        )
+        for name, table in data.items()
+    }
 
 
 def _refuse_unknown(path: Path, data: dict[str, Any]) -> None:

@@ -46,7 +46,7 @@ def test_config_json_shows_the_paths_and_every_settings_section(run: Cli, home: 
     }
     assert settings["embeddings"]["provider"] == "hashing"  # from the test config.toml
     assert settings["embeddings"]["dimensions"] == 384
-    assert settings["search"]["fusion"] == "adaptive"
+    assert settings["search"]["ranking"] == "hybrid"
     assert settings["context"]["max_context_tokens"] == 6000
     assert settings["lifecycle"]["stale_days"] == 90
     assert "check" not in shown
@@ -117,7 +117,8 @@ def test_config_set_adds_a_missing_section(run: Cli, home: Path) -> None:
         ("embeddings.provider", "banana", ["local, hashing, openai, none", "'banana'"]),
         ("lifecycle.stale_days", "1.5", ["lifecycle.stale_days takes a whole number", "'1.5'"]),
         ("hooks.autostart_daemon", "yes", ["hooks.autostart_daemon takes true or false"]),
-        ("search.fusion", "average", ["zscore, relative, saturating, weighted, rrf"]),
+        ("search.ranking", "average", ["hybrid, fts, semantic", "'average'"]),
+        ("search.fusion", "rrf", ["Unknown setting 'search.fusion'"]),
         ("embeddings.precision", "fp16", ["embeddings.precision must be one of fp32, int8"]),
         ("store.pool_size", "0", ["store.pool_size must be greater than 0"]),
     ],

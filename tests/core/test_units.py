@@ -70,6 +70,13 @@ def test_config_file_overrides_defaults(home: Path) -> None:
     assert settings.context.max_context_tokens == 6000
 
 
+def test_a_setting_an_earlier_version_had_is_read_as_if_absent(home: Path) -> None:
+    (home / "config.toml").write_text(
+        '[search]\nfusion = "rrf"\nrrf_k = 3\nfts_weight = 2\n', encoding="utf-8"
+    )
+    assert load_settings().search.fts_weight == 2.0
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -6,13 +6,7 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextd.retrieval.fusion import (
-    mmr,
-    scale_by_best,
-    scale_by_rank,
-    scale_by_spread,
-    semantic_relevance,
-)
+from contextd.retrieval.fusion import mmr, scale_by_best, scale_by_spread
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
 
@@ -42,29 +36,6 @@ def test_scale_by_best_always_lands_in_zero_to_one(raw: dict[str, float]) -> Non
     assert all(0.0 <= value <= 1.0 for value in scaled.values())
     if raw and max(raw.values()) > 0:
         assert max(scaled.values()) == 1.0
-
-
-def test_scale_by_rank_gives_the_best_one_and_falls_with_rank() -> None:
-    scaled = scale_by_rank({"low": 1.0, "top": 9.0, "mid": 5.0}, k=60.0)
-    assert scaled["top"] == 1.0
-    assert scaled["top"] > scaled["mid"] > scaled["low"] > 0
-    assert scaled["mid"] == 61 / 62
-
-
-def test_scale_by_rank_ignores_the_raw_scale() -> None:
-    small = scale_by_rank({"a": 0.3, "b": 0.2, "c": 0.1}, k=10.0)
-    huge = scale_by_rank({"a": 9e9, "b": 5.0, "c": -7.0}, k=10.0)
-    assert small == huge
-
-
-@given(st.dictionaries(st.text(max_size=4), finite, min_size=1, max_size=20))
-def test_scale_by_rank_is_monotone_in_the_raw_score(raw: dict[str, float]) -> None:
-    scaled = scale_by_rank(raw, k=60.0)
-    assert max(scaled.values()) == 1.0
-    for a in raw:
-        for b in raw:
-            if raw[a] > raw[b]:
-                assert scaled[a] > scaled[b]
 
 
 def test_scale_by_spread_counts_standard_deviations_above_the_mean() -> None:
@@ -97,27 +68,6 @@ def test_scale_by_spread_is_bounded_and_monotone(raw: dict[str, float], spread: 
         for b in raw:
             if raw[a] > raw[b]:
                 assert scaled[a] >= scaled[b]
-
-
-def test_semantic_relevance_treats_cosines_at_or_below_the_floor_as_no_match() -> None:
-    assert semantic_relevance(0.15, 0.15) == 0.0
-    assert semantic_relevance(0.1, 0.15) == 0.0
-    assert semantic_relevance(-0.9, 0.15) == 0.0
-
-
-def test_semantic_relevance_gives_an_identical_text_one() -> None:
-    assert semantic_relevance(1.0, 0.15) == 1.0
-    assert math.isclose(semantic_relevance(0.575, 0.15), 0.5)
-
-
-@given(
-    st.floats(min_value=-1.0, max_value=1.0),
-    st.floats(min_value=-1.0, max_value=1.0),
-    st.floats(min_value=0.0, max_value=0.9),
-)
-def test_semantic_relevance_is_monotone_and_bounded(a: float, b: float, floor: float) -> None:
-    low, high = sorted((a, b))
-    assert 0.0 <= semantic_relevance(low, floor) <= semantic_relevance(high, floor) <= 1.0
 
 
 def test_mmr_returns_the_limit_without_repeating_an_item() -> None:

@@ -208,7 +208,7 @@ def _prompt(app: App, project: Project, hook: HookEvent) -> str:
         # the best match (half its bm25); priority and recency, which the total adds, must not
         # carry a hit. Adaptive fusion raises the bm25 ratio to a power: compare alike.
         search = app.settings.search
-        near = 0.5**search.bm25_exponent if search.fusion == "adaptive" else 0.5
+        near = 0.5**search.bm25_exponent
         best = max(h.terms.fts for h in hits)
         hits = [h for h in hits if h.terms.fts >= near * best]
     already = app.hook_state.shown(hook.session_key, "prompt") | app.hook_state.shown(

@@ -4,7 +4,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-__all__ = ["dot", "mmr", "scale_by_best", "scale_by_rank", "scale_by_spread", "semantic_relevance"]
+__all__ = ["dot", "mmr", "scale_by_best", "scale_by_spread"]
 
 T = TypeVar("T")
 
@@ -34,19 +34,6 @@ def scale_by_spread(raw: dict[str, float], spread: float) -> dict[str, float]:
     return {
         key: min(max((value - mean) / deviation / spread, 0.0), 1.0) for key, value in raw.items()
     }
-
-
-def scale_by_rank(raw: dict[str, float], k: float) -> dict[str, float]:
-    """Reciprocal-rank scores, 1 for the best: (k + 1) / (k + rank). Ignores the raw scale."""
-    ordered = sorted(raw, key=lambda key: raw[key], reverse=True)
-    return {key: (k + 1) / (k + rank) for rank, key in enumerate(ordered, 1)}
-
-
-def semantic_relevance(cosine: float, floor: float) -> float:
-    """Map a cosine to 0..1: at or below `floor` (unrelated text) counts as no match."""
-    if cosine <= floor:
-        return 0.0
-    return min((cosine - floor) / (1.0 - floor), 1.0)
 
 
 def mmr(

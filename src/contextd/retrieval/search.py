@@ -20,14 +20,7 @@ from contextd.models import (
 )
 from contextd.retrieval.adaptive import adaptive_terms, lexical_trust
 from contextd.retrieval.floor import floor_for
-from contextd.retrieval.fusion import (
-    dot,
-    mmr,
-    scale_by_best,
-    scale_by_rank,
-    scale_by_spread,
-    semantic_relevance,
-)
+from contextd.retrieval.fusion import dot, mmr, scale_by_best
 from contextd.retrieval.heading import heading_shares
 from contextd.retrieval.path_scope import records_naming
 from contextd.retrieval.scoring import score_record
@@ -229,28 +222,8 @@ class Retriever:
     def _fuse(
         self, lexical: dict[str, float], coverage: float, cosines: dict[str, float]
     ) -> tuple[dict[str, float], dict[str, float]]:
-        """Each arm's raw scores as 0..1 terms, by the configured fusion."""
-        weights = self._weights
-        if weights.fusion == "adaptive":
-            return adaptive_terms(lexical, coverage, cosines, weights)
-        meaning = {rid: semantic_relevance(c, weights.semantic_floor) for rid, c in cosines.items()}
-        if weights.fusion == "zscore":
-            spread = scale_by_spread(cosines, weights.zscore_spread)
-            return (
-                scale_by_spread(lexical, weights.zscore_spread),
-                {r: v for r, v in spread.items() if meaning[r] > 0},
-            )
-        if weights.fusion == "rrf":
-            return (
-                scale_by_rank(lexical, weights.rrf_k),
-                scale_by_rank({r: v for r, v in meaning.items() if v > 0}, weights.rrf_k),
-            )
-        if weights.fusion == "relative":
-            return scale_by_best(lexical), scale_by_best(meaning)
-        if weights.fusion == "saturating":
-            fts = {r: b / (b + weights.bm25_half) for r, b in lexical.items()}
-            return fts, scale_by_best(meaning)
-        return scale_by_best(lexical), meaning
+        """Each arm's raw scores as 0..1 terms, each weighed by how decisive it is here."""
+        return adaptive_terms(lexical, coverage, cosines, self._weights)
 
     def _with_headings(
         self,
