@@ -340,6 +340,9 @@ class SearchQuery(Struct, frozen=True):
     include_archived: bool = False
     expand_related: bool = True
     diversify: bool = False
+    # Only hits at least this near the query in meaning (a cosine); without vectors, those
+    # whose words match about as well as the best match's. None: every hit that ranks.
+    least_similarity: float | None = None
 
 
 class ScoreTerms(Struct, frozen=True):

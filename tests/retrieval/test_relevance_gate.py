@@ -87,3 +87,22 @@ def test_a_paraphrase_with_no_word_in_common_still_finds_its_record_by_meaning(
         app.current_project(), SearchQuery(text="dead-lettering a job after three retries")
     ).hits
     assert hits[0].record.id == ids[-1]
+
+
+def test_a_query_can_ask_only_for_hits_near_it_in_meaning(app: App) -> None:
+    """The prompt hook's cut, as any search may ask for it: a hit whose cosine is under
+    `least_similarity` is dropped before the limit, with vectors and without."""
+    project = app.current_project()
+    near = app.writer.create(
+        RecordDraft(Kind.MEMORY, MATCHING, MemoryBody(), category="note"), project, force=True
+    )
+    for subject, fact in itertools.islice(itertools.product(SUBJECTS, FACTS), 30):
+        draft = RecordDraft(Kind.MEMORY, f"{subject} {fact}", MemoryBody(), category="note")
+        app.writer.create(draft, project, force=True)
+    asked = "how many times does the task queue retry a job"
+    every = app.search.search(project, SearchQuery(asked, limit=10)).hits
+    assert every[0].record.id == near.id and len(every) > 1
+    least = every[0].similarity - 1e-6
+    cut = app.search.search(project, SearchQuery(asked, limit=10, least_similarity=least)).hits
+    assert [h.record.id for h in cut if not h.linked_from] == [near.id]
+    assert app.search.search(project, SearchQuery(asked, least_similarity=1.01)).hits == ()

@@ -199,18 +199,12 @@ def _prompt(app: App, project: Project, hook: HookEvent) -> str:
     if is_command(prompt) or len(prompt) < settings.prompt_min_chars:
         return ""
     wanted = settings.prompt_max_results
-    query = SearchQuery(text=prompt[:MAX_QUERY_CHARS], limit=wanted * 3)  # a long prompt: its start
-    result = app.search.search(project, query)
-    hits = list(result.hits)
-    if result.degraded is None:
-        hits = [h for h in hits if h.similarity >= settings.prompt_similarity_floor]
-    elif hits:  # full-text only: no absolute scale, so keep what matches nearly as well as
-        # the best match (half its bm25); priority and recency, which the total adds, must not
-        # carry a hit. Adaptive fusion raises the bm25 ratio to a power: compare alike.
-        search = app.settings.search
-        near = 0.5**search.bm25_exponent
-        best = max(h.terms.fts for h in hits)
-        hits = [h for h in hits if h.terms.fts >= near * best]
+    query = SearchQuery(
+        text=prompt[:MAX_QUERY_CHARS],  # a long prompt: its start
+        limit=wanted * 3,  # room for what this session was already given
+        least_similarity=settings.prompt_similarity_floor,
+    )
+    hits = app.search.search(project, query).hits
     already = app.hook_state.shown(hook.session_key, "prompt") | app.hook_state.shown(
         hook.session_key, "briefing"
     )

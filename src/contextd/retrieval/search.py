@@ -168,6 +168,9 @@ class Retriever:
         by_meaning = found.coverage < self._weights.full_text_decides
         ranked = self._rank(heads, lexical, fts, sem, learned, reach, named, by_meaning)
         ranked = self._forward_superseded(ranked, wanted, reach)
+        if query.least_similarity is not None:
+            whole = meaning is not None and meaning.degraded is None  # every record has a vector
+            ranked = self._near_enough(ranked, query.least_similarity, cosines if whole else None)
         ranked = _answers_first(ranked, answers)
         if query.diversify and meaning and meaning.vector is not None:
             ranked = self._diversify(ranked, query.limit)
@@ -362,6 +365,24 @@ class Retriever:
             via = None if source is None else source.head.id
             best[rid] = _Candidate(head, score, terms, via=via)
         return _best_first(list(best.values()))
+
+    def _near_enough(
+        self, ranked: list[_Candidate], least: float, cosines: dict[str, float] | None
+    ) -> list[_Candidate]:
+        """The candidates at least `least` near the query in meaning (a superseded match's
+        cosine counts for the record it was forwarded to). Without vectors there is no
+        absolute scale: those whose full-text term is near the best one's (half its bm25,
+        compared as adaptive fusion raises it), so priority and recency cannot carry a record
+        whose words barely match."""
+        if cosines is not None:
+            return [
+                c
+                for c in ranked
+                if max(cosines.get(c.head.id, 0.0), cosines.get(c.via or "", 0.0)) >= least
+            ]
+        best = max((c.terms.fts for c in ranked), default=0.0)
+        near = 0.5**self._weights.bm25_exponent * best
+        return [c for c in ranked if c.terms.fts >= near and c.terms.fts > 0]
 
     def _diversify(self, ranked: list[_Candidate], limit: int) -> list[_Candidate]:
         assert self._semantic is not None  # there is a query vector
