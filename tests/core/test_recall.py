@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from contextd.app import App
+from contextd.core.recall.packing import estimate_tokens
 from contextd.core.recall.presentation import fence, fence_overhead
-from contextd.core.recall.queries import estimate_tokens, passage
+from contextd.core.recall.queries import passage
 from contextd.errors import InvalidInputError
 from contextd.models import (
     DecisionBody,

@@ -20,6 +20,7 @@ from contextd.app import App
 from contextd.client.grammar import counted
 from contextd.config import Settings
 from contextd.core.recall.compaction import report_text
+from contextd.core.recall.packing import SEPARATOR, pack
 from contextd.core.recall.presentation import (
     WRITES_OFF,
     fence,
@@ -27,7 +28,7 @@ from contextd.core.recall.presentation import (
     one_line,
     shown_name,
 )
-from contextd.core.recall.queries import MAX_QUERY_CHARS, SEPARATOR, estimate_tokens, passage
+from contextd.core.recall.queries import MAX_QUERY_CHARS, passage
 from contextd.errors import ContextdError, NotFoundError, ProjectNotResolvedError
 from contextd.fields import body_fields
 from contextd.hooks.adapters import HookEvent, adapt
@@ -212,20 +213,18 @@ def _prompt(app: App, project: Project, hook: HookEvent) -> str:
         "Recalled for this prompt; it may be off topic: use what applies, ignore the rest, "
         "and prefer get_context for a deliberate search."
     )
-    chosen: list[Record] = []
-    blocks: list[str] = []
     attributes = {"project": project.slug}
-    used = estimate_tokens(" " * fence_overhead(_PROMPT_FENCE, caution, attributes))
-    for hit in hits:
-        if hit.record.id in already or hit.linked_from or len(chosen) >= wanted:
-            continue
-        block = passage(hit, app.settings.context.max_entry_tokens)
-        cost = estimate_tokens(SEPARATOR + block)
-        if used + cost > settings.prompt_budget:
-            continue
-        chosen.append(hit.record)
-        blocks.append(block)
-        used += cost
+    cut = app.settings.context.max_entry_tokens
+    chosen, blocks = pack(
+        (
+            (hit.record, passage(hit, cut))
+            for hit in hits
+            if hit.record.id not in already and not hit.linked_from
+        ),
+        settings.prompt_budget,
+        reserved=fence_overhead(_PROMPT_FENCE, caution, attributes),
+        most=wanted,
+    )
     if not blocks:
         return ""
     app.hook_state.note_shown(hook.session_key, chosen, "prompt")

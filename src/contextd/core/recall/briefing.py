@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
+from contextd.core.recall.packing import estimate_tokens, pack
 from contextd.core.recall.presentation import fence, fence_overhead, one_line
-from contextd.core.recall.queries import SEPARATOR, estimate_tokens
 from contextd.fields import KINDS
 from contextd.models import (
     CheckpointBody,
@@ -67,29 +67,26 @@ def build_briefing(
     `code_changes` is marked STALE with the change to the code it names."""
     active = briefing_candidates(records, project) if candidates is None else candidates
     ordered = _ordered(active, records.reach(project))
-    blocks: list[str] = []
-    carried: list[Record] = []
     header = f"# contextd briefing: {one_line(project.name)}"
     attributes = {"project": project.slug}
     # The fence, the header and the note of what was left out come first.
-    used = estimate_tokens(" " * (fence_overhead(attributes=attributes) + len(header) + 64))
-    for record in ordered:
-        block = _line(record)
-        change = (code_changes or {}).get(record.id)
-        if change is not None:
-            block += f"\n  STALE: {change.describe()}; verify or update it"
-        cost = estimate_tokens(SEPARATOR + block)
-        if used + cost > budget:
-            continue
-        blocks.append(block)
-        carried.append(record)
-        used += cost
+    reserved = fence_overhead(attributes=attributes) + len(header) + 64
+    carried, blocks = pack(
+        ((r, _block(r, (code_changes or {}).get(r.id))) for r in ordered), budget, reserved
+    )
     omitted = sum(records.counts(project).values()) - len(blocks) - already_there
     if omitted:
         header += f" ({omitted} more records left out for the budget; use get_context)"
     body = "\n\n".join([header, *blocks]) if blocks else header + "\n(no records yet)"
     text = fence(body, attributes=attributes)
     return Briefing(text, len(blocks), omitted, estimate_tokens(text), tuple(carried))
+
+
+def _block(record: Record, change: CodeChange | None) -> str:
+    """A record's line, and its STALE mark when the code it names changed."""
+    if change is None:
+        return _line(record)
+    return f"{_line(record)}\n  STALE: {change.describe()}; verify or update it"
 
 
 _TIER_RANK = {"project": 0, "group": 1, "global": 2}

@@ -1,12 +1,12 @@
 """Search and recall over a project's records and the global ones."""
 
-import math
 from pathlib import Path
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from contextd.config import ContextSettings
+from contextd.core.recall.packing import SEPARATOR, estimate_tokens, pack
 from contextd.core.recall.presentation import fence, fence_overhead, one_line
 from contextd.core.recall.scope_guard import relative_to_project
 from contextd.errors import InvalidInputError, InvalidQueryError
@@ -28,12 +28,10 @@ __all__ = [
     "Recall",
     "SearchService",
     "cut_passage",
-    "estimate_tokens",
     "passage",
 ]
 
 MAX_QUERY_CHARS = 2000
-SEPARATOR = "\n\n"
 DATES_BY = ("created", "verified")  # which time of a record since/before compare with
 
 
@@ -100,17 +98,10 @@ class SearchService:
             raise InvalidInputError("The budget must be at least 50 tokens.")
         wide = replace(query, limit=min(self._context.max_memories, MAX_SEARCH_LIMIT))
         result = self.search(project, wide)
-        packed: list[SearchHit] = []
-        blocks: list[str] = []
-        length = fence_overhead()  # characters of the text so far, fence and separators included
-        for hit in result.hits:
-            block = passage(hit, self._context.max_entry_tokens)
-            grown = length + (len(SEPARATOR) if blocks else 0) + len(block)
-            if _tokens_for(grown) > limit:
-                continue  # skip it, and keep packing smaller ones
-            packed.append(hit)
-            blocks.append(block)
-            length = grown
+        cut = self._context.max_entry_tokens
+        packed, blocks = pack(
+            ((hit, passage(hit, cut)) for hit in result.hits), limit, reserved=fence_overhead()
+        )
         text = fence(SEPARATOR.join(blocks)) if blocks else ""
         omitted = len(result.hits) - len(packed)
         return Recall(
@@ -144,15 +135,6 @@ def project_path(project: Project, given: str) -> str:
             "give a path in the project (relative to its root, or absolute)."
         )
     return inside
-
-
-def estimate_tokens(text: str) -> int:
-    """About four characters a token for English prose and code (no tokenizer needed)."""
-    return _tokens_for(len(text))
-
-
-def _tokens_for(characters: int) -> int:
-    return max(1, math.ceil(characters / 4))
 
 
 def passage(hit: SearchHit, max_tokens: int | None = None) -> str:
