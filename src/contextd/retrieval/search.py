@@ -2,7 +2,7 @@
 
 import re
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -49,6 +49,18 @@ class _Candidate(Struct, frozen=True):
     score: float
     terms: ScoreTerms
     via: str | None = None
+
+
+class _Gathered(NamedTuple):
+    """What both arms found for one query."""
+
+    found: LexicalMatches
+    heads: dict[str, rows.RecordHead]  # of the full-text matches
+    meaning: "Meaning | None"  # None when the vector arm is off
+
+    @property
+    def cosines(self) -> dict[str, float]:
+        return self.meaning.cosines if self.meaning is not None else {}
 
 
 def _relevance(candidate: _Candidate) -> float:
@@ -132,6 +144,26 @@ class Retriever:
             if (Status.SUPERSEDED not in wanted.statuses)
             else wanted
         )
+        conn = self._db.connection()
+        gathered = self._gather(query, scope, reach)
+        answers = _answers_to(conn, query.text, project_id)
+        if not answers and not query.path and self._nothing_fits(gathered):
+            return SearchResult((), None)
+        named = records_naming(conn, query.path, scope) if query.path else set()
+        ranked = self._score(gathered, answers, named, scope, reach)
+        ranked = self._forward_superseded(ranked, wanted, reach)
+        ranked = self._order(ranked, query, gathered.meaning, answers, named)
+        hits = self._materialise(ranked[: query.limit], gathered.cosines, reach)
+        if query.expand_related:
+            hits += self._linked(hits, wanted, reach)
+        meaning = gathered.meaning
+        if meaning is not None:
+            return SearchResult(tuple(hits), meaning.degraded)
+        return SearchResult(tuple(hits), None if self._weights.ranking == "fts" else _VECTORS_OFF)
+
+    def _gather(self, query: SearchQuery, scope: RecordFilter, reach: Reach) -> "_Gathered":
+        """Both arms' candidates: full text here while the vectors are searched on another
+        thread, and the heads of every full-text match."""
         pool = max(self._weights.candidate_pool, query.limit)
         conn = self._db.connection()
         arms = self._weights.ranking
@@ -142,35 +174,59 @@ class Retriever:
                 found = lexical_matches(conn, query.text, scope, pool)
             if arms == "semantic":
                 found = LexicalMatches([], 0.0, {})
-            lexical = dict(found.hits)
             # Read while the vector arm may still run: every full-text match can be ranked.
-            heads = rows.heads_in_scope(conn, list(lexical), scope)
+            heads = rows.heads_in_scope(conn, [rid for rid, _ in found.hits], scope)
             meaning = (
-                semantic.meaning(query.text, reach, pool, list(lexical), soon) if semantic else None
+                semantic.meaning(
+                    query.text, reach, pool, list(heads.keys() | dict(found.hits)), soon
+                )
+                if semantic
+                else None
             )
         finally:
             # Even when this fails: the caller may close the store next, and closing a
             # connection the other thread is reading through crashes the process.
             if soon is not None:
                 soon.exception()  # waits until it is done (its failure, if any, is meaning's)
-        cosines = meaning.cosines if meaning else {}
-        answers = _answers_to(conn, query.text, project_id)
-        if not answers and not query.path and self._nothing_fits(meaning, cosines, found):
-            return SearchResult((), None)
+        return _Gathered(found, heads, meaning)
+
+    def _score(
+        self,
+        gathered: "_Gathered",
+        answers: list[str],
+        named: set[str],
+        scope: RecordFilter,
+        reach: Reach,
+    ) -> list[_Candidate]:
+        """Every candidate with evidence that it matches, fused and scored, best first."""
+        conn = self._db.connection()
+        found, meaning = gathered.found, gathered.meaning
+        lexical = dict(found.hits)
         # The answers learned for this very query count in full, with vectors or without.
         learned = (meaning.learned if meaning else {}) | dict.fromkeys(answers, 1.0)
         fts, sem = self._fuse(lexical, found.coverage, meaning.relevance if meaning else {})
         fts = self._with_headings(conn, found, fts, scope)
-        named = records_naming(conn, query.path, scope) if query.path else set()
+        heads = dict(gathered.heads)
         rankable = self._rankable(lexical, sem, learned) + sorted(named - lexical.keys())
         heads |= rows.heads_in_scope(conn, [rid for rid in rankable if rid not in heads], scope)
         # Every word of the query found in one record: a record holding none is no answer.
         by_meaning = found.coverage < self._weights.full_text_decides
-        ranked = self._rank(heads, lexical, fts, sem, learned, reach, named, by_meaning)
-        ranked = self._forward_superseded(ranked, wanted, reach)
+        return self._rank(heads, lexical, fts, sem, learned, reach, named, by_meaning)
+
+    def _order(
+        self,
+        ranked: list[_Candidate],
+        query: SearchQuery,
+        meaning: "Meaning | None",
+        answers: list[str],
+        named: set[str],
+    ) -> list[_Candidate]:
+        """What the query asks of the ranking: only hits near enough, diversity, the records
+        about its file first, and before them what was learned as its very answer."""
         if query.least_similarity is not None:
             whole = meaning is not None and meaning.degraded is None  # every record has a vector
-            ranked = self._near_enough(ranked, query.least_similarity, cosines if whole else None)
+            cosines = meaning.cosines if meaning is not None and whole else None
+            ranked = self._near_enough(ranked, query.least_similarity, cosines)
         ranked = _answers_first(ranked, answers)
         if query.diversify and meaning and meaning.vector is not None:
             ranked = self._diversify(ranked, query.limit)
@@ -179,12 +235,7 @@ class Retriever:
         if answers:  # and before them, what was learned as this very query's answer
             learned_here = set(answers)
             ranked.sort(key=lambda c: c.head.id not in learned_here and c.via not in learned_here)
-        hits = self._materialise(ranked[: query.limit], cosines, reach)
-        if query.expand_related:
-            hits += self._linked(hits, wanted, reach)
-        if meaning is not None:
-            return SearchResult(tuple(hits), meaning.degraded)
-        return SearchResult(tuple(hits), None if arms == "fts" else _VECTORS_OFF)
+        return ranked
 
     def _filtered(self, query: SearchQuery, wanted: RecordFilter, reach: Reach) -> SearchResult:
         """No words to match: the records the filters let through, ranked as a score ranks
@@ -210,17 +261,16 @@ class Retriever:
         with self._db.transaction() as conn:
             feedback.add_feedback(conn, project_id, record.id, query, provider, vector, now())
 
-    def _nothing_fits(
-        self, meaning: "Meaning | None", cosines: dict[str, float], found: LexicalMatches
-    ) -> bool:
+    def _nothing_fits(self, gathered: "_Gathered") -> bool:
         """Whether no record is near enough the query to be an answer (retrieval/floor.py):
         judged only by both arms of a model the floor was learnt for."""
+        meaning = gathered.meaning
         if not self._weights.relevance_floor or meaning is None or meaning.degraded:
             return False
         assert self._semantic is not None  # a meaning comes from it
         floor = floor_for(self._semantic.provider_id)
-        best = max(cosines.values(), default=0.0)
-        return floor is not None and floor.silences(best, found.coverage)
+        best = max(meaning.cosines.values(), default=0.0)
+        return floor is not None and floor.silences(best, gathered.found.coverage)
 
     def _fuse(
         self, lexical: dict[str, float], coverage: float, cosines: dict[str, float]
