@@ -25,9 +25,8 @@ import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
 from contextd.app import App, open_app
 from contextd.clock import now
 from contextd.config import load_settings
-from contextd.embeddings.base import text_hash
 from contextd.models import Kind, MemoryBody, Project, Record, RecordDraft, SearchQuery
-from contextd.retrieval.indexer import embedding_text
+from contextd.retrieval.indexer import embedding_text, vector_hash
 from contextd.storage import vectors
 
 WORDS = (
@@ -118,7 +117,7 @@ def _create_without_model(app: App, drafts: list[RecordDraft], project: Project)
             vectors.upsert_embeddings(
                 conn,
                 [
-                    vectors.EmbeddingRow(r.id, provider.id, text_hash(embedding_text(r)), list(v))
+                    vectors.EmbeddingRow(r.id, provider.id, vector_hash(embedding_text(r)), list(v))
                     for r, v in zip(chunk, matrix, strict=True)
                 ],
                 now(),

@@ -8,9 +8,12 @@ speak when its best hit's cosine reaches c or its coverage reaches v. Printed: f
 the share of off-topic prompts kept silent and the share of answerable queries whose relevant
 record was in the top 5 and still is (speaks).
 
-    python benchmarks/tune_silence.py DATASET... [--check DATASET...] [--json OUT]
+    python benchmarks/tune_silence.py DATASET... [--check DATASET...] [--json OUT] \
+        [--window-weights 0.8,0.9,1.0]
 
-The development sets choose the floor; the --check sets are only reported.
+The development sets choose the floor; the --check sets are only reported. Each store is
+loaded once and asked again for each `search.window_weight` given (a long record's windows
+count at that share), with the floor itself off so that it hides nothing it is measured on.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 import _one_shot  # noqa: F401  (one BLAS thread, as the CLI runs)
 from msgspec.structs import replace
 
-from contextd.app import open_app, scratch_settings
+from contextd.app import App, open_app, scratch_settings
 from contextd.config import load_settings
 from contextd.evaluation import Evaluator, load_dataset
 from contextd.models import SearchQuery
@@ -31,20 +34,21 @@ from contextd.storage.filters import RecordFilter
 from contextd.storage.fts import lexical_matches
 
 OFF_TOPIC = Path(__file__).parent / "data" / "off-topic" / "prompts.txt"
-COSINES = [round(0.30 + 0.025 * i, 3) for i in range(13)]
+COSINES = [round(0.20 + 0.02 * i, 3) for i in range(11)]
 COVERAGES = [round(0.5 + 0.05 * i, 2) for i in range(11)]
 
 
 @dataclass
 class Answer:
     dataset: str
+    window_weight: float
     answerable: bool
     found: bool  # an answerable query's relevant record is in the top 5
     cosine: float  # the best hit's
     coverage: float
 
 
-def answers(dataset: Path, home: str) -> list[Answer]:
+def answers(dataset: Path, home: str, weights: list[float]) -> list[Answer]:
     corpus, queries = load_dataset(dataset)
     prompts = [
         line.strip()
@@ -52,29 +56,34 @@ def answers(dataset: Path, home: str) -> list[Answer]:
         if line.strip() and not line.startswith("#")
     ]
     settings = load_settings(home=home)
-    settings = replace(settings, embeddings=replace(settings.embeddings, provider="local"))
+    settings = replace(
+        settings,
+        embeddings=replace(settings.embeddings, provider="local"),
+        search=replace(settings.search, relevance_floor=False),
+    )
     out = []
-    with scratch_settings(settings) as scratch, open_app(scratch) as app:
-        mapping = Evaluator(app.projects, app.writer, app.search).ingest(corpus, None)
+    with scratch_settings(settings) as scratch:
+        with open_app(scratch) as app:
+            mapping = Evaluator(app.projects, app.writer, app.search).ingest(corpus, None)
         asked = [(q.project, q.query, {mapping.get(r) for r in q.relevant}) for q in queries]
         projects = sorted({item.project for item in corpus})
         asked += [(project, prompt, set()) for project in projects for prompt in prompts]
-        for name, text, relevant in asked:
-            project = app.projects.ensure(name)
-            hits = app.search.search(project, SearchQuery(text=text, limit=10)).hits
-            scope = RecordFilter(project.id)
-            coverage = lexical_matches(app.db.connection(), text, scope, 50).coverage
-            top5 = {h.record.id for h in hits[:5]}
-            out.append(
-                Answer(
-                    dataset.name,
-                    bool(relevant),
-                    bool(relevant & top5),
-                    max((h.similarity for h in hits), default=0.0),
-                    coverage,
-                )
-            )
+        for weight in weights:
+            weighted = replace(scratch, search=replace(scratch.search, window_weight=weight))
+            with open_app(weighted) as app:
+                out += [_answer(app, dataset.name, weight, *item) for item in asked]
     return out
+
+
+def _answer(
+    app: App, dataset: str, weight: float, name: str, text: str, relevant: set[str | None]
+) -> Answer:
+    project = app.projects.ensure(name)
+    hits = app.search.search(project, SearchQuery(text=text, limit=10)).hits
+    coverage = lexical_matches(app.db.connection(), text, RecordFilter(project.id), 50).coverage
+    top5 = {h.record.id for h in hits[:5]}
+    best = max((h.similarity for h in hits), default=0.0)
+    return Answer(dataset, weight, bool(relevant), bool(relevant & top5), best, coverage)
 
 
 def table(rows: list[Answer], label: str) -> None:
@@ -100,12 +109,15 @@ def main() -> None:
     parser.add_argument("--check", nargs="*", type=Path, default=[])
     parser.add_argument("--home", default=str(Path.home() / ".contextd"))
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--window-weights", default="1.0")
     args = parser.parse_args()
-    dev = [a for d in args.datasets for a in answers(d, args.home)]
-    check = [a for d in args.check for a in answers(d, args.home)]
-    table(dev, "development sets")
-    if check:
-        table(check, "check sets")
+    weights = [float(w) for w in args.window_weights.split(",")]
+    dev = [a for d in args.datasets for a in answers(d, args.home, weights)]
+    check = [a for d in args.check for a in answers(d, args.home, weights)]
+    for weight in weights:
+        table([a for a in dev if a.window_weight == weight], f"development sets, windows x{weight}")
+        if check:
+            table([a for a in check if a.window_weight == weight], f"check sets, windows x{weight}")
     if args.json:
         args.json.write_text(json.dumps([asdict(a) for a in dev + check]), encoding="utf-8")
 
