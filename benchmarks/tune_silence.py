@@ -8,12 +8,12 @@ speak when its best hit's cosine reaches c or its coverage reaches v. Printed: f
 the share of off-topic prompts kept silent and the share of answerable queries whose relevant
 record was in the top 5 and still is (speaks).
 
-    python benchmarks/tune_silence.py DATASET... [--check DATASET...] [--json OUT] \
-        [--window-weights 0.8,0.9,1.0]
+    python benchmarks/tune_silence.py DATASET... [--check DATASET...] [--json OUT]
 
-The development sets choose the floor; the --check sets are only reported. Each store is
-loaded once and asked again for each `search.window_weight` given (a long record's windows
-count at that share), with the floor itself off so that it hides nothing it is measured on.
+The development sets choose the floor; the --check sets are only reported. The stores are
+asked with the floor itself off, so that it hides nothing it is measured on. The cosine kept
+is that of the nearest record's start, as the floor reads it: a long record's nearest window
+is near most queries by chance (see contextd.retrieval.semantic).
 """
 
 from __future__ import annotations
@@ -41,14 +41,13 @@ COVERAGES = [round(0.5 + 0.05 * i, 2) for i in range(11)]
 @dataclass
 class Answer:
     dataset: str
-    window_weight: float
     answerable: bool
     found: bool  # an answerable query's relevant record is in the top 5
-    cosine: float  # the best hit's
+    cosine: float  # the best hit's start's
     coverage: float
 
 
-def answers(dataset: Path, home: str, weights: list[float]) -> list[Answer]:
+def answers(dataset: Path, home: str) -> list[Answer]:
     corpus, queries = load_dataset(dataset)
     prompts = [
         line.strip()
@@ -68,22 +67,22 @@ def answers(dataset: Path, home: str, weights: list[float]) -> list[Answer]:
         asked = [(q.project, q.query, {mapping.get(r) for r in q.relevant}) for q in queries]
         projects = sorted({item.project for item in corpus})
         asked += [(project, prompt, set()) for project in projects for prompt in prompts]
-        for weight in weights:
-            weighted = replace(scratch, search=replace(scratch.search, window_weight=weight))
-            with open_app(weighted) as app:
-                out += [_answer(app, dataset.name, weight, *item) for item in asked]
+        with open_app(scratch) as app:
+            out += [_answer(app, dataset.name, *item) for item in asked]
     return out
 
 
-def _answer(
-    app: App, dataset: str, weight: float, name: str, text: str, relevant: set[str | None]
-) -> Answer:
+def _answer(app: App, dataset: str, name: str, text: str, relevant: set[str | None]) -> Answer:
     project = app.projects.ensure(name)
     hits = app.search.search(project, SearchQuery(text=text, limit=10)).hits
     coverage = lexical_matches(app.db.connection(), text, RecordFilter(project.id), 50).coverage
     top5 = {h.record.id for h in hits[:5]}
-    best = max((h.similarity for h in hits), default=0.0)
-    return Answer(dataset, weight, bool(relevant), bool(relevant & top5), best, coverage)
+    assert app.indexer is not None and app.vector_index is not None
+    vector = app.indexer.provider.embed_query(text)
+    ids = [h.record.id for h in hits]
+    starts = app.vector_index.similarity(vector, ids, starts_only=True)
+    best = max(starts.values(), default=0.0)
+    return Answer(dataset, bool(relevant), bool(relevant & top5), best, coverage)
 
 
 def table(rows: list[Answer], label: str) -> None:
@@ -109,15 +108,12 @@ def main() -> None:
     parser.add_argument("--check", nargs="*", type=Path, default=[])
     parser.add_argument("--home", default=str(Path.home() / ".contextd"))
     parser.add_argument("--json", type=Path)
-    parser.add_argument("--window-weights", default="1.0")
     args = parser.parse_args()
-    weights = [float(w) for w in args.window_weights.split(",")]
-    dev = [a for d in args.datasets for a in answers(d, args.home, weights)]
-    check = [a for d in args.check for a in answers(d, args.home, weights)]
-    for weight in weights:
-        table([a for a in dev if a.window_weight == weight], f"development sets, windows x{weight}")
-        if check:
-            table([a for a in check if a.window_weight == weight], f"check sets, windows x{weight}")
+    dev = [a for d in args.datasets for a in answers(d, args.home)]
+    check = [a for d in args.check for a in answers(d, args.home)]
+    table(dev, "development sets")
+    if check:
+        table(check, "check sets")
     if args.json:
         args.json.write_text(json.dumps([asdict(a) for a in dev + check]), encoding="utf-8")
 

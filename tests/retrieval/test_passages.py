@@ -93,6 +93,11 @@ def test_a_record_is_found_by_what_it_says_past_its_start(
         assert index.similarity(query, list(ids.values()))[ids[topic]] == pytest.approx(
             found[0][1], abs=1e-6
         )
+        # What the relevance floor and the duplicate guard read: the records' starts alone.
+        starts = dict(index.search(query, reach, 3, starts_only=True))
+        assert starts[ids[topic]] == pytest.approx(start, abs=1e-6)
+        only = index.similarity(query, [ids[topic]], starts_only=True)
+        assert only[ids[topic]] == pytest.approx(start, abs=1e-6)
 
 
 def test_an_index_kept_open_follows_windows_added_changed_and_removed(
@@ -174,3 +179,26 @@ def test_re_embedding_shows_progress_often_and_resumes_where_it_was_stopped(app:
     assert app.index.pending() == len(kept)
     assert app.index.refresh() == len(kept)
     assert app.index.pending() == 0
+
+
+def test_a_note_alike_one_passage_of_a_long_record_is_not_its_duplicate(
+    app: App, reading_starts: Indexer
+) -> None:
+    """The duplicate guard compares whole records (their starts), not passages: a short note
+    that repeats one sentence of a long handbook entry is stored without a question."""
+    passage = " ".join(f"{ENDINGS['queue']} Step {n}." for n in range(6))
+    words = f"Handbook entry: queue\n{OPENING}".split()
+    filler = " ".join(words[: 2 * PLAN.words])  # the passage is the record's third window
+    long_one = _store(app, filler.split(" ", 3)[0], f"{filler} {passage}")
+    note = app.writer.create(
+        RecordDraft(Kind.MEMORY, passage, MemoryBody(), category="note"),
+        app.current_project(),
+        force=True,
+    )
+    guard = app.writer._guard
+    assert guard is not None
+    vector = reading_starts.provider.embed_documents([embedding_text(note)])[0]
+    near = {s.record.id: s.similarity for s in guard.near(note, vector)}
+    index = SqliteVectorIndex(app.db, reading_starts.provider.id, 384)
+    assert index.similarity(vector, [long_one])[long_one] > 0.8  # its window is the note
+    assert near.get(long_one, 0.0) < 0.5  # but the record as a whole is not

@@ -32,19 +32,27 @@ class PgvectorIndex:
         self._centres: dict[Reach, tuple[float, Centre | None]] = {}
         self.note: str | None = None
 
-    def search(self, query: list[float], reach: Reach, limit: int) -> list[tuple[str, float]]:
+    def search(
+        self, query: list[float], reach: Reach, limit: int, *, starts_only: bool = False
+    ) -> list[tuple[str, float]]:
         """Record ids in `reach` (the project's, its group's, the global ones), most similar
-        first."""
+        first (see VectorIndex.search)."""
         self._ensure_index()
         conn = self._db.connection()
         found = server.nearest(
             conn, conn.dialect, self._provider_id, query, reach.project_id, limit
         )
+        if starts_only:
+            return found
         return with_windows(conn, self._provider_id, query, dict(found))
 
-    def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]:
+    def similarity(
+        self, query: list[float], record_ids: list[str], *, starts_only: bool = False
+    ) -> dict[str, float]:
         conn = self._db.connection()
         found = server.similarities(conn, conn.dialect, self._provider_id, query, record_ids)
+        if starts_only:
+            return found
         return dict(with_windows(conn, self._provider_id, query, found))
 
     def vectors_of(self, record_ids: list[str]) -> dict[str, list[float]]:

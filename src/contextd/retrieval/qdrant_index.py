@@ -73,7 +73,9 @@ class QdrantVectorIndex:
 
     # --- the VectorIndex protocol ---------------------------------------------------------
 
-    def search(self, query: list[float], reach: Reach, limit: int) -> list[tuple[str, float]]:
+    def search(
+        self, query: list[float], reach: Reach, limit: int, *, starts_only: bool = False
+    ) -> list[tuple[str, float]]:
         def ask() -> list[tuple[str, float]]:
             from qdrant_client import models
 
@@ -92,17 +94,25 @@ class QdrantVectorIndex:
                 with_payload=["record"],
             ).points
             nearest = {str(p.payload["record"]): float(p.score) for p in found}
+            if starts_only:
+                return list(nearest.items())
             return self._with_windows(query, nearest)
 
-        return self._guarded(ask, lambda: self._fallback.search(query, reach, limit))
+        return self._guarded(
+            ask, lambda: self._fallback.search(query, reach, limit, starts_only=starts_only)
+        )
 
-    def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]:
+    def similarity(
+        self, query: list[float], record_ids: list[str], *, starts_only: bool = False
+    ) -> dict[str, float]:
         def ask() -> dict[str, float]:
             found = self._vectors(record_ids)
             cosines = {rid: sum(a * b for a, b in zip(query, v, strict=True)) for rid, v in found}
-            return dict(self._with_windows(query, cosines))
+            return cosines if starts_only else dict(self._with_windows(query, cosines))
 
-        return self._guarded(ask, lambda: self._fallback.similarity(query, record_ids))
+        return self._guarded(
+            ask, lambda: self._fallback.similarity(query, record_ids, starts_only=starts_only)
+        )
 
     def _with_windows(
         self, query: list[float], cosines: dict[str, float]

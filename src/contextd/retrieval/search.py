@@ -269,7 +269,7 @@ class Retriever:
             return False
         assert self._semantic is not None  # a meaning comes from it
         floor = floor_for(self._semantic.provider_id)
-        best = max(meaning.cosines.values(), default=0.0)
+        best = meaning.nearest_start
         return floor is not None and floor.silences(best, gathered.found.coverage)
 
     def _fuse(

@@ -36,7 +36,8 @@ _pool_lock = threading.Lock()
 class Meaning(Struct, frozen=True):
     """What the vectors say about one query."""
 
-    cosines: dict[str, float]  # record id -> cosine with the query
+    cosines: dict[str, float]  # record id -> cosine with the query (its nearest window's)
+    nearest_start: float  # the best cosine of a record's start: what the relevance floor reads
     # record id -> that cosine less the record's hub penalty: what ranks it (see _unhubbed)
     relevance: dict[str, float]
     vector: list[float] | None  # the query's; None when the provider failed
@@ -106,10 +107,19 @@ class SemanticSearch:
         except ProviderUnavailableError as exc:
             degraded = f"semantic search unavailable, full-text only: {exc}"
             log.warning("%s", degraded)
-            return Meaning({}, {}, None, {}, degraded)
+            return Meaning({}, 0.0, {}, None, {}, degraded)
         relevance = self._unhubbed(nearest, reach)
+        # The best of a long record's many windows is near most queries by chance alone: on
+        # off-topic prompts it spoke where the records' starts kept silent (2 in 5 more on
+        # rfc-dev), so whether anything fits is judged by the starts (retrieval/floor.py).
+        starts = self._index.similarity(vector, list(nearest), starts_only=True)
         return Meaning(
-            nearest, relevance, vector, self._learned(vector, reach.project_id), degraded
+            nearest,
+            max(starts.values(), default=0.0),
+            relevance,
+            vector,
+            self._learned(vector, reach.project_id),
+            degraded,
         )
 
     def _unhubbed(self, cosines: dict[str, float], reach: Reach) -> dict[str, float]:
@@ -126,7 +136,7 @@ class SemanticSearch:
         centre = self._index.centre(reach) if penalty > 0 and cosines else None
         if centre is None or centre.count < HUB_FEWEST:
             return cosines
-        leans = self._index.similarity(centre.direction, list(cosines))
+        leans = self._index.similarity(centre.direction, list(cosines), starts_only=True)
         return {
             rid: cosine - penalty * (leans.get(rid, centre.lean) - centre.lean)
             for rid, cosine in cosines.items()

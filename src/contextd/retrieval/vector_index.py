@@ -31,12 +31,19 @@ class VectorIndex(Protocol):
         """Why the index is answering in a degraded way right now, if it is."""
         ...
 
-    def search(self, query: list[float], reach: Reach, limit: int) -> list[tuple[str, float]]:
+    def search(
+        self, query: list[float], reach: Reach, limit: int, *, starts_only: bool = False
+    ) -> list[tuple[str, float]]:
         """Record ids in `reach` (the project's, its group's, the global ones), most similar
-        first."""
+        first: a long record as near as its start or its nearest later window, or (with
+        `starts_only`) as its start alone."""
         ...
 
-    def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]: ...
+    def similarity(
+        self, query: list[float], record_ids: list[str], *, starts_only: bool = False
+    ) -> dict[str, float]:
+        """The cosine of each given record that has a vector, as `search` scores it."""
+        ...
 
     def vectors_of(self, record_ids: list[str]) -> dict[str, list[float]]: ...
 
@@ -289,9 +296,11 @@ class SqliteVectorIndex:
         self._closed = False
         self._lock = threading.Lock()
 
-    def search(self, query: list[float], reach: Reach, limit: int) -> list[tuple[str, float]]:
+    def search(
+        self, query: list[float], reach: Reach, limit: int, *, starts_only: bool = False
+    ) -> list[tuple[str, float]]:
         """Record ids in `reach` (the project's, its group's, the global ones), most similar
-        first."""
+        first (see VectorIndex.search)."""
         import numpy as np  # Deferred: vectors are the only numpy user on the search path.
 
         with self._lock:
@@ -304,7 +313,8 @@ class SqliteVectorIndex:
         # A record is as near as its start or its nearest later window, whichever is nearer.
         asked = np.asarray(query, dtype=np.float32)
         scores = vectors @ asked
-        windows.raise_to_nearest(scores, asked)
+        if not starts_only:
+            windows.raise_to_nearest(scores, asked)
         allowed = (projects == 0) | np.isin(projects, codes)
         count = min(limit, int(np.count_nonzero(allowed)))
         if count <= 0:
@@ -314,9 +324,10 @@ class SqliteVectorIndex:
         top = top[np.argsort(-scores[top])]
         return [(ids[i], float(scores[i])) for i in top]
 
-    def similarity(self, query: list[float], record_ids: list[str]) -> dict[str, float]:
-        """Cosine of the query with each given record that has a vector (that of its nearest
-        window, for a long record)."""
+    def similarity(
+        self, query: list[float], record_ids: list[str], *, starts_only: bool = False
+    ) -> dict[str, float]:
+        """Cosine of the query with each given record that has a vector (see search)."""
         import numpy as np
 
         asked = np.asarray(query, dtype=np.float32)
@@ -330,7 +341,7 @@ class SqliteVectorIndex:
             scores = matrix.vectors[[p for _, p in positions]] @ asked
             found = {}
             for (rid, position), score in zip(positions, scores, strict=True):
-                window = matrix.windows.nearest(position, asked)
+                window = None if starts_only else matrix.windows.nearest(position, asked)
                 found[rid] = float(score) if window is None else max(float(score), window)
         return found
 

@@ -98,7 +98,8 @@ class DuplicateGuard:
         reach = group_rows.reach(self._db.connection(), record.project_id)
         nearest = [
             (rid, cos)
-            for rid, cos in self._index.search(vector, reach, _NEIGHBOURS)
+            # Whole records are compared: a note alike one passage of a long record is no twin.
+            for rid, cos in self._index.search(vector, reach, _NEIGHBOURS, starts_only=True)
             if rid != record.id and cos >= min(self._similar, self._replacement, NAMED_FLOOR)
         ]
         found = rows.records_in_scope(
