@@ -79,7 +79,8 @@ def _answer(app: App, dataset: str, name: str, text: str, relevant: set[str | No
     top5 = {h.record.id for h in hits[:5]}
     assert app.indexer is not None and app.vector_index is not None
     vector = app.indexer.provider.embed_query(text)
-    ids = [h.record.id for h in hits]
+    # A superseded match counts for the record it hands its match to, as in search.
+    ids = [h.record.id for h in hits] + [h.via for h in hits if h.via]
     starts = app.vector_index.similarity(vector, ids, starts_only=True)
     best = max(starts.values(), default=0.0)
     return Answer(dataset, bool(relevant), bool(relevant & top5), best, coverage)
