@@ -18,7 +18,7 @@ __all__ = ["PLAN", "WINDOW_WORDS", "PassagePlan", "later_windows", "packed", "wi
 
 WINDOW_WORDS = 90  # ~120 word pieces: within what the local model reads
 OVERLAP_WORDS = 0  # words shared with the window before: more cost, no better (see above)
-MOST_WINDOWS = 40  # ~2,800 words after the start; a record may hold 20,000 characters
+MOST_WINDOWS = 40  # 3,600 words after the start: more than a record of 20,000 characters holds
 
 
 class PassagePlan(Struct, frozen=True):
