@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -58,6 +59,8 @@ class Index:
         self.stall = threading.Event()  # set: send a third of the file, then nothing more
         self.released = threading.Event()
         self.listed = True
+        self.page: str = "whole"  # "endless": a page that never ends; "drip": a byte a second
+        self.drip_wheel = False  # the wheel a byte a second
         self.requests: list[str] = []
         self.url = ""
 
@@ -68,7 +71,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         index = self.index
         index.requests.append(self.path)
-        if self.path == f"/simple/{PINNED.project}/":
+        if self.path == f"/simple/{PINNED.project}/" and index.page != "whole":
+            self._unending(
+                "text/html", b"<a href='x'>x</a>" * 4096 if index.page == "endless" else b"<"
+            )
+        elif self.path == f"/files/{PINNED.filename}" and index.drip_wheel:
+            self._unending("application/octet-stream", b"P")
+        elif self.path == f"/simple/{PINNED.project}/":
             name = PINNED.filename if index.listed else "other-0.1-py3-none-any.whl"
             page = f'<html><body><a href="../../files/{name}#sha256=0">{name}</a></body></html>'
             self._send(page.encode(), "text/html")
@@ -88,6 +97,22 @@ class _Handler(BaseHTTPRequestHandler):
                 shutil.copyfileobj(source, self.wfile, 1 << 20)
         else:
             self._send(b"not found", "text/plain", 404)
+
+    def _unending(self, kind: str, piece: bytes) -> None:
+        """An answer with no length that goes on until the client leaves: `piece` again and
+        again, at once when it is large, a second apart when it is one byte."""
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.end_headers()
+        try:
+            while not self.index.released.is_set():
+                self.wfile.write(piece)
+                self.wfile.flush()
+                if len(piece) == 1:
+                    time.sleep(1)
+        except OSError:
+            pass  # the client gave up
+        self.close_connection = True
 
     def _send(self, body: bytes, kind: str, code: int = 200) -> None:
         self.send_response(code)

@@ -8,6 +8,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -266,3 +267,49 @@ def test_downloads_killed_half_way_leave_nothing_once_an_install_runs_again(
     done = _contextd(home, "model", "install", index=index.url)
     assert done.returncode == 0, done.stderr
     assert not [p.name for p in models.iterdir() if p.name.startswith(".")]
+
+
+def _bounded(
+    home: Path, *args: str, index: str
+) -> tuple[subprocess.CompletedProcess[str], float, int]:
+    """`contextd ARGS` with its wall time and its own peak resident memory in KiB."""
+    env = {**os.environ, "CONTEXTD_HOME": str(home), "PIP_INDEX_URL": index}
+    started = time.monotonic()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "contextd", *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        encoding="utf-8",
+    )
+    assert child.stderr is not None
+    watchdog = threading.Timer(60, child.kill)  # an install that never ends fails, not hangs
+    watchdog.start()
+    with child.stderr:
+        err = child.stderr.read()  # until it exits: a line or two
+    _, status, usage = os.wait4(child.pid, 0)
+    watchdog.cancel()
+    child.returncode = os.waitstatus_to_exitcode(status)
+    done = subprocess.CompletedProcess(child.args, child.returncode, "", err)
+    return done, time.monotonic() - started, usage.ru_maxrss
+
+
+@pytest.mark.parametrize(
+    ("page", "drip_wheel", "words"),
+    [
+        ("endless", False, ["sent more than 32 MB for the page", "PIP_INDEX_URL"]),
+        ("drip", False, ["After 4 s the package index", "was still sending its page"]),
+        ("whole", True, ["After 4 s the download of", "--timeout SECONDS"]),
+    ],
+)
+def test_an_index_that_never_stops_answering_ends_in_one_sentence_within_the_timeout(
+    home: Path, index: Index, page: str, drip_wheel: bool, words: list[str]
+) -> None:
+    """An endless page, a page a byte a second, a wheel a byte a second: each ends within
+    the deadline (and a little for the interpreter), in bounded memory, with nothing left."""
+    index.page, index.drip_wheel = page, drip_wheel
+    done, seconds, peak_kib = _bounded(home, "model", "install", "--timeout", "4", index=index.url)
+    _one_sentence(done, 5, *words)
+    assert seconds < 4 + 8
+    assert peak_kib < 200 * 1024
+    _nothing_installed(home)

