@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from contextd.embeddings.deadline import Deadline
 from contextd.embeddings.package_index import DEFAULT_INDEX, choose_index, shown_url
 from contextd.embeddings.simple_api import IndexUnreachable, find_file_url
 
@@ -125,17 +126,22 @@ def pages() -> Iterator[str]:
 
 
 def test_a_json_page_gives_the_files_url_relative_to_the_page(pages: str) -> None:
-    url = find_file_url(f"{pages}/simple", "demo", "demo-1.whl", httpx.Client())
+    url = find_file_url(f"{pages}/simple", "demo", "demo-1.whl", httpx.Client(), Deadline(30))
     assert url == f"{pages}/files/x/demo-1.whl"
-    assert find_file_url(f"{pages}/simple", "demo", "demo-2.whl", httpx.Client()) is None
+    assert (
+        find_file_url(f"{pages}/simple", "demo", "demo-2.whl", httpx.Client(), Deadline(30)) is None
+    )
 
 
 def test_an_unknown_project_is_none_and_a_server_error_is_unreachable(pages: str) -> None:
-    assert find_file_url(f"{pages}/simple", "other", "demo-1.whl", httpx.Client()) is None
+    assert (
+        find_file_url(f"{pages}/simple", "other", "demo-1.whl", httpx.Client(), Deadline(30))
+        is None
+    )
     with pytest.raises(IndexUnreachable, match="HTTP 503"):
-        find_file_url(f"{pages}/broken", "demo", "demo-1.whl", httpx.Client())
+        find_file_url(f"{pages}/broken", "demo", "demo-1.whl", httpx.Client(), Deadline(30))
 
 
 def test_an_index_that_is_not_http_is_refused() -> None:
     with pytest.raises(IndexUnreachable, match="file index URL, not http"):
-        find_file_url("file:///opt/pypi/simple", "demo", "demo-1.whl", httpx.Client())
+        find_file_url("file:///opt/pypi/simple", "demo", "demo-1.whl", httpx.Client(), Deadline(30))
