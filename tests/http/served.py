@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import httpx2
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, Implementation
 
 from mcp import Client
 
@@ -94,11 +94,13 @@ def new_token(home: Path, name: str, *extra: str) -> str:
 
 
 @asynccontextmanager
-async def connect(url: str, token: str | None) -> AsyncIterator[Client]:
+async def connect(url: str, token: str | None, name: str | None = None) -> AsyncIterator[Client]:
+    """The SDK's client over Streamable HTTP; `name`: the clientInfo it introduces itself by."""
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    info = {} if name is None else {"client_info": Implementation(name=name, version="1.0")}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=60) as http,
-        Client(streamable_http_client(url, http_client=http)) as client,
+        Client(streamable_http_client(url, http_client=http), **info) as client,
     ):
         yield client
 

@@ -223,3 +223,19 @@ def test_two_tokens_of_one_developer_see_the_same_personal_records(
                 assert (await client.call_tool("get_entry", {"id": mine["id"]})).is_error
 
         run(body)
+
+
+def test_a_session_over_http_is_named_after_the_client_not_its_http_library(
+    home: Path, repo: Path
+) -> None:
+    """The client says its name once, at `initialize`, a request of its own; the requests after
+    it carry only the HTTP library's User-Agent."""
+    token = new_token(home, "alice", "--project", "orbit")
+    with serve(repo) as served:
+
+        async def body() -> None:
+            async with connect(served.url, token, name="orbit-agent") as client:
+                info = result_data(await client.call_tool("session_info", {}))
+                assert info["session"]["agent"] == "orbit-agent"
+
+        run(body)

@@ -31,6 +31,9 @@ __all__ = ["MCP_PATH", "Gate"]
 MCP_PATH = "/mcp"
 
 
+_NAMES_KEPT = 1024  # clients whose names are remembered
+
+
 class Gate:
     """The ASGI app of `contextd serve`."""
 
@@ -40,6 +43,9 @@ class Gate:
         self._limits = limits
         self._origins = frozenset(limits.allowed_origins.split())
         self._in_flight = 0
+        # (token, User-Agent) -> the name its client gave at `initialize`, for the requests
+        # after it, which do not repeat it (newest last; the oldest go past _NAMES_KEPT).
+        self._client_names: dict[tuple[str, str], str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -96,7 +102,24 @@ class Gate:
         app, transport = await self._servers.serving(caller.developer, caller.read_only)
         place = ServerPlace(app.settings.cwd, caller.project)
         via = f"http {caller.token}"
-        connection = Connection(app, place, client_name=_agent(scope), lasting=True, via=via)
+        agent = _agent(scope)
+        known = (caller.token, agent)
+
+        def learnt(name: str) -> None:
+            self._client_names.pop(known, None)
+            self._client_names[known] = name
+            while len(self._client_names) > _NAMES_KEPT:
+                del self._client_names[next(iter(self._client_names))]
+
+        connection = Connection(
+            app,
+            place,
+            client_name=self._client_names.get(known),
+            guessed_name=agent,
+            on_name=learnt,
+            lasting=True,
+            via=via,
+        )
         with app.acting_in_store(), serving(connection):
             await transport.handle_request(scope, receive, send)
 

@@ -43,11 +43,18 @@ class Connection:
         where: ServerPlace | None = None,
         *,
         client_name: str | None = None,
+        guessed_name: str | None = None,
+        on_name: Callable[[str], None] | None = None,
         lasting: bool = False,
         via: str = "mcp",
     ) -> None:
+        """`guessed_name`: what to call the client until it says its name (an HTTP request
+        may not: the name comes with `initialize`, a request of its own); `on_name` hears the
+        name when it does."""
         self.app = app
-        self.client_name = client_name
+        self.client_name = client_name or guessed_name
+        self._guessed = client_name is None and guessed_name is not None
+        self._on_name = on_name
         self._via = via
         self.chooser = Chooser(app, where)
         self.session_id: str | None = None
@@ -101,8 +108,12 @@ class Connection:
 
     def heard(self, method: str, params: object) -> None:
         """Note what an inbound message says of the client: its name, changed roots."""
-        if self.client_name is None:
-            self.client_name = _client_name(params)
+        if self.client_name is None or self._guessed:
+            named = _client_name(params)
+            if named is not None:
+                self.client_name, self._guessed = named, False
+                if self._on_name is not None:
+                    self._on_name(named)
         if method == "notifications/roots/list_changed":
             self.chooser.roots = None
 
