@@ -275,3 +275,21 @@ def test_a_secret_in_any_field_of_a_file_is_refused_and_share_check_says_so(
     assert checked.returncode == 1 and words in checked.stderr
     assert "zq8rkv2mxw7" not in checked.stderr.lower()
     assert "zq8rkv2mxw7" not in json.dumps(a.json("memories")).lower()
+
+
+def test_a_teammates_old_file_does_not_bring_back_a_record_deleted_here(
+    team: tuple[Developer, Developer],
+) -> None:
+    """The deletion is newer than the file's version: the tombstone wins, as in a bundle."""
+    a, b = team
+    gone = a.json("add", "Deploys go through the staging cluster", "--category", "gotcha")["id"]
+    assert a.run("delete", gone).returncode == 0
+    plant(b, record_file(gone, title="Deploys go through the staging cluster"), f"{gone}.md")
+    b.commit_all("An old copy of a record")
+    git(b.repo, "push", "-q", "origin", "main")
+    git(a.repo, "pull", "-q")
+
+    assert "deleted here" in problems(a)[f"{gone}.md"]
+    assert a.run("show", gone).returncode != 0
+    titles = {r["title"] for r in a.json("memories")["records"]}
+    assert "Deploys go through the staging cluster" not in titles

@@ -108,6 +108,12 @@ def _record(
         return None, problem
     stored = record_rows.get_record(conn, record.id)
     if stored is None:
+        deleted_at = record_rows.tombstone_of(conn, record.id)
+        if deleted_at is not None and deleted_at >= record.updated_at:  # as a bundle's would
+            return None, (
+                f"its record was deleted here on {deleted_at[:10]}, after this version of it; "
+                f"`contextd restore {record.id}` brings it back"
+            )
         return replace(record, project_id=project.id), None
     if stored.project_id != project.id:
         return None, "its id belongs to a record of another project"
