@@ -3,11 +3,14 @@ write, CLI and MCP alike: each candidate is listed (handle, id, kind, title) and
 store changes. Twenty records written in one burst share their first eight id characters."""
 
 import sqlite3
+import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from contextd import ids
 from contextd.app import App
 from tests.conftest import Cli
 from tests.mcp.test_tools import call
@@ -29,7 +32,14 @@ def _store(home: Path) -> list[tuple[object, ...]]:
 
 
 @pytest.fixture
-def burst(run: Cli, repo: Path) -> tuple[str, list[dict[str, Any]]]:
+def burst(
+    run: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, list[dict[str, Any]]]:
+    # An id's first eight characters change every 65.5 s (its top 32 bits of milliseconds):
+    # the ids' clock is set back to the start of such a window, so a slow burst stays in one.
+    real = time.time_ns
+    behind = (real() // 1_000_000 % (1 << 16) - 100) * 1_000_000
+    monkeypatch.setattr(ids, "time", SimpleNamespace(time_ns=lambda: real() - behind))
     written = _burst(run)
     return written[0]["id"][:8], written
 
