@@ -293,3 +293,27 @@ def test_a_teammates_old_file_does_not_bring_back_a_record_deleted_here(
     assert a.run("show", gone).returncode != 0
     titles = {r["title"] for r in a.json("memories")["records"]}
     assert "Deploys go through the staging cluster" not in titles
+
+
+def test_a_file_cannot_name_a_successor_that_exists_nowhere(
+    team: tuple[Developer, Developer],
+) -> None:
+    """A record superseded by an id no record has would leave its chain ending nowhere; one
+    superseded by a record whose file arrives with it is taken in."""
+    a, b = team
+    nowhere = "01a23228-0000-7000-8000-00000000dead"
+    old = "01a23228-0000-7000-8000-0000000000a1"
+    new = "01a23228-0000-7000-8000-0000000000a2"
+    plant(b, record_file(superseded_by=nowhere, status="superseded"))
+    plant(b, record_file(old, title="Deploys wait for a manual approval", status="superseded",
+                         superseded_by=new), f"{old}.md")  # fmt: skip
+    plant(b, record_file(new, title="Deploys are approved by the pipeline"), f"{new}.md")
+    b.commit_all("Three records, one superseded by nothing")
+    git(b.repo, "push", "-q", "origin", "main")
+    git(a.repo, "pull", "-q")
+
+    refused = problems(a)
+    assert "exists nowhere here" in refused[f"{PLANTED_ID}.md"]
+    assert f"{old}.md" not in refused and f"{new}.md" not in refused
+    assert a.run("show", PLANTED_ID).returncode != 0
+    assert a.json("show", old).get("record", a.json("show", old))["superseded_by"] == new

@@ -72,6 +72,7 @@ def take_in(
     transaction."""
     folder = records_folder(checkout)
     read = [read_file(folder / name) for name in scan.changed]
+    arriving = {name.removesuffix(".md") for name in scan.changed}
     added = changed = refused = 0
     with db.transaction() as conn:
         for name, (data, stat, problem) in zip(scan.changed, read, strict=True):
@@ -81,7 +82,9 @@ def take_in(
                 rid: str | None = known_id  # the row already holds what this file says
             else:
                 record, problem = (
-                    (None, problem) if problem else _record(conn, project, name, data, policy)
+                    (None, problem)
+                    if problem
+                    else _record(conn, project, name, data, policy, arriving)
                 )
                 if record is not None:
                     outcome = _store(conn, record, digest)
@@ -96,16 +99,25 @@ def take_in(
 
 
 def _record(
-    conn: Connection, project: Project, name: str, data: bytes, policy: SharePolicy
+    conn: Connection,
+    project: Project,
+    name: str,
+    data: bytes,
+    policy: SharePolicy,
+    arriving: set[str],
 ) -> tuple[Record | None, str | None]:
     """The file's record placed in `project`, or why it is refused: a file may create a
     shared record or change one, never take over a record of this store that is not shared
-    (a private one, a checkpoint) or belongs elsewhere, whatever id it claims."""
+    (a private one, a checkpoint) or belongs elsewhere, whatever id it claims, nor name as its
+    successor a record that neither the store nor the files `arriving` with it hold."""
     from contextd.share.check import check_file  # the rules load only when a file is new
 
     record, problem = check_file(name, data, policy)
     if record is None:
         return None, problem
+    successor = record.superseded_by
+    if successor and successor not in arriving and record_rows.get_record(conn, successor) is None:
+        return None, f"it is superseded by {successor}, a record that exists nowhere here"
     stored = record_rows.get_record(conn, record.id)
     if stored is None:
         deleted_at = record_rows.tombstone_of(conn, record.id)
