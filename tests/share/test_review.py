@@ -138,3 +138,23 @@ def _env(home: Path) -> dict[str, str]:
         "CONTEXTD_HOME": str(home),
         "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
     }
+
+
+def test_the_pre_commit_hook_runs_where_git_has_no_contextd_on_its_path(
+    shared: Path, run: Cli, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`setup` ran as `python -m contextd` or from a venv that is not on PATH: the hook names
+    this contextd itself, so a commit from a shell without it still gets checked."""
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no contextd to find by name
+    hook = Path(run.json("setup", "--git-hooks")["git_hook"])
+    assert "exec /" in hook.read_text(encoding="utf-8")  # an absolute command, not a bare name
+    run.json(*DECISION)
+    git(shared, "add", "-A")
+    done = subprocess.run(
+        ["git", "-C", str(shared), "-c", "user.email=t@e.com", "-c", "user.name=t", "commit",
+         "-q", "-m", "clean"],
+        capture_output=True, text=True, encoding="utf-8",
+        env={**_env(home), "PATH": "/usr/bin:/bin"},
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr

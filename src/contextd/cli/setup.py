@@ -103,7 +103,11 @@ def setup(
     if git_hooks:
         from contextd.share.git_hooks import install_pre_commit
 
-        hook = install_pre_commit(Path.cwd(), executable)
+        # Not found by name (run as `python -m contextd`): this interpreter runs it.
+        found = os.path.isabs(executable)
+        hook = install_pre_commit(
+            Path.cwd(), [executable] if found else [sys.executable, "-m", "contextd"]
+        )
         emit(
             {"git_hook": hook.path, "action": hook.action},
             lambda: echo(f"Pre-commit hook {hook.action}: {hook.path}"),

@@ -3,6 +3,7 @@ secret typed into one by hand never reaches the remote."""
 
 import os
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
 from msgspec import Struct
@@ -20,9 +21,10 @@ class HookInstalled(Struct, frozen=True):
     action: str  # "installed" or "already installed"
 
 
-def install_pre_commit(folder: Path, executable: str) -> HookInstalled:
+def install_pre_commit(folder: Path, contextd: Sequence[str]) -> HookInstalled:
     """Write the pre-commit hook of the git work tree holding `folder` (core.hooksPath and
-    worktrees respected); a hook of someone else's is left alone.
+    worktrees respected), running `contextd` (the words that start this contextd: git's PATH
+    may not hold it); a hook of someone else's is left alone.
 
     Raises:
         InvalidInputError: not a git work tree, or another pre-commit hook is there.
@@ -31,14 +33,14 @@ def install_pre_commit(folder: Path, executable: str) -> HookInstalled:
         path = Path(git_path(folder, "hooks/pre-commit"))
     except GitError as exc:
         raise InvalidInputError(f"{folder} is not in a git work tree ({exc}).") from None
-    command = f"exec {shlex.quote(executable)} share --check"
+    check = shlex.join([*contextd, "share", "--check"])
+    command = f"exec {check}"
     script = f"#!/bin/sh\n{MARKER}\n{command}\n"
     if path.exists():
         current = path.read_text(encoding="utf-8", errors="replace")
         if MARKER not in current:
             raise InvalidInputError(
-                f"{path} already holds a pre-commit hook; add this line to it yourself: "
-                f"{shlex.quote(executable)} share --check"
+                f"{path} already holds a pre-commit hook; add this line to it yourself: {check}"
             )
         if current == script:
             return HookInstalled(str(path), "already installed")
