@@ -175,13 +175,10 @@ class Retriever:
             if arms == "semantic":
                 found = LexicalMatches([], 0.0, {})
             # Read while the vector arm may still run: every full-text match can be ranked.
-            heads = rows.heads_in_scope(conn, [rid for rid, _ in found.hits], scope)
+            lexical_ids = [rid for rid, _ in found.hits]
+            heads = rows.heads_in_scope(conn, lexical_ids, scope)
             meaning = (
-                semantic.meaning(
-                    query.text, reach, pool, list(heads.keys() | dict(found.hits)), soon
-                )
-                if semantic
-                else None
+                semantic.meaning(query.text, reach, pool, lexical_ids, soon) if semantic else None
             )
         finally:
             # Even when this fails: the caller may close the store next, and closing a
