@@ -70,3 +70,36 @@ def test_token_commands_refuse_bad_input_in_a_sentence(home: Path, repo: Path, r
     assert run.json("token", "revoke", "alice")["token"]["state"] == "revoked"
     again = run.json("token", "create", "alice")  # a revoked name may be given a new token
     assert again["token"] != made["token"]
+
+
+def test_headers_too_large_get_a_431_in_one_sentence_not_a_reset(home: Path, repo: Path) -> None:
+    """Sent whole before any answer is read, as a client does: the answer arrives (the rest of
+    what it sent is read and dropped, so closing does not reset the connection)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    with serve(repo) as served:
+        where = urlsplit(served.url)
+        big = b"a" * 1_000_000
+        request = b"POST /mcp HTTP/1.1\r\nHost: x\r\nX-Big: " + big + b"\r\n\r\n"
+        with socket.create_connection((where.hostname, where.port), timeout=30) as conn:
+            conn.sendall(request)
+            answer = b""
+            while b"\r\n\r\n" not in answer or not _whole(answer):
+                chunk = conn.recv(65536)
+                assert chunk, f"closed before the answer was whole: {answer!r}"
+                answer += chunk
+        head, _, text = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 431 "), head
+        assert text.decode().count("\n") == 1 and "headers are too large" in text.decode()
+        assert httpx.get(served.url, timeout=30).status_code in (401, 405, 406)  # still serving
+
+
+def _whole(answer: bytes) -> bool:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    return len(body) >= length

@@ -44,6 +44,15 @@ _BUSY = (
     b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(_BUSY_TEXT), _BUSY_TEXT)
 )
 _LIMITS = {"headers": HEADERS_S, "body": BODY_S, "stalled": STALLED_S, "closing": STALLED_S}
+_TOO_LARGE_TEXT = (
+    b"The request's headers are too large (over 16 KB); send a shorter request line and "
+    b"fewer or shorter headers.\n"
+)
+_TOO_LARGE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+    b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\nconnection: close\r\n"
+    b"\r\n%s" % (len(_TOO_LARGE_TEXT), _TOO_LARGE_TEXT)
+)
 
 
 def admitting(
@@ -107,6 +116,7 @@ class _Admitted(H11Protocol):
     _timer: asyncio.TimerHandle | None = None
     _stalled = False
     _body_bytes = 0
+    _draining = False  # answered already: what the client still sends is read and dropped
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -114,6 +124,11 @@ class _Admitted(H11Protocol):
         self._follow()
 
     def data_received(self, data: bytes) -> None:
+        if self._draining:
+            return
+        if self._phase == "headers" and self._headers_overflow(data):
+            self._refuse_headers()
+            return
         if self._phase == "body":
             self._body_bytes += len(data)
             if self._body_bytes > self.most_body:
@@ -139,6 +154,26 @@ class _Admitted(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._forget()
         super().connection_lost(exc)
+
+    def _headers_overflow(self, data: bytes) -> bool:
+        """Whether the request's line and headers so far pass what h11 takes (it would fail
+        the request with a bare 400)."""
+        most = self.conn._max_incomplete_event_size
+        waiting, _closed = self.conn.trailing_data
+        start = (bytes(waiting) + data[: most + 4])[: most + 4]  # what may be the line and headers
+        return len(start) > most and b"\r\n\r\n" not in start
+
+    def _refuse_headers(self) -> None:
+        """Answer 431 in one sentence, then read and drop what the client still sends until it
+        leaves or the closing deadline: closing with its bytes unread would reset the
+        connection before the client reads the answer."""
+        self._draining = True
+        self.transport.write(_TOO_LARGE)
+        if self._timer is not None:
+            self._timer.cancel()
+        self._phase = "closing"
+        self.gate.waits(self, True)
+        self._timer = self.loop.call_later(self.limits["closing"], self.close_now)
 
     def refuse(self) -> None:
         """Answer 503 without reading the request, and close."""
