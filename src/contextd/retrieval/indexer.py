@@ -6,7 +6,7 @@ from contextd.clock import now
 from contextd.embeddings.base import EmbeddingProvider, text_hash
 from contextd.markdown import decision_section, headline
 from contextd.models import Record
-from contextd.retrieval.passages import PLAN, later_windows, packed
+from contextd.retrieval.passages import PLAN, later_windows, packed, window_count
 from contextd.storage import vectors as rows
 from contextd.storage.records import search_text
 from contextd.storage.store import Database
@@ -30,7 +30,7 @@ def embedding_text(record: Record) -> str:
 def vector_hash(text: str) -> str:
     """What a record's stored vectors were made from: its text, and for a text longer than one
     window how it was cut (so a new cut re-embeds long records only)."""
-    if later_windows(text, ""):
+    if window_count(text):
         return text_hash(f"{text}\n{PLAN.tag}")
     return text_hash(text)
 
@@ -105,7 +105,7 @@ def _batches(records: Sequence[Record]) -> Iterator[Sequence[Record]]:
     for long records as for short ones."""
     start = texts = 0
     for at, record in enumerate(records):
-        texts += 1 + len(later_windows(embedding_text(record), ""))
+        texts += 1 + window_count(embedding_text(record))
         if at + 1 - start == _BATCH or texts >= _BATCH:
             yield records[start : at + 1]
             start, texts = at + 1, 0

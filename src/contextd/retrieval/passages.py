@@ -14,7 +14,15 @@ from contextd.storage import vectors
 from contextd.storage.connection import Connection
 from contextd.storage.vector_bytes import encode
 
-__all__ = ["PLAN", "WINDOW_WORDS", "PassagePlan", "later_windows", "packed", "with_windows"]
+__all__ = [
+    "PLAN",
+    "WINDOW_WORDS",
+    "PassagePlan",
+    "later_windows",
+    "packed",
+    "window_count",
+    "with_windows",
+]
 
 WINDOW_WORDS = 90  # ~120 word pieces: within what the local model reads
 OVERLAP_WORDS = 0  # words shared with the window before: more cost, no better (see above)
@@ -41,13 +49,20 @@ def later_windows(text: str, lead: str, plan: PassagePlan = PLAN) -> list[str]:
     by `lead` (the record's headline) so a window out of context still says what it is from;
     none for a text that fits in one window."""
     words = text.split()
+    return [
+        f"{lead}\n" + " ".join(words[start : start + plan.words])
+        for start in _starts(len(words), plan)
+    ]
+
+
+def window_count(text: str, plan: PassagePlan = PLAN) -> int:
+    """How many later windows `text` has (later_windows without making them)."""
+    return len(_starts(len(text.split()), plan))
+
+
+def _starts(words: int, plan: PassagePlan) -> range:
     step = plan.words - plan.overlap
-    windows: list[str] = []
-    for start in range(step, len(words) - plan.overlap, step):
-        if len(windows) == plan.most:
-            break
-        windows.append(f"{lead}\n" + " ".join(words[start : start + plan.words]))
-    return windows
+    return range(step, words - plan.overlap, step)[: plan.most]
 
 
 def packed(vectors: list[list[float]]) -> bytes | None:
