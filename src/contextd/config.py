@@ -283,9 +283,10 @@ class StoreSettings(Struct, frozen=True):
 class ServeSettings(Struct, frozen=True):
     """`contextd serve`, MCP over HTTP: the largest request body it reads, how many requests
     a token may make a minute (counted in the store, so every serve process on it counts
-    together), how many requests one process answers at once (one more gets a 503 at once),
-    how long a client may take to send a request's headers, and the browser origins allowed
-    to call it (space-separated; none by default: agents send no Origin).
+    together), how many requests one process answers at once (one more gets a 503 at once)
+    and how many of them one token and one developer may hold (one more gets a 429), how long
+    a client may take to send a request's headers, and the browser origins allowed to call it
+    (space-separated; none by default: agents send no Origin).
     `requests_per_minute = 0` counts nothing (no limit, and no write per request)."""
 
     max_body_kb: int = 1024  # the largest request body it reads
@@ -293,6 +294,10 @@ class ServeSettings(Struct, frozen=True):
     # together); 0 counts nothing: no limit, and no write per request
     requests_per_minute: int = 600
     max_in_flight: int = 64  # requests one process answers at once (one more gets a 503)
+    # of those, how many one token may hold (one more gets a 429 while other tokens are served)
+    max_in_flight_per_token: int = 8
+    # of those, how many one developer's tokens together may hold (one more gets a 429)
+    max_in_flight_per_developer: int = 16
     header_timeout_s: float = 10.0  # how long a client may take to send a request's headers
     # browser origins allowed to call it, space-separated (none: agents send no Origin)
     allowed_origins: str = ""
@@ -431,6 +436,8 @@ _POSITIVE = {
     ("context", "export_budget"),
     ("serve", "max_body_kb"),
     ("serve", "max_in_flight"),
+    ("serve", "max_in_flight_per_token"),
+    ("serve", "max_in_flight_per_developer"),
     ("serve", "header_timeout_s"),
 }
 

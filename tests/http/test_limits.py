@@ -103,3 +103,66 @@ def _whole(answer: bytes) -> bool:
         if line.lower().startswith(b"content-length:")
     )
     return len(body) >= length
+
+
+def test_one_token_at_its_share_is_refused_while_another_is_served(
+    backend: str, home: Path, repo: Path
+) -> None:
+    """A read-only token opens 64 GET streams (each answered 405 at once: a stateless server
+    holds none open) and then holds as many POSTs as it may, their bodies half sent; its next
+    request gets a 429, while another developer's token is answered throughout."""
+    import socket
+    from urllib.parse import urlsplit
+
+    set_serve(home, max_in_flight_per_token=4, max_in_flight_per_developer=6)
+    greedy = new_token(home, "mallory", "--read-only")
+    second = new_token(home, "mallory-laptop", "--developer", "mallory")
+    other = new_token(home, "alice")
+    mine = {**ACCEPT, "authorization": f"Bearer {greedy}"}
+    theirs = {**ACCEPT, "authorization": f"Bearer {other}"}
+    with serve(repo) as served:
+        where = urlsplit(served.url)
+        streams = [httpx.get(served.url, headers=mine, timeout=30) for _ in range(64)]
+        assert {s.status_code for s in streams} == {405}
+        assert "opens no stream" in streams[0].json()["error"]
+        assert httpx.post(served.url, json=INIT, headers=theirs, timeout=30).status_code == 200
+
+        def held_open(token: str) -> socket.socket:
+            conn = socket.create_connection((where.hostname, where.port), timeout=30)
+            conn.sendall(
+                f"POST /mcp HTTP/1.1\r\nHost: {where.netloc}\r\nAuthorization: Bearer {token}\r\n"
+                "Content-Type: application/json\r\nAccept: application/json, text/event-stream"
+                "\r\nContent-Length: 1000\r\n\r\n{".encode()
+            )
+            return conn
+
+        held = [held_open(greedy) for _ in range(4)]
+        try:
+            over = _refused_soon(served.url, mine)
+            assert over.status_code == 429 and "'mallory'" in over.json()["error"]
+            assert over.headers["retry-after"] == "1"
+            # The developer's second token may take the developer's remaining two...
+            held += [held_open(second) for _ in range(2)]
+            mine_too = {**ACCEPT, "authorization": f"Bearer {second}"}
+            over = _refused_soon(served.url, mine_too)
+            assert over.status_code == 429 and "Developer 'mallory'" in over.json()["error"]
+            # ...and everyone else is answered meanwhile.
+            assert httpx.post(served.url, json=INIT, headers=theirs, timeout=30).status_code == 200
+        finally:
+            for conn in held:
+                conn.close()
+        # Once they end, the token is answered again.
+        assert _refused_soon(served.url, mine, until=200).status_code == 200
+
+
+def _refused_soon(url: str, headers: dict[str, str], until: int = 429) -> httpx.Response:
+    """The answer to INIT once it is `until` (the held requests reach the server a moment
+    after their sockets are written), or the last answer after ten seconds."""
+    import time
+
+    ends = time.monotonic() + 10
+    while True:
+        answer = httpx.post(url, json=INIT, headers=headers, timeout=30)
+        if answer.status_code == until or time.monotonic() > ends:
+            return answer
+        time.sleep(0.05)

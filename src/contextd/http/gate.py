@@ -1,7 +1,10 @@
 """What every request to `contextd serve` passes before MCP: the path, the Origin check the
 MCP spec asks of HTTP servers (a browser page on another site must not call a server it can
 reach), the bearer token, the request rate of the token (counted in the store), and how many
-requests this process answers at once. Each refusal is quick and says what to do; no token
+requests this process answers at once: in all, and for one token and one developer, so a
+client at its limit is refused while everyone else is served. No stream is held open: the
+server is stateless, so it has nothing to send unasked, and a GET is answered 405 (the MCP
+spec's answer for a server without one). Each refusal is quick and says what to do; no token
 is ever logged or echoed.
 
 A request let through runs as the token's developer (App.acting_in_store) on a connection of
@@ -11,6 +14,7 @@ its own (contextd.mcp.connection.serving), in the project its token names unless
 
 import math
 import time
+from collections import Counter
 
 import anyio
 from starlette.types import Receive, Scope, Send
@@ -43,6 +47,7 @@ class Gate:
         self._limits = limits
         self._origins = frozenset(limits.allowed_origins.split())
         self._in_flight = 0
+        self._held: Counter[tuple[str, str]] = Counter()  # ("token" | "developer", name)
         # (token, User-Agent) -> the name its client gave at `initialize`, for the requests
         # after it, which do not repeat it (newest last; the oldest go past _NAMES_KEPT).
         self._client_names: dict[tuple[str, str], str] = {}
@@ -62,6 +67,13 @@ class Gate:
         problem = self._origin_problem(scope)
         if problem is not None:
             await refusal(403, problem)(scope, receive, send)
+            return
+        if scope["method"] == "GET":
+            no_stream = (
+                "This server opens no stream: it sends nothing unasked. POST MCP messages to "
+                f"{MCP_PATH}."
+            )
+            await refusal(405, no_stream, {"allow": "POST, DELETE"})(scope, receive, send)
             return
         if self._in_flight >= self._limits.max_in_flight:
             busy = "The server is answering as many requests as it may; try again in a second."
@@ -96,7 +108,34 @@ class Gate:
             )
             await refusal(429, message, {"retry-after": str(wait)})(scope, receive, send)
             return
-        await self._serve(caller, scope, receive, send)
+        held = [("token", caller.token), ("developer", caller.developer)]
+        over = self._over_share(caller)
+        if over is not None:
+            await refusal(429, over, {"retry-after": "1"})(scope, receive, send)
+            return
+        self._held.update(held)
+        try:
+            await self._serve(caller, scope, receive, send)
+        finally:
+            for key in held:
+                self._held[key] -= 1
+                if not self._held[key]:
+                    del self._held[key]
+
+    def _over_share(self, caller: Caller) -> str | None:
+        """Why the caller may not have one more request answered now, if it may not."""
+        if self._held["token", caller.token] >= self._limits.max_in_flight_per_token:
+            return (
+                f"Token {caller.token!r} has {self._limits.max_in_flight_per_token} requests "
+                "being answered; wait for one to end, then try again."
+            )
+        if self._held["developer", caller.developer] >= self._limits.max_in_flight_per_developer:
+            return (
+                f"Developer {caller.developer!r} has {self._limits.max_in_flight_per_developer} "
+                "requests being answered through their tokens; wait for one to end, then try "
+                "again."
+            )
+        return None
 
     async def _serve(self, caller: Caller, scope: Scope, receive: Receive, send: Send) -> None:
         app, transport = await self._servers.serving(caller.developer, caller.read_only)
