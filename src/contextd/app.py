@@ -5,6 +5,7 @@ touches. The prompt hook's full-text recall thereby never imports the write path
 secrets, the duplicate guard), the embedding stack, agent files, the mirror or sync.
 """
 
+import getpass
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -82,6 +83,17 @@ class App(Struct, dict=True):
         `[store] developer` ('' by default)."""
         return self.acting or self.db.developer or self.settings.developer
 
+    @property
+    def home_owner(self) -> str | None:
+        """Who owns a home's store, as a token names them: `[store] developer`, else the
+        login name; None on a team server, where every developer is a login role."""
+        if self.settings.on_server:
+            return None
+        try:
+            return self.settings.developer or getpass.getuser()
+        except (KeyError, OSError):  # a uid no name is known for
+            return self.settings.developer or None
+
     def acting_for(self, developer: str) -> "App":
         """The same store, vectors and settings, working for `developer`: services of its
         own (each says whose sessions and checkpoints it reads), nothing opened twice."""
@@ -98,8 +110,9 @@ class App(Struct, dict=True):
     @contextmanager
     def acting_in_store(self) -> Iterator[None]:
         """Within the block, the store itself reads and writes as the developer this App
-        acts for (whose sessions and personal records a statement may see)."""
-        if not self.acting:
+        acts for (whose sessions and personal records a statement may see). In a home's
+        store a token acting for the home's owner reads and writes as the owner does."""
+        if not self.acting or self.acting == self.home_owner:
             yield
             return
         with acting_as(self.acting):

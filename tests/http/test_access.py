@@ -225,6 +225,73 @@ def test_two_tokens_of_one_developer_see_the_same_personal_records(
         run(body)
 
 
+def test_the_owners_own_records_stay_hidden_from_another_developers_token(
+    backend: str, home: Path, repo: Path
+) -> None:
+    """What the store's owner keeps personal on the CLI (a private record, a global
+    preference, a checkpoint) is theirs on either store: another developer's token reads
+    none of it over HTTP; the owner's own token reads it all."""
+    owner = _cli_developer(home, repo)
+    written = [
+        _add(home, repo, "add", PRIVATE, "--private", "--category", "gotcha"),
+        _add(home, repo, "add", PREFERENCE, "--global", "--category", "preference"),
+        _add(home, repo, "checkpoint", CHECKPOINT),
+    ]
+    other = new_token(home, "alice", "--project", "orbit")
+    own = new_token(home, "owner-laptop", "--developer", owner, "--project", "orbit")
+    with serve(repo) as served:
+
+        async def body() -> None:
+            async with connect(served.url, other) as client:
+                for record_id in written:
+                    assert (await client.call_tool("get_entry", {"id": record_id})).is_error
+                seen = [
+                    await client.call_tool("search", {"query": "interview notes payments retry"}),
+                    await client.call_tool("get_context", {"query": "payments retry terse diff"}),
+                    await client.call_tool("get_project_summary", {}),
+                ]
+                shown = "\n".join(text_of(result) for result in seen)
+                for text in (PRIVATE, PREFERENCE, CHECKPOINT):
+                    assert text[:40] not in shown
+            async with connect(served.url, own) as client:
+                for record_id in written:
+                    result_data(await client.call_tool("get_entry", {"id": record_id}))
+
+        run(body)
+
+
+PRIVATE = "The owner keeps interview notes about the payments team in the scratch branch"
+PREFERENCE = "The owner prefers terse answers with the diff first and no summary after it"
+CHECKPOINT = "Stopped halfway through the payments retry rewrite of the billing worker"
+
+
+def _cli_developer(home: Path, repo: Path) -> str:
+    """Who the store's owner is, as a token names them: the login role on the team server,
+    the login name in a home."""
+    config = (home / "config.toml").read_text(encoding="utf-8")
+    if "postgresql://" in config:
+        from urllib.parse import urlsplit
+
+        url = config.split('url = "', 1)[1].split('"', 1)[0]
+        return str(urlsplit(url).username)
+    import getpass
+
+    return getpass.getuser()
+
+
+def _add(home: Path, repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "contextd", "--home", str(home), *args, "--json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    record_id = json.loads(done.stdout)["id"]
+    assert isinstance(record_id, str)
+    return record_id
+
+
 def test_a_session_over_http_is_named_after_the_client_not_its_http_library(
     home: Path, repo: Path
 ) -> None:

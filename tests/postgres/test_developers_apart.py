@@ -1,13 +1,16 @@
 """Two developers on one team server, with the team page's roles: each one's sessions, private
 records, global preferences and checkpoints are theirs alone. Bob sees and changes the team's
 records, never Alice's own: not in a search, a list, a briefing, `show`, `status`, a bundle
-or a copy of the store, and he cannot end her session."""
+or a copy of the store, and he cannot end her session. Tokens for `contextd serve` are
+administered by a member of the owner role (Alice): Bob makes, lists and revokes only his
+own, through contextd and through plain SQL alike."""
 
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from click.testing import Result
 
@@ -161,3 +164,40 @@ def test_a_copy_of_the_store_holds_what_its_developer_may_see(
     assert ids["team"] in held(bob_copy)
     assert not {ids[k] for k in ("private", "preference", "checkpoint", "session")} & held(bob_copy)
     assert {ids[k] for k in ids} <= held(alice_copy)
+
+
+def test_bob_manages_only_his_own_tokens_and_plain_sql_cannot_do_more(
+    pair: tuple[Developer, Developer], team: Team
+) -> None:
+    alice, bob = pair
+    alice.json("token", "create", "alice")
+    alice.json("token", "create", "carol-ci", "--developer", "carol")  # an administrator may
+    assert bob.json("token", "create", "bob-laptop")["developer"] == "bob"  # himself, by default
+
+    minted = bob("token", "create", "sneaky", "--developer", "alice")
+    assert minted.exit_code == 6, minted.output
+    assert "Only an administrator" in minted.output and "leave out --developer" in minted.output
+    assert [t["name"] for t in bob.json("token", "list")["tokens"]] == ["bob-laptop"]
+    assert {t["name"] for t in alice.json("token", "list")["tokens"]} == {
+        "alice",
+        "carol-ci",
+        "bob-laptop",
+    }
+    revoked = bob("token", "revoke", "alice")
+    assert revoked.exit_code == 3 and "No token of yours" in revoked.output
+    taken = bob("token", "create", "alice")  # a name in use, though he cannot see it
+    assert taken.exit_code != 0 and "Traceback" not in taken.output, taken.output
+    assert "in use" in taken.output
+
+    with psycopg.connect(team.url("bob"), autocommit=True) as conn:
+        assert conn.execute("SELECT name FROM http_tokens").fetchall() == [("bob-laptop",)]
+        gone = conn.execute("UPDATE http_tokens SET revoked_at = 'now' WHERE name = 'alice'")
+        assert gone.rowcount == 0
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(
+                "INSERT INTO http_tokens(name, developer, lookup, secret_hash, created_at) "
+                "VALUES ('forged', 'alice', 'abcdefabcdef', 'x', 'now')"
+            )
+    states = {t["name"]: t["state"] for t in alice.json("token", "list")["tokens"]}
+    assert states == {"alice": "active", "carol-ci": "active", "bob-laptop": "active"}
+    assert alice.json("token", "revoke", "bob-laptop")["token"]["state"] == "revoked"

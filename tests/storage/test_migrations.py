@@ -195,3 +195,35 @@ def test_split_statements_finds_the_shipped_triggers_whole() -> None:
 def test_split_statements_refuses_a_script_ending_in_an_unfinished_statement() -> None:
     with pytest.raises(RuntimeError, match="Incomplete SQL statement"):
         split_statements("CREATE TABLE t (a TEXT);\nCREATE TABLE u (b TEXT)\n")
+
+
+def test_migration_23_gives_the_home_owner_the_personal_records_the_team_held(
+    home: Path, tmp_path: Path
+) -> None:
+    """Before it, a home's personal records had no owner ('', the team's), so `serve` showed
+    them to every token; after it they are the owner's ('~'), the team's records untouched."""
+    from contextd.app import open_app
+    from contextd.config import load_settings
+    from contextd.models import DecisionBody, Kind, RecordDraft
+    from tests.conftest import make_repo
+
+    repo = make_repo(tmp_path / "orbit", "git@github.com:acme/orbit.git")
+    with open_app(load_settings(home=home, cwd=repo)) as app:
+        project = app.projects.attach(repo).project
+        body = DecisionBody(
+            problem="Workers lost tasks whenever the broker restarted during a deploy",
+            why_chosen="It keeps durable consumers with acks, so nothing is lost on restart",
+        )
+        team = app.writer.create(RecordDraft(Kind.DECISION, "Use NATS for tasks", body), project)
+        own = RecordDraft(Kind.DECISION, "Keep my notes on NATS", body, private=True)
+        mine = app.writer.create(own, project)
+    with closing(sqlite3.connect(home / "contextd.db", isolation_level=None)) as conn:
+        conn.execute("UPDATE records SET owner = ''")  # as contextd before it wrote them
+        conn.execute("UPDATE record_log SET owner = ''")
+        migration = next(m for m in known_migrations() if m.version == 23)
+        for statement in split_statements(migration.sql):
+            conn.execute(statement)
+        owners = dict(conn.execute("SELECT id, owner FROM records").fetchall())
+        logged = dict(conn.execute("SELECT DISTINCT record_id, owner FROM record_log").fetchall())
+    assert owners == {team.id: "", mine.id: "~"}
+    assert logged == owners

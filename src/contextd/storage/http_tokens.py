@@ -1,6 +1,11 @@
 """SQL for the bearer tokens `contextd serve` admits: one row per developer, the secret kept
 only as a hash, and the count of the token's requests in the current minute (in the store,
-so that every serve process on it counts together)."""
+so that every serve process on it counts together).
+
+Who administers them: in a home's store its owner (no one else can open the file); on a team
+server a member of the role that owns contextd's tables. There the server itself holds every
+other developer to their own tokens (row-level security, migration 0023), so a developer's
+role cannot mint, read or revoke another's tokens with plain SQL either."""
 
 from msgspec import Struct
 
@@ -8,6 +13,7 @@ from contextd.storage.connection import Connection
 
 __all__ = [
     "TokenRow",
+    "administers",
     "count_request",
     "delete_token",
     "get_by_lookup",
@@ -59,9 +65,12 @@ def _row(values: tuple[object, ...]) -> TokenRow:
     )
 
 
-def insert_token(conn: Connection, token: TokenRow) -> None:
-    conn.execute(
-        f"INSERT INTO http_tokens({_WRITTEN}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+def insert_token(conn: Connection, token: TokenRow) -> bool:
+    """Insert the token; False when its name is taken (on a team server perhaps by a token
+    this role may not see)."""
+    written = conn.execute(
+        f"INSERT INTO http_tokens({_WRITTEN}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (name) DO NOTHING",
         (
             token.name,
             None if token.developer == token.name else token.developer,
@@ -75,6 +84,7 @@ def insert_token(conn: Connection, token: TokenRow) -> None:
             token.used_at,
         ),
     )
+    return written.rowcount == 1
 
 
 def delete_token(conn: Connection, name: str) -> None:
@@ -116,3 +126,16 @@ def count_request(conn: Connection, lookup: str, minute: int, used_at: str) -> i
         (minute, minute, used_at, lookup),
     ).fetchall()  # read to the end: SQLite holds the write until the statement is done
     return int(rows[0][0]) if rows else 0
+
+
+def administers(conn: Connection) -> bool:
+    """Whether this connection may manage every developer's tokens: always in a home's store;
+    on a team server when its role is a member of the role owning the tokens' table (a
+    superuser is a member of every role)."""
+    if conn.dialect.name == "sqlite":
+        return True
+    found = conn.execute(
+        "SELECT pg_has_role(current_user, tableowner, 'MEMBER') FROM pg_tables "
+        "WHERE schemaname = current_schema() AND tablename = 'http_tokens'"
+    ).fetchone()
+    return bool(found and found[0])

@@ -3,6 +3,9 @@ named after (a developer may hold one per machine, each naming them). A token is
 once, when it is made; the store keeps only a hash of its secret. A presented token is found
 by its public part and its secret compared in constant time; a revoked or expired one admits
 no one. Every check reads the store, so a revocation holds at once in every serve process.
+
+Tokens are administered by the home's owner, or on a team server by a member of the role
+that owns contextd's tables; any other developer makes, lists and revokes only their own.
 """
 
 import hashlib
@@ -16,7 +19,7 @@ from msgspec import Struct
 
 from contextd.clock import now, parse_span, to_iso
 from contextd.credentials.scan import CONTEXTD_TOKEN, find_secrets
-from contextd.errors import ConflictError, InvalidInputError, NotFoundError
+from contextd.errors import ConflictError, InvalidInputError, NotFoundError, StoreError
 from contextd.storage import http_tokens as rows
 from contextd.storage.store import Database
 
@@ -50,6 +53,10 @@ class TokenService:
     def __init__(self, db: Database) -> None:
         self._db = db
 
+    def administering(self) -> bool:
+        """Whether this store's user manages every developer's tokens (see the module)."""
+        return rows.administers(self._db.connection())
+
     def create(
         self,
         name: str,
@@ -59,13 +66,15 @@ class TokenService:
         expires: str = "90d",
         developer: str | None = None,
     ) -> Issued:
-        """A new token `name` acting for `developer` (by default `name`), read-only or not,
-        working on `project` when a call names none, valid for `expires` (`90d`, `12h`;
-        `never`).
+        """A new token `name` acting for `developer` (by default `name`; for a developer who
+        does not administer tokens, themself), read-only or not, working on `project` when a
+        call names none, valid for `expires` (`90d`, `12h`; `never`).
 
         Raises:
             InvalidInputError: the name, the developer or the span is not one contextd can use.
             ConflictError: a token of that name is in use (revoke it first).
+            StoreError: it would act for another developer, and this user does not administer
+                tokens.
         """
         _check_name(name, "a token")
         if developer is not None:
@@ -76,11 +85,11 @@ class TokenService:
                 f"--expires {expires!r} is not a length of time; give one like 90d, 12h or 2w, "
                 "or `never`."
             )
+        who = self._acting_for(developer or name, given=developer is not None)
         stamp = now()
         ends = to_iso(datetime.now(UTC) + timedelta(seconds=seconds)) if seconds else None
         lookup = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(12))
         secret = secrets.token_urlsafe(32)
-        who = developer or name
         row = TokenRow(
             name, who, lookup, _digest(secret), read_only, project, stamp, ends, None, None
         )
@@ -92,24 +101,61 @@ class TokenService:
                     "then create it again."
                 )
             rows.delete_token(conn, name)  # a revoked or expired one gives way
-            rows.insert_token(conn, row)
+            if not rows.insert_token(conn, row):
+                raise ConflictError(
+                    f"A token named {name!r} is in use by another developer; choose another name."
+                )
         return Issued(row, f"{PREFIX}{lookup}_{secret}")
 
     def list_tokens(self) -> list[TokenRow]:
-        return rows.list_tokens(self._db.connection())
+        """Every token for an administrator; a developer's own for anyone else."""
+        listed = rows.list_tokens(self._db.connection())
+        if self.administering():
+            return listed
+        return [row for row in listed if _acts_for(row.developer, self._db.developer)]
 
     def revoke(self, name: str) -> TokenRow:
         """Revoke the token named `name` (idempotent).
 
         Raises:
-            NotFoundError: there is no such token.
+            NotFoundError: there is no such token, or it is another developer's and this user
+                does not administer tokens (the team server shows such a user none).
         """
         with self._db.transaction() as conn:
-            found = rows.revoke_token(conn, name, now())
-            revoked = rows.get_token(conn, name) if found else None
-        if revoked is None:
-            raise NotFoundError(f"No token is named {name!r}; `contextd token list` lists them.")
-        return revoked
+            found = rows.get_token(conn, name)
+            if found is not None and not self._may_manage(found.developer):
+                found = None
+            if found is not None:
+                rows.revoke_token(conn, name, now())
+                found = rows.get_token(conn, name)
+        if found is None:
+            raise NotFoundError(
+                f"No token of yours is named {name!r}; `contextd token list` lists them."
+                if not self.administering()
+                else f"No token is named {name!r}; `contextd token list` lists them."
+            )
+        return found
+
+    def _acting_for(self, developer: str, *, given: bool) -> str:
+        """Whom a new token acts for: `developer` when this user may make it; a developer's
+        own name when they gave none.
+
+        Raises:
+            StoreError: `developer` was given, is another's, and this user does not administer.
+        """
+        if self._may_manage(developer):
+            return developer
+        me = self._db.developer
+        if not given:
+            return me
+        raise StoreError(
+            f"Only an administrator of this store's tokens (a member of the role that owns "
+            f"contextd's tables) may make a token for {developer!r}; you ({me}) may make "
+            "tokens for yourself: leave out --developer."
+        )
+
+    def _may_manage(self, developer: str) -> bool:
+        return _acts_for(developer, self._db.developer) or self.administering()
 
     def admit(self, presented: str) -> Caller | None:
         """Who `presented` (the bearer token of a request) is, or None: malformed, unknown,
@@ -131,6 +177,12 @@ class TokenService:
         process serving this store counts into the same number)."""
         minute = int(time.time() // 60)
         return rows.count_request(self._db.connection(), caller.lookup, minute, now())
+
+
+def _acts_for(developer: str, me: str) -> bool:
+    """Whether a token acting for `developer` is `me`'s: the same developer, or one of the
+    people sharing my login role (`role/name`) when I am that role itself."""
+    return bool(me) and me in (developer, developer.split("/", 1)[0])
 
 
 def _check_name(value: str, what: str, *, option: str = "") -> None:
