@@ -172,3 +172,36 @@ def test_a_write_locked_store_does_not_hold_a_hook_past_its_budget(
     assert proc.returncode == 0 and stdout == b""
     assert finished, f"still running {time.monotonic() - started:.1f} s in; budget 4 s"
     assert any("post-edit failed" in line for line in _log_lines(home))
+
+
+def test_a_hook_blocked_where_no_signal_reaches_ends_at_its_budget_having_printed_nothing(
+    tmp_path: Path, home: Path
+) -> None:
+    """The main thread stuck inside a C library's own wait loop (SQLite's busy handler, 30 s
+    here), which the orderly deadline's signal cannot interrupt: the watchdog ends the process
+    at the budget, counted from its start, printing nothing, and says so in hook.log."""
+    locked = tmp_path / "locked.db"
+    script = (
+        "import sqlite3, sys\n"
+        "from contextd.client.hook import run_hook\n"
+        "def stuck(event, raw):\n"
+        f"    sqlite3.connect({str(locked)!r}, timeout=30).execute('BEGIN IMMEDIATE')\n"
+        "    return 'an answer that must not be printed'\n"
+        "sys.exit(run_hook(['prompt'], stuck, repr))\n"
+    )
+    with closing(sqlite3.connect(locked, isolation_level=None)) as holder:
+        holder.execute("BEGIN IMMEDIATE")
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            input=b"{}",
+            capture_output=True,
+            env={**os.environ, "CONTEXTD_HOME": str(home)},
+            timeout=60,
+        )
+        elapsed = time.monotonic() - started
+        holder.execute("ROLLBACK")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert elapsed < 20, f"ended after {elapsed:.1f} s: SQLite's wait ran its course (30 s)"
+    (line,) = _log_lines(home)
+    assert "hook prompt failed after" in line and "its 4 s budget was spent" in line

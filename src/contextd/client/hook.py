@@ -12,8 +12,10 @@ stdout, so the agent is never blocked.
 import os
 import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from contextd.agent_dirs import project_dirs
 from contextd.client import to_daemon
@@ -29,6 +31,7 @@ EVENTS = (
 
 _BUDGET_S = {"prompt": 4.0, "post-edit": 4.0, "post-bash": 4.0}  # others: _DEFAULT_BUDGET_S
 _DEFAULT_BUDGET_S = 10.0
+_GRACE_S = 0.3  # the orderly deadline comes this long before the watchdog's
 _MAX_LOG = 1024 * 1024
 
 
@@ -52,15 +55,24 @@ def run_hook(
         _log(home, event or "?", problem, 0.0, describe)
         return 0
     started = time.monotonic()
+    budget = _BUDGET_S.get(event, _DEFAULT_BUDGET_S)
+
+    def spent() -> None:
+        why = _OutOfTime(f"gave up when its {budget:.0f} s budget was spent")
+        _log(home, event, why, time.monotonic() - started, describe)
+
+    watchdog = _Watchdog(budget, spent)
     try:
-        with _deadline(_BUDGET_S.get(event, _DEFAULT_BUDGET_S)):
-            raw = sys.stdin.buffer.read(MAX_HOOK_PAYLOAD + 1)
-            output = _ask_daemon(home, event, raw, describe)
-            if output is None:
-                output = in_process(event, raw).encode("ascii")
-        if output:
-            sys.stdout.buffer.write(output)
-            sys.stdout.flush()
+        with watchdog:
+            with _deadline(watchdog.remaining() - _GRACE_S):
+                raw = sys.stdin.buffer.read(MAX_HOOK_PAYLOAD + 1)
+                output = _ask_daemon(home, event, raw, describe)
+                if output is None:
+                    output = in_process(event, raw).encode("ascii")
+            if output:
+                with watchdog.printing():
+                    sys.stdout.buffer.write(output)
+                    sys.stdout.flush()
     except BaseException as exc:  # fail open, whatever happened (KeyboardInterrupt included)
         _log(home, event, exc, time.monotonic() - started, describe)
     return 0
@@ -107,20 +119,72 @@ def _on_a_server(home: str) -> bool:
 
 
 class _deadline:
-    """Raise _OutOfTime in the main thread after `seconds` (a locked store must not hang us)."""
+    """Raise _OutOfTime in the main thread after `seconds`: the orderly way out, with the
+    cause logged, whenever the main thread is in Python code or a call a signal interrupts."""
 
     def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
+        self.seconds = max(0.001, seconds)
 
     def __enter__(self) -> None:
         def expire(_signum: int, _frame: object) -> None:
-            raise _OutOfTime(f"gave up after {self.seconds:.0f} s")
+            raise _OutOfTime(f"gave up after {self.seconds:.1f} s")
 
         signal.signal(signal.SIGALRM, expire)
         signal.setitimer(signal.ITIMER_REAL, self.seconds)
 
     def __exit__(self, *_exc: object) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+class _Watchdog:
+    """Ends the process, having printed nothing, once the hook's budget is spent: counted from
+    the process's start (the agent waits for the interpreter too), and kept by a thread, so
+    no call the main thread is blocked in (a C library's own wait loop, a lock) can hold the
+    agent past it. `on_expiry` logs why, first."""
+
+    def __init__(self, seconds: float, on_expiry: Callable[[], None]) -> None:
+        self._ends = time.monotonic() + seconds - _age()
+        self._on_expiry = on_expiry
+        self._printing = threading.Lock()
+        self._timer = threading.Timer(max(0.0, self.remaining()), self._expire)
+        self._timer.daemon = True
+
+    def remaining(self) -> float:
+        return self._ends - time.monotonic()
+
+    def __enter__(self) -> None:
+        self._timer.start()
+
+    def __exit__(self, *_exc: object) -> None:
+        self._timer.cancel()
+
+    @contextmanager
+    def printing(self) -> Iterator[None]:
+        """Printing the answer, which the watchdog lets finish: an answer is printed whole or
+        not at all. Once the watchdog has begun to end the process, this waits for the end."""
+        if not self._printing.acquire(blocking=False):
+            time.sleep(60)  # the watchdog is ending the process
+        yield
+
+    def _expire(self) -> None:
+        if not self._printing.acquire(blocking=False):
+            return  # the answer is being printed: let it finish
+        try:
+            self._on_expiry()
+        finally:
+            os._exit(0)
+
+
+def _age() -> float:
+    """Seconds since this process started (0 where /proc cannot say)."""
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            started = int(stat.read().rsplit(b")", 1)[1].split()[19])  # field 22: starttime
+        with open("/proc/uptime", "rb") as uptime:
+            now = float(uptime.read().split()[0])
+        return max(0.0, now - started / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _log(
