@@ -280,7 +280,14 @@ class App(Struct, dict=True):
     def review(self) -> "ReviewQueue":
         from contextd.core.writing.review import ReviewQueue
 
-        return ReviewQueue(self.db, lambda: self.writer, self.developer)
+        return ReviewQueue(self.db, lambda: self.writer, self.developer, self._reviews_everyone)
+
+    def _reviews_everyone(self) -> bool:
+        """Whether this person reviews every developer's held drafts: a home's owner (on the
+        CLI, in the web view, or through their own token), a team server's administrator."""
+        if not self.settings.on_server:
+            return not self.acting or self.acting == self.home_owner
+        return not self.acting and self.tokens.administering()
 
     @cached_property
     def capture(self) -> "Capture":

@@ -12,7 +12,7 @@ from contextd.cli.lifecycle import edit_from, edit_options
 from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import record_view
-from contextd.core.writing.review import Held, written_by
+from contextd.core.writing.review import Held, whose
 from contextd.errors import InvalidInputError
 from contextd.models import Record
 
@@ -30,6 +30,7 @@ def _view(held: Held) -> dict[str, Any]:
         "tags": list(draft.tags),
         "supersedes": list(held.supersedes),
         "asked_by": draft.asked_by,
+        "developer": held.developer,
         "request": held.request,
         "target": held.target,
     }
@@ -71,7 +72,13 @@ def review(ctx: click.Context) -> None:
         else:
             echo(f"{len(waiting)} waiting for review (contextd review approve|reject|edit ID):")
             rows = [
-                [shorts[h.id], _asked(h, handles), written_by(h), age(h.queued_at), h.draft.title]
+                [
+                    shorts[h.id],
+                    _asked(h, handles),
+                    whose(h, app.review.viewer),
+                    age(h.queued_at),
+                    h.draft.title,
+                ]
                 for h in waiting
             ]
             table(rows)

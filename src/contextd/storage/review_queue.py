@@ -11,7 +11,7 @@ from contextd.storage.connection import Connection
 from contextd.storage.filters import in_reach
 
 __all__ = [
-    "Held", "changes_to", "count_waiting", "decide", "get", "hold", "kept", "remove",
+    "Held", "changes_to", "count_waiting", "decide", "hold", "kept", "remove",
     "replace_draft", "waiting",
 ]  # fmt: skip
 
@@ -80,13 +80,15 @@ def _scope(project_id: str | None) -> tuple[str, list[object]]:
     return in_reach("review_queue", project_id)
 
 
-def waiting(conn: Connection, project_id: str | None, developer: str) -> list[Held]:
-    """The developer's pending drafts for the project (and global ones), oldest first."""
+def waiting(conn: Connection, project_id: str | None, developer: str | None) -> list[Held]:
+    """The developer's pending drafts for the project (and global ones), oldest first; every
+    developer's when `developer` is None (for whoever reviews them all)."""
     where, params = _scope(project_id)
+    whose, who = _whose(developer)
     rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM review_queue WHERE {where} AND developer = ? "
+        f"SELECT {_COLUMNS} FROM review_queue WHERE {where}{whose} "
         "AND state = 'pending' ORDER BY queued_at, id",
-        [*params, developer],
+        [*params, *who],
     ).fetchall()
     return [_held(r) for r in rows]
 
@@ -111,21 +113,19 @@ def changes_to(conn: Connection, record_id: str, developer: str) -> list[Held]:
     return [_held(r) for r in rows]
 
 
-def count_waiting(conn: Connection, project_id: str | None, developer: str) -> int:
+def count_waiting(conn: Connection, project_id: str | None, developer: str | None) -> int:
+    """How many `waiting` would list."""
     where, params = _scope(project_id)
+    whose, who = _whose(developer)
     row = conn.execute(
-        f"SELECT count(*) FROM review_queue WHERE {where} AND developer = ? AND state = 'pending'",
-        [*params, developer],
+        f"SELECT count(*) FROM review_queue WHERE {where}{whose} AND state = 'pending'",
+        [*params, *who],
     ).fetchone()
     return int(row[0])
 
 
-def get(conn: Connection, held_id: str, developer: str) -> Held | None:
-    row = conn.execute(
-        f"SELECT {_COLUMNS} FROM review_queue WHERE id = ? AND developer = ?",
-        (held_id, developer),
-    ).fetchone()
-    return None if row is None else _held(row)
+def _whose(developer: str | None) -> tuple[str, list[object]]:
+    return ("", []) if developer is None else (" AND developer = ?", [developer])
 
 
 def replace_draft(conn: Connection, held_id: str, draft: RecordDraft) -> None:

@@ -10,7 +10,7 @@ from starlette.responses import Response
 from contextd.app import App
 from contextd.core.reading.reader import MAX_DAYS
 from contextd.core.upkeep.quality import scan_quality
-from contextd.core.writing.review import written_by
+from contextd.core.writing.review import whose
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.models import Kind, Project, Record, Status, body_to_dict
 from contextd.web.chain import history
@@ -177,7 +177,7 @@ def review_page(request: Request, slug: str, **extra: Any) -> Response:
     waiting = app.review.waiting(project)
     context = {
         "project": project,
-        "waiting": [(h, body_to_dict(h.draft.body), written_by(h)) for h in waiting],
+        "waiting": [(h, body_to_dict(h.draft.body), whose(h, app.review.viewer)) for h in waiting],
         "policy": app.settings.capture.review,
         "readings": (
             app.capture.readings(project) if app.settings.capture.extractor != "none" else []

@@ -6,6 +6,7 @@ rejecting keeps it, marked, so the same proposal is known as turned down. Only a
 decides: no MCP tool approves, and the CLI asks for a terminal."""
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
@@ -17,12 +18,14 @@ from contextd.ids import MIN_PREFIX
 from contextd.models import Origin, Project, Record, RecordDraft, RecordEdit
 from contextd.storage import id_prefixes
 from contextd.storage import review_queue as rows
+from contextd.storage.dialect import acting_as
+from contextd.storage.owners import HOME_OWNER
 from contextd.storage.store import Database
 
 if TYPE_CHECKING:
     from contextd.core.writing.writer import RecordWriter
 
-__all__ = ["POLICIES", "PROPOSAL", "Held", "ReviewQueue", "held_by", "written_by"]
+__all__ = ["POLICIES", "PROPOSAL", "Held", "ReviewQueue", "held_by", "whose"]
 
 POLICIES = ("off", "agent", "all")
 PROPOSAL = "proposal"  # asked_by of what a model read out of a transcript: always held
@@ -41,26 +44,44 @@ def held_by(policy: str, draft: RecordDraft) -> bool:
     return by_agent and policy in ("agent", "all")
 
 
-def written_by(held: Held) -> str:
+def _written_by(held: Held) -> str:
     """Who wrote a held draft, as the review lists say it: an agent, contextd's capture (a
     checkpoint drafted from facts), or a model reading the session's transcript."""
     return {"capture": "drafted", PROPOSAL: "proposed"}.get(held.draft.asked_by, "agent")
 
 
+def whose(held: Held, viewer: str) -> str:
+    """Who wrote a held draft, naming the developer whose agent it was when that is not the
+    person looking (a reviewer of everyone's drafts)."""
+    by = _written_by(held)
+    return by if held.developer == viewer else f"{by}, {held.developer or 'owner'}"
+
+
 class ReviewQueue:
-    """One developer's held drafts."""
+    """The held drafts one person sees: their own, or every developer's for whoever reviews
+    them all (`everyone`: a home's owner, a team server's administrator). Approving another
+    developer's draft writes it as theirs (a private one stays private to them)."""
 
     def __init__(
-        self, db: Database, writer: Callable[[], "RecordWriter"], developer: str = ""
+        self,
+        db: Database,
+        writer: Callable[[], "RecordWriter"],
+        developer: str = "",
+        everyone: Callable[[], bool] = lambda: False,
     ) -> None:
         self._db = db
         self._writer = writer  # built when a draft is approved: counting needs no write path
         self._developer = developer
+        self._everyone = everyone
+
+    @property
+    def viewer(self) -> str:
+        return self._developer
 
     def waiting(self, project: Project | None) -> list[Held]:
         """Drafts waiting for this project (and global ones), oldest first."""
         conn = self._db.connection()
-        return rows.waiting(conn, project.id if project else None, self._developer)
+        return rows.waiting(conn, project.id if project else None, self._shown())
 
     def decided_or_waiting(self, project: Project) -> list[Held]:
         """Drafts of this project waiting or rejected (what was proposed before)."""
@@ -100,7 +121,11 @@ class ReviewQueue:
 
     def count(self, project: Project | None) -> int:
         conn = self._db.connection()
-        return rows.count_waiting(conn, project.id if project else None, self._developer)
+        return rows.count_waiting(conn, project.id if project else None, self._shown())
+
+    def _shown(self) -> str | None:
+        """Whose drafts this person sees: None for every developer's."""
+        return None if self._everyone() else self._developer
 
     def approve(self, references: Sequence[str], project: Project | None) -> list[Record]:
         """Write each draft as a record (checked again: the store may have changed since it
@@ -114,17 +139,24 @@ class ReviewQueue:
 
         written = []
         for held in self._find_all(references, project):
-            if held.request == "create":
-                place = project if held.project_id is not None else None
-                record = self._writer().create(
-                    held.draft, place, supersedes=held.supersedes, queue=False
-                )
-            else:
-                record = apply_held(self._writer(), held)
+            with self._as_its_developer(held):
+                if held.request == "create":
+                    place = project if held.project_id is not None else None
+                    record = self._writer().create(
+                        held.draft, place, supersedes=held.supersedes, queue=False
+                    )
+                else:
+                    record = apply_held(self._writer(), held)
             with self._db.transaction() as conn:
                 rows.remove(conn, held.id)
             written.append(record)
         return written
+
+    def _as_its_developer(self, held: Held) -> AbstractContextManager[None]:
+        """Within the block the store writes as the developer whose draft it is."""
+        if held.developer == self._developer:
+            return nullcontext()
+        return acting_as(held.developer or HOME_OWNER)
 
     def reject(
         self, references: Sequence[str], project: Project | None, reason: str = ""
