@@ -83,6 +83,18 @@ class App(Struct, dict=True):
         `[store] developer` ('' by default)."""
         return self.acting or self.db.developer or self.settings.developer
 
+    def with_settings(self, settings: Settings) -> "App":
+        """The same opened store and vectors, with `settings` (config.toml read again)."""
+        return App(
+            settings,
+            self.db,
+            self.provider_note,
+            self.indexer,
+            self.vector_index,
+            self.vectors_wanted,
+            acting=self.acting,
+        )
+
     @property
     def home_owner(self) -> str | None:
         """Who owns a home's store, as a token names them: `[store] developer`, else the

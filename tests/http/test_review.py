@@ -63,3 +63,30 @@ def test_the_owner_reviews_another_developers_draft_and_approves_it(
     assert _cli(home, repo, "review")["waiting"] == []
     found = _cli(home, repo, "search", "blue-green switch billing worker")
     assert [hit["title"] for hit in found["results"]][:1] == [FACT]
+
+
+def test_serve_follows_config_changes_and_names_those_needing_a_restart(
+    home: Path, repo: Path
+) -> None:
+    alice = new_token(home, "alice", "--project", "orbit")
+    config = home / "config.toml"
+    before = config.read_text(encoding="utf-8")
+    with serve(repo) as served:
+
+        async def remember(text: str) -> str:
+            async with connect(served.url, alice) as client:
+                said = await client.call_tool("remember", {"text": text, "category": "convention"})
+                return text_of(said).lower()
+
+        assert "held for review" not in run(remember, FACT)
+        config.write_text(before + '[capture]\nreview = "agent"\n', encoding="utf-8")
+        later = "Release branches are cut on Tuesdays after the integration suite passes"
+        assert "held for review" in run(remember, later)
+        config.write_text(
+            before + '[capture]\nreview = "agent"\n[store]\npool_size = 4\n', encoding="utf-8"
+        )
+        third = "Feature flags are removed within two sprints of a full rollout"
+        assert "held for review" in run(remember, third)  # the rest of the change holds
+    assert served.log.count("restart this process") == 1, served.log
+    assert "[store]" in served.log
+    assert [w["title"] for w in _cli(home, repo, "review")["waiting"]] == [later, third]

@@ -4,6 +4,7 @@ with one sentence and the right status."""
 import html
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
@@ -223,3 +224,23 @@ def test_a_group_record_page_names_its_group(client: TestClient, app: App, store
     assert page.status_code == 200
     assert '<span class="badge" id="group">group shop</span>' in page.text
     assert 'id="group"' not in client.get(f"/r/{store.nats}").text
+
+
+def test_a_change_to_config_holds_from_the_next_page_and_one_needing_a_restart_says_so(
+    client: TestClient, app: App, home: Path
+) -> None:
+    """`ui` runs for days: `capture.review` set while it runs is what the Review page says
+    next; a change to the store names the restart it needs, and the view goes on."""
+    slug = app.current_project().slug
+    assert "(it is <code>off</code> now)" in client.get(f"/p/{slug}/review").text
+    config = home / "config.toml"
+    before = config.read_text(encoding="utf-8")
+    config.write_text(before + '[capture]\nreview = "agent"\n', encoding="utf-8")
+    page = client.get(f"/p/{slug}/review").text
+    assert "it is <code>off</code> now" not in page and "restart-note" not in page
+    config.write_text(
+        before + '[capture]\nreview = "agent"\n[store]\npool_size = 4\n', encoding="utf-8"
+    )
+    page = client.get(f"/p/{slug}/review").text
+    assert "restart-note" in page and "[store]" in page and "restart this process" in page
+    assert "it is <code>off</code> now" not in page  # the rest of the change holds

@@ -12,7 +12,6 @@ import logging
 import os
 import threading
 import time
-from pathlib import Path
 
 import msgspec
 
@@ -20,6 +19,7 @@ from contextd.app import App
 from contextd.daemon.hosting import Hosting
 from contextd.daemon.lifetime import Lifetime
 from contextd.errors import ContextdError
+from contextd.following import config_signature
 from contextd.service.answer import answer
 from contextd.service.requests import (
     HookAsk,
@@ -67,7 +67,7 @@ class Handlers:
         self._stopping = stopping
         self._started = time.time()
         self._home = os.stat(app.settings.home)
-        self._config = _signature(app.settings.config_path)
+        self._config = config_signature(app.settings.config_path)
 
     def answer(self, head: bytes, body: bytes) -> tuple[bytes, bytes, McpAsk | None]:
         """The reply's head and body for one request's; and, when the reply is an MCP
@@ -139,17 +139,9 @@ class Handlers:
             same = False
         if not same:
             raise Declined(f"this daemon serves {self._app.settings.home}, not {request.home}")
-        if _signature(self._app.settings.config_path) != self._config:
+        if config_signature(self._app.settings.config_path) != self._config:
             self._stopping.set()  # the next session-start starts one that reads it
             raise Declined(f"{self._app.settings.config_path} changed; this daemon stops")
-
-
-def _signature(path: Path) -> tuple[int, int, int] | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return info.st_ino, info.st_size, info.st_mtime_ns
 
 
 def _refusal(error: str, *, outdated: bool = False) -> bytes:

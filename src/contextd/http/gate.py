@@ -12,6 +12,7 @@ its own (contextd.mcp.connection.serving), in the project its token names unless
 `project` argument names another.
 """
 
+import logging
 import math
 import time
 from collections import Counter
@@ -24,6 +25,7 @@ from contextd.config import ServeSettings
 from contextd.core.recall.presentation import one_line
 from contextd.core.workspace.tokens import Caller
 from contextd.errors import ContextdError
+from contextd.following import FollowedApp
 from contextd.http.metadata import metadata_reply, metadata_url
 from contextd.http.replies import refusal
 from contextd.http.servers import TeamServers
@@ -34,6 +36,8 @@ __all__ = ["MCP_PATH", "Gate"]
 
 MCP_PATH = "/mcp"
 
+log = logging.getLogger(__name__)
+
 
 _NAMES_KEPT = 1024  # clients whose names are remembered
 
@@ -41,11 +45,10 @@ _NAMES_KEPT = 1024  # clients whose names are remembered
 class Gate:
     """The ASGI app of `contextd serve`."""
 
-    def __init__(self, core: App, servers: TeamServers, limits: ServeSettings) -> None:
-        self._core = core
+    def __init__(self, followed: FollowedApp, servers: TeamServers) -> None:
+        self._followed = followed
         self._servers = servers
-        self._limits = limits
-        self._origins = frozenset(limits.allowed_origins.split())
+        self._said: str | None = None  # the restart note last logged
         self._in_flight = 0
         self._held: Counter[tuple[str, str]] = Counter()  # ("token" | "developer", name)
         # (token, User-Agent) -> the name its client gave at `initialize`, for the requests
@@ -64,7 +67,10 @@ class Gate:
                 scope, receive, send
             )
             return
-        problem = self._origin_problem(scope)
+        core = self._followed.current()  # config.toml as it is now
+        self._say_restart()
+        limits = core.settings.serve
+        problem = _origin_problem(scope, limits)
         if problem is not None:
             await refusal(403, problem)(scope, receive, send)
             return
@@ -75,23 +81,30 @@ class Gate:
             )
             await refusal(405, no_stream, {"allow": "POST, DELETE"})(scope, receive, send)
             return
-        if self._in_flight >= self._limits.max_in_flight:
+        if self._in_flight >= limits.max_in_flight:
             busy = "The server is answering as many requests as it may; try again in a second."
             await refusal(503, busy, {"retry-after": "1"})(scope, receive, send)
             return
         self._in_flight += 1
         try:
-            await self._admitted(scope, receive, send)
+            await self._admitted(core, scope, receive, send)
         finally:
             self._in_flight -= 1
 
-    async def _admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def _say_restart(self) -> None:
+        note = self._followed.restart_note
+        if note is not None and note != self._said:
+            log.warning("%s", note)
+        self._said = note
+
+    async def _admitted(self, core: App, scope: Scope, receive: Receive, send: Send) -> None:
+        limits = core.settings.serve
         presented = _bearer(scope)
         try:
-            caller = await anyio.to_thread.run_sync(self._core.tokens.admit, presented or "")
+            caller = await anyio.to_thread.run_sync(core.tokens.admit, presented or "")
             count = 0
-            if caller is not None and self._limits.requests_per_minute:
-                count = await anyio.to_thread.run_sync(self._core.tokens.count_request, caller)
+            if caller is not None and limits.requests_per_minute:
+                count = await anyio.to_thread.run_sync(core.tokens.count_request, caller)
         except ContextdError as exc:  # the store is down or refuses: say so, quickly
             await refusal(503, f"The store cannot be reached: {exc}", {"retry-after": "5"})(
                 scope, receive, send
@@ -100,16 +113,16 @@ class Gate:
         if caller is None:
             await self._unauthorized(scope, receive, send, presented is not None)
             return
-        if self._limits.requests_per_minute and count > self._limits.requests_per_minute:
+        if limits.requests_per_minute and count > limits.requests_per_minute:
             wait = max(1, math.ceil(60 - time.time() % 60))
             message = (
-                f"Token {caller.token!r} made more than {self._limits.requests_per_minute} "
+                f"Token {caller.token!r} made more than {limits.requests_per_minute} "
                 f"requests this minute; try again in {wait} s."
             )
             await refusal(429, message, {"retry-after": str(wait)})(scope, receive, send)
             return
         held = [("token", caller.token), ("developer", caller.developer)]
-        over = self._over_share(caller)
+        over = self._over_share(caller, limits)
         if over is not None:
             await refusal(429, over, {"retry-after": "1"})(scope, receive, send)
             return
@@ -122,16 +135,16 @@ class Gate:
                 if not self._held[key]:
                     del self._held[key]
 
-    def _over_share(self, caller: Caller) -> str | None:
+    def _over_share(self, caller: Caller, limits: ServeSettings) -> str | None:
         """Why the caller may not have one more request answered now, if it may not."""
-        if self._held["token", caller.token] >= self._limits.max_in_flight_per_token:
+        if self._held["token", caller.token] >= limits.max_in_flight_per_token:
             return (
-                f"Token {caller.token!r} has {self._limits.max_in_flight_per_token} requests "
+                f"Token {caller.token!r} has {limits.max_in_flight_per_token} requests "
                 "being answered; wait for one to end, then try again."
             )
-        if self._held["developer", caller.developer] >= self._limits.max_in_flight_per_developer:
+        if self._held["developer", caller.developer] >= limits.max_in_flight_per_developer:
             return (
-                f"Developer {caller.developer!r} has {self._limits.max_in_flight_per_developer} "
+                f"Developer {caller.developer!r} has {limits.max_in_flight_per_developer} "
                 "requests being answered through their tokens; wait for one to end, then try "
                 "again."
             )
@@ -177,16 +190,17 @@ class Gate:
             )
         await refusal(401, message, {"www-authenticate": challenge})(scope, receive, send)
 
-    def _origin_problem(self, scope: Scope) -> str | None:
-        """Why a request from a browser page may not come in (the MCP spec: a server must
-        check Origin); None for agents, which send none."""
-        origin = _header(scope, b"origin")
-        if origin is None or origin in self._origins:
-            return None
-        return (
-            f"Requests from web pages at {one_line(origin)[:200]} are refused; list the origin in "
-            "[serve] allowed_origins to allow it."
-        )
+
+def _origin_problem(scope: Scope, limits: ServeSettings) -> str | None:
+    """Why a request from a browser page may not come in (the MCP spec: a server must check
+    Origin); None for agents, which send none."""
+    origin = _header(scope, b"origin")
+    if origin is None or origin in limits.allowed_origins.split():
+        return None
+    return (
+        f"Requests from web pages at {one_line(origin)[:200]} are refused; list the origin in "
+        "[serve] allowed_origins to allow it."
+    )
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

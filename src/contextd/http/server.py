@@ -13,6 +13,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from contextd.app import App
 from contextd.errors import InvalidInputError
+from contextd.following import FollowedApp
 from contextd.http.gate import MCP_PATH, Gate
 from contextd.http.servers import TeamServers
 from contextd.web.admission import admitting
@@ -77,13 +78,14 @@ def serve(
     """Serve MCP over HTTP at /mcp until interrupted (Ctrl-C, SIGTERM)."""
     limits = core.settings.serve
     body_bytes = limits.max_body_kb * 1024
-    servers = TeamServers(core, read_only=read_only, body_bytes=body_bytes)
+    followed = FollowedApp(core)
+    servers = TeamServers(followed, read_only=read_only, body_bytes=body_bytes)
     sock = bind(port, host)
     tls_files: dict[str, str] = {}
     if tls is not None:
         tls_files = {"ssl_certfile": str(tls[0]), "ssl_keyfile": str(tls[1])}
     config = uvicorn.Config(
-        _Application(servers, Gate(core, servers, limits)),
+        _Application(servers, Gate(followed, servers)),
         access_log=False,  # nothing a request carries is logged
         log_level="warning",
         server_header=False,

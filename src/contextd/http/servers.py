@@ -4,7 +4,9 @@ process on the store answers any request (what a session is, is the store's: the
 open session on the project).
 
 A server's tools work for one developer (its App acts for them: sessions, checkpoints and
-personal records are theirs); it is built on that developer's first request and kept.
+personal records are theirs); it is built on that developer's first request and kept until
+config.toml changes (then built again on the next request with the settings read anew; the old
+one finishes what it answers and then idles).
 """
 
 from collections.abc import AsyncIterator
@@ -16,6 +18,7 @@ from anyio.abc import TaskGroup, TaskStatus
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from contextd.app import App
+from contextd.following import FollowedApp
 from contextd.mcp.server import build_server
 
 __all__ = ["TeamServers"]
@@ -24,11 +27,12 @@ __all__ = ["TeamServers"]
 class TeamServers:
     """The servers of one process, and the task group their transports run in."""
 
-    def __init__(self, app: App, *, read_only: bool, body_bytes: int) -> None:
-        self._app = app
+    def __init__(self, followed: FollowedApp, *, read_only: bool, body_bytes: int) -> None:
+        self._followed = followed
         self._read_only = read_only  # `serve --read-only`: every caller reads only
         self._body_bytes = body_bytes
-        self._served: dict[tuple[str, bool], tuple[App, StreamableHTTPSessionManager]] = {}
+        # (developer, read-only) -> the App it was built from, the developer's, its transport
+        self._served: dict[tuple[str, bool], tuple[App, App, StreamableHTTPSessionManager]] = {}
         self._lock = anyio.Lock()
         self._group: TaskGroup | None = None
 
@@ -45,11 +49,13 @@ class TeamServers:
     async def serving(
         self, developer: str, read_only: bool
     ) -> tuple[App, StreamableHTTPSessionManager]:
-        """The developer's App and the transport of their server (built on first use)."""
+        """The developer's App and the transport of their server (built on first use, and
+        again after config.toml changed)."""
         key = (developer, read_only or self._read_only)
+        core = self._followed.current()
         async with self._lock:
-            if key not in self._served:
-                app = self._app.acting_for(developer)
+            if key not in self._served or self._served[key][0] is not core:
+                app = core.acting_for(developer)
                 server = await anyio.to_thread.run_sync(lambda: build_server(app, read_only=key[1]))
                 manager = StreamableHTTPSessionManager(
                     server._lowlevel_server,  # as the SDK's own streamable_http_app does
@@ -59,8 +65,9 @@ class TeamServers:
                 )
                 assert self._group is not None, "TeamServers.running() is not entered"
                 await self._group.start(_run, manager)
-                self._served[key] = (app, manager)
-            return self._served[key]
+                self._served[key] = (core, app, manager)
+            _, app, manager = self._served[key]
+            return app, manager
 
 
 async def _run(

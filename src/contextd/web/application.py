@@ -10,6 +10,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from contextd.app import App
+from contextd.following import FollowedApp
 from contextd.web import actions, pages
 from contextd.web.access import Access
 from contextd.web.guard import Guard
@@ -59,6 +60,6 @@ def build_app(core: App, access: Access) -> Starlette:
         middleware=[Middleware(Guard, access=access)],
         exception_handlers={404: _not_found, 405: _not_allowed},
     )
-    app.state.core = core
+    app.state.core = FollowedApp(core)
     app.state.access = access
     return app

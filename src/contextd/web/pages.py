@@ -46,7 +46,7 @@ DONE = {
 
 
 def core(request: Request) -> App:
-    app: App = request.app.state.core
+    app: App = request.app.state.core.current()  # config.toml as it is now
     return app
 
 

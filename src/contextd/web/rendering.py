@@ -62,6 +62,7 @@ def page(
         "write": request.app.state.access.write,
         "csrf": request.app.state.access.csrf,
         "year": datetime.now(UTC).year,
+        "restart_note": request.app.state.core.restart_note,
     }
     return HTMLResponse(render(template, shared | context), status_code=status_code)
 
