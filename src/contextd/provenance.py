@@ -6,7 +6,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["changes_via", "current_via"]
+__all__ = ["FROM_FILES", "FROM_IMPORT", "changes_via", "current_via", "from_peer"]
+
+FROM_FILES = "repository files"  # a teammate's records, arriving in a checkout's files
+FROM_IMPORT = "import"  # ADRs, agents' memory files and the like, imported
+
+
+def from_peer(peer: str) -> str:
+    """A record arriving from another machine by `contextd sync`."""
+    return f"sync {peer}"
+
 
 _VIA: ContextVar[str] = ContextVar("contextd_changes_via", default="cli")
 

@@ -287,3 +287,37 @@ def test_a_compacted_session_is_asked_for_a_checkpoint(repo: Path) -> None:
     done = run_hook("session-start", session_start(repo, source="compact"), cwd=repo)
 
     assert "record where it stands with checkpoint" in done.context
+
+
+def test_a_drafted_checkpoint_lists_only_what_its_own_sessions_wrote(
+    repo: Path, run: Cli
+) -> None:
+    """On a busy store records arrive while a session runs (a teammate's agent over `serve`,
+    say): the draft names this developer's records, not theirs."""
+    from contextd.app import open_app
+    from contextd.config import load_settings
+    from contextd.models import Kind, MemoryBody, RecordDraft
+
+    run_hook("session-start", session_start(repo), cwd=repo)
+    commit(repo, "Add the Redis Streams consumer")
+    run(*DECISION)
+    with open_app(load_settings(cwd=repo)) as app:
+        bob = app.acting_for("bob")
+        with bob.acting_in_store():
+            project = bob.current_project()
+            bob.sessions.start(project, "codex")
+            theirs = RecordDraft(
+                Kind.MEMORY,
+                "Bob's note: the staging cluster rotates its certificates every Sunday",
+                MemoryBody(),
+                category="gotcha",
+            )
+            bob.writer.create(theirs, project)
+
+    ended = run_hook("session-end", session_end(repo), cwd=repo)
+
+    assert ended.reply is not None and "drafted a checkpoint" in ended.reply["systemMessage"]
+    (drafted,) = [c for c in checkpoints(run) if "drafted" in c["tags"]]
+    done = drafted["body"]["done"]
+    assert any(line.startswith("Recorded decision:") for line in done), done
+    assert not any("staging cluster" in line for line in done), done

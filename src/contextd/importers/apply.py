@@ -29,7 +29,7 @@ from contextd.importers.loops import supersede_loops
 from contextd.importers.report import AlreadyStored, Imported, ImportReport, Refused, Retired
 from contextd.importers.twins import Twins
 from contextd.models import Origin, Project, Record, RecordEdit, Status, body_to_dict
-from contextd.provenance import changes_via
+from contextd.provenance import FROM_IMPORT, changes_via
 from contextd.storage.store import Database
 
 __all__ = ["Importer"]
@@ -79,7 +79,7 @@ class Importer:
         writes = [w for _, w in finished]
         revisions = [write for _, write in plan.revised]
         if not report.dry_run and (writes or revisions or retired):
-            with self._db.transaction(), changes_via("import"):
+            with self._db.transaction(), changes_via(FROM_IMPORT):
                 self._writer.write_all([*writes, *revisions])
                 for change in retired:
                     self._writer.supersede(change.record_id, change.successor_id)

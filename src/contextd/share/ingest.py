@@ -14,7 +14,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from contextd.models import Project, Record
-from contextd.provenance import changes_via
+from contextd.provenance import FROM_FILES, changes_via
 from contextd.share.layout import digest_of, folder_problem, read_file, records_folder
 from contextd.share.policy import SharePolicy
 from contextd.storage import records as record_rows
@@ -144,11 +144,11 @@ def _store(conn: Connection, record: Record, digest: str) -> str:
         rows.mark_shared(conn, record.id, digest)
         return ""
     if stored is None:
-        with changes_via("repository files"):
+        with changes_via(FROM_FILES):
             record_rows.insert_record(conn, record)
         outcome = "added"
     else:
-        with changes_via("repository files"):
+        with changes_via(FROM_FILES):
             record_rows.replace_record(conn, record)
         if _text_of(stored) != _text_of(record):
             vector_rows.delete_embedding(conn, record.id)  # embedded again from the new text

@@ -4,6 +4,7 @@ either backend's dialect."""
 from msgspec import Struct
 
 from contextd.models import Kind, Status
+from contextd.provenance import FROM_FILES, FROM_IMPORT, from_peer
 from contextd.storage.dialect import Dialect
 
 __all__ = ["RecordFilter", "in_reach"]
@@ -39,6 +40,10 @@ class RecordFilter(Struct, frozen=True):
     # Whose checkpoints count: a checkpoint made in another developer's session is left out
     # (where *this* developer's work stopped). None: everyone's.
     developer: str | None = None
+    # Only what this developer wrote here (through the CLI, an agent, a hook, the web view):
+    # not what teammates wrote, nor what arrived by sync, repository files or an import.
+    # None: anyone's.
+    written_by: str | None = None
 
     @property
     def within_scope_index(self) -> bool:
@@ -86,4 +91,11 @@ class RecordFilter(Struct, frozen=True):
                 f"{alias}.session_id IN (SELECT id FROM sessions WHERE developer = ?))"
             )
             params.append(self.developer)
+        if self.written_by is not None:
+            clauses.append(
+                f"EXISTS (SELECT 1 FROM record_log AS l WHERE l.record_id = {alias}.id "
+                "AND l.event = 'created' AND l.actor = ? AND l.via NOT LIKE ? "
+                "AND l.via NOT IN (?, ?))"
+            )
+            params += [self.written_by, from_peer("%"), FROM_FILES, FROM_IMPORT]
         return " AND ".join(clauses), params

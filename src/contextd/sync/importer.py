@@ -9,7 +9,7 @@ from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.models import Group, Project, Record, Status
-from contextd.provenance import changes_via
+from contextd.provenance import changes_via, from_peer
 from contextd.storage import groups as group_rows
 from contextd.storage import projects as project_rows
 from contextd.storage import records as record_rows
@@ -96,7 +96,7 @@ def apply_bundle(
         if held is not None and not projects.same_place(held, entry.record.project_id):
             refusals.add(where, _moves(held))
             continue
-        with changes_via(f"sync {peer}"):
+        with changes_via(from_peer(peer)):
             _merge_record(conn, entry, local, histories, deleted, projects, peer, report)
     for index, tombstone in enumerate(bundle.tombstones):
         held = local.get(tombstone.id)
@@ -108,7 +108,7 @@ def apply_bundle(
         )
         report.counts[outcome] += 1
         if outcome is Outcome.DELETE and held is not None:
-            with changes_via(f"sync {peer}"):
+            with changes_via(from_peer(peer)):
                 record_rows.delete_record(conn, held, tombstone.deleted_at)
         elif outcome is Outcome.NEW_TOMBSTONE:
             owner = projects.find(tombstone.project_id) if tombstone.project_id else None

@@ -224,7 +224,13 @@ class Capture:
         before = None
         if bounded:
             before = to_iso(parse_instant(session.seen_at) + timedelta(seconds=_SLACK_S))
-        scope = RecordFilter(project.id, statuses=(), since=session.started_at, before=before)
+        scope = RecordFilter(
+            project.id,
+            statuses=(),
+            since=session.started_at,
+            before=before,
+            written_by=self._developer,
+        )
         conn = self._db.connection()
         return record_rows.list_records(conn, scope, oldest_first=True, limit=limit)
 
