@@ -214,3 +214,19 @@ def test_an_argument_a_tool_does_not_have_is_refused_and_nothing_is_done(
     assert as_of.is_error and "get_context has no argument 'as_of'" in as_of.content[0].text
     assert made_up.is_error and "no argument 'bogus' or 'colour'" in made_up.content[0].text
     assert run.json("memories")["records"] == []
+
+
+def test_priority_is_set_and_changed_over_mcp_as_on_the_cli(app: App) -> None:
+    """The CLI and the web view set a record's priority; so do the record tools and
+    update_entry (1 to 5, refused outside it)."""
+    stored, wrong = call(
+        app,
+        ("record_decision", DECISION_ARGS | {"priority": 5}),
+        ("remember", {"text": "Tests take four minutes here", "category": "gotcha", "priority": 9}),
+    )
+    record = data(stored)
+    assert record["priority"] == 5
+    assert wrong.is_error and "priority" in wrong.content[0].text
+    (changed,) = call(app, ("update_entry", {"id": record["id"], "priority": 2}))
+    assert data(changed)["priority"] == 2
+    assert app.reader.get(record["id"]).priority == 2

@@ -19,6 +19,7 @@ from contextd.mcp.toolkit import (
     WRITE,
     Force,
     Hints,
+    Priority,
     RecordId,
     Related,
     Tags,
@@ -48,6 +49,7 @@ def register(kit: Toolkit) -> None:
         tags: Tags | None = None,
         retrieval_hints: Hints | None = None,
         related_to: Related | None = None,
+        priority: Priority | None = None,
         fields: Annotated[
             dict[str, Any] | None,
             Field(
@@ -63,6 +65,7 @@ def register(kit: Toolkit) -> None:
             tags=None if tags is None else tuple(tags),
             retrieval_hints=None if retrieval_hints is None else tuple(retrieval_hints),
             related_to=None if related_to is None else tuple(related_to),
+            priority=priority,
             body=dict(fields or {}),
         )
         return kit.written(app.agent_changes.update(id, edit, force=force), "Updated")

@@ -37,6 +37,7 @@ __all__ = [
     "Limit",
     "OriginArg",
     "RecordId",
+    "Priority",
     "Related",
     "Supersedes",
     "Tags",
@@ -56,15 +57,17 @@ HELD = {"held_for_review": True}  # a change kept for a person, not made
 RecordId = Annotated[
     str, Field(description="A record id, its handle (D12), or a unique prefix of 8+ characters.")
 ]
-Tags = Annotated[list[str], Field(description="Short topic tags (at most 20).")]
-Hints = Annotated[
-    list[str],
-    Field(
-        description="2-4 other phrasings a later search might use: synonyms, symptoms, "
-        "error messages."
-    ),
-]
-Related = Annotated[list[str], Field(description="Ids of related records.")]
+
+
+def _record_field(name: str) -> str:
+    """A field every kind carries, as the catalogue describes it (contextd.fields)."""
+    return next(f for f in RECORD_FIELDS if f.name == name).help
+
+
+Tags = Annotated[list[str], Field(description=_record_field("tags"))]
+Hints = Annotated[list[str], Field(description=_record_field("retrieval_hints"))]
+Related = Annotated[list[str], Field(description=_record_field("related_to"))]
+Priority = Annotated[int, Field(ge=1, le=5, description=_record_field("priority"))]
 Supersedes = Annotated[list[str], Field(description="Ids of older records this one replaces.")]
 Force = Annotated[bool, Field(description="Store even if it restates a stored record.")]
 GroupArg = Annotated[
@@ -92,8 +95,8 @@ Limit = Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT, description="How many re
 
 def about(kind: str, name: str) -> Any:
     """A record field's description, as the catalogue gives it (contextd.fields)."""
-    spec = body_field(kind, name) or next(f for f in RECORD_FIELDS if f.name == name)
-    return Field(description=getattr(spec, "described", spec.help))
+    spec = body_field(kind, name)
+    return Field(description=_record_field(name) if spec is None else spec.described)
 
 
 def title_about(kind: str) -> Any:
@@ -162,6 +165,7 @@ class Toolkit:
         tags: list[str] | None = None,
         hints: list[str] | None = None,
         related: list[str] | None = None,
+        priority: int = 3,
         supersedes: list[str] | None = None,
         force: bool = False,
         is_global: bool = False,
@@ -179,6 +183,7 @@ class Toolkit:
             retrieval_hints=tuple(hints or ()),
             origin=Origin(origin),
             related_to=tuple(related or ()),
+            priority=priority,
             is_global=is_global,
             group=group,
             asked_by="agent",
