@@ -19,7 +19,8 @@ from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.core.reading.reader import RecordReader
-from contextd.core.writing.review import PROPOSAL, ReviewQueue
+from contextd.core.writing.holding import PROPOSAL
+from contextd.core.writing.review import ReviewQueue
 from contextd.core.writing.validation import checked_text
 from contextd.core.writing.writer import PreparedWrite, RecordWriter
 from contextd.credentials.scan import find_secrets

@@ -22,8 +22,9 @@ from contextd.chat import ChatClient
 from contextd.clock import now
 from contextd.core.recall.presentation import fence
 from contextd.core.recall.transcript import read_since
+from contextd.core.writing.holding import PROPOSAL
 from contextd.core.writing.proposed import describe_kinds, typed_value
-from contextd.core.writing.review import PROPOSAL, ReviewQueue
+from contextd.core.writing.review import ReviewQueue
 from contextd.core.writing.writer import RecordWriter
 from contextd.credentials.scan import find_secrets
 from contextd.errors import BadReplyError, ContextdError, InvalidInputError, ValidationError

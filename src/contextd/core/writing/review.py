@@ -13,9 +13,11 @@ from msgspec.structs import replace
 
 from contextd.clock import now
 from contextd.core.reading.prefixes import matching_ids, refuse_ambiguous
+from contextd.core.writing.edits import edited_draft
+from contextd.core.writing.holding import PROPOSAL
 from contextd.errors import InvalidInputError, NotFoundError
 from contextd.ids import MIN_PREFIX
-from contextd.models import Origin, Project, Record, RecordDraft, RecordEdit
+from contextd.models import Project, Record, RecordDraft, RecordEdit
 from contextd.storage import id_prefixes
 from contextd.storage import review_queue as rows
 from contextd.storage.dialect import acting_as
@@ -25,23 +27,9 @@ from contextd.storage.store import Database
 if TYPE_CHECKING:
     from contextd.core.writing.writer import RecordWriter
 
-__all__ = ["POLICIES", "PROPOSAL", "Held", "ReviewQueue", "held_by", "whose"]
+__all__ = ["Held", "ReviewQueue", "whose"]
 
-POLICIES = ("off", "agent", "all")
-PROPOSAL = "proposal"  # asked_by of what a model read out of a transcript: always held
 Held = rows.Held
-
-
-def held_by(policy: str, draft: RecordDraft) -> bool:
-    """Whether a new record waits for a person: under "agent" what agents write (through MCP,
-    whatever origin they claim, or as origin agent), under "all" also what contextd captured
-    for them (drafted checkpoints). A model's proposal always waits, whatever the policy."""
-    if draft.asked_by == PROPOSAL:
-        return True
-    if draft.asked_by == "capture":
-        return policy == "all"
-    by_agent = draft.asked_by == "agent" or draft.origin is Origin.AGENT
-    return by_agent and policy in ("agent", "all")
 
 
 def _written_by(held: Held) -> str:
@@ -184,7 +172,6 @@ class ReviewQueue:
             ValidationError: the edited draft breaks a rule.
         """
         from contextd.core.writing.validation import validate_draft
-        from contextd.core.writing.writer import edited_draft
 
         (held,) = self._find_all([reference], project)
         if held.request != "create":

@@ -4,7 +4,7 @@ transaction under the same rules whichever surface asked."""
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Protocol, TypeVar
+from typing import Protocol
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -13,7 +13,8 @@ from contextd.clock import now
 from contextd.core.reading.reader import RecordReader
 from contextd.core.writing.appending import joined
 from contextd.core.writing.duplicates import DuplicateGuard
-from contextd.core.writing.review import held_by
+from contextd.core.writing.edits import edited_draft
+from contextd.core.writing.holding import held_by
 from contextd.core.writing.validation import checked_text, validate_draft
 from contextd.errors import (
     ConflictError,
@@ -21,7 +22,6 @@ from contextd.errors import (
     InvalidInputError,
     ProviderUnavailableError,
     UnknownOutcomeError,
-    ValidationError,
 )
 from contextd.fields import text_fields
 from contextd.ids import new_id
@@ -34,7 +34,6 @@ from contextd.models import (
     Similar,
     Status,
     Stored,
-    body_from_dict,
     body_to_dict,
 )
 from contextd.retrieval.indexer import Indexer, embedding_text
@@ -46,10 +45,9 @@ from contextd.storage import vectors as vector_rows
 from contextd.storage.connection import Connection
 from contextd.storage.store import Database
 
-__all__ = ["PreparedWrite", "RecordFiles", "RecordWriter", "edited_body", "edited_draft"]
+__all__ = ["PreparedWrite", "RecordFiles", "RecordWriter"]
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 # The group a draft of this project names ("" for the project's own), or a refusal.
 GroupTarget = Callable[[str, Project], Group]
 
@@ -630,41 +628,6 @@ def _relinked(record: Record, old_id: str, new_id: str) -> tuple[str, ...]:
     """`record`'s links with `old_id` replaced by `new_id`, each once, never itself."""
     moved = (new_id if rid == old_id else rid for rid in record.related_to)
     return tuple(rid for rid in dict.fromkeys(moved) if rid != record.id)
-
-
-def _pick(new: T | None, old: T) -> T:
-    return old if new is None else new
-
-
-def edited_draft(draft: RecordDraft, edit: RecordEdit) -> RecordDraft:
-    """`draft` with the fields `edit` names changed, not validated yet (`update`, and a held
-    draft's `review edit`)."""
-    return replace(
-        draft,
-        title=_pick(edit.title, draft.title),
-        body=edited_body(draft, edit.body),
-        category=_pick(edit.category, draft.category),
-        tags=_pick(edit.tags, draft.tags),
-        retrieval_hints=_pick(edit.retrieval_hints, draft.retrieval_hints),
-        priority=_pick(edit.priority, draft.priority),
-        related_to=_pick(edit.related_to, draft.related_to),
-    )
-
-
-def edited_body(record: Record | RecordDraft, changes: dict[str, Any]) -> Any:
-    """`record`'s body with `changes` made, refusing a field its kind does not have."""
-    if not changes:
-        return record.body
-    current = body_to_dict(record.body)
-    unknown = sorted(set(changes) - set(current))
-    if unknown:
-        raise ValidationError(
-            unknown[0],
-            f"A {record.kind} has no field {unknown[0]!r}; it has: "
-            f"{', '.join(current) or 'only its title, category, tags and hints'}.",
-        )
-    current.update(changes)
-    return body_from_dict(record.kind, current)
 
 
 @contextmanager
