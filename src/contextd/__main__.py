@@ -23,7 +23,7 @@ def main() -> None:
     if sys.argv[1:2] == ["hook"]:
         from contextd.client.hook import run_hook
 
-        sys.exit(run_hook(sys.argv[2:], _hook_in_process, _hook_failure))
+        sys.exit(run_hook(sys.argv[2:], _hook_in_process, _hook_failure, own_process=True))
     _refuse_undecodable_arguments(sys.argv[1:])
     if {"mcp", "serve"}.issubset(sys.argv[1:]):
         from contextd.client.relay import serve

@@ -289,9 +289,7 @@ def test_a_compacted_session_is_asked_for_a_checkpoint(repo: Path) -> None:
     assert "record where it stands with checkpoint" in done.context
 
 
-def test_a_drafted_checkpoint_lists_only_what_its_own_sessions_wrote(
-    repo: Path, run: Cli
-) -> None:
+def test_a_drafted_checkpoint_lists_only_what_its_own_sessions_wrote(repo: Path, run: Cli) -> None:
     """On a busy store records arrive while a session runs (a teammate's agent over `serve`,
     say): the draft names this developer's records, not theirs."""
     from contextd.app import open_app

@@ -187,7 +187,7 @@ def test_a_hook_blocked_where_no_signal_reaches_ends_at_its_budget_having_printe
         "def stuck(event, raw):\n"
         f"    sqlite3.connect({str(locked)!r}, timeout=30).execute('BEGIN IMMEDIATE')\n"
         "    return 'an answer that must not be printed'\n"
-        "sys.exit(run_hook(['prompt'], stuck, repr))\n"
+        "sys.exit(run_hook(['prompt'], stuck, repr, own_process=True))\n"
     )
     with closing(sqlite3.connect(locked, isolation_level=None)) as holder:
         holder.execute("BEGIN IMMEDIATE")

@@ -285,6 +285,7 @@ def _add(home: Path, repo: Path, *args: str) -> str:
         cwd=repo,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=True,
     )
     record_id = json.loads(done.stdout)["id"]

@@ -20,6 +20,7 @@ def _cli(home: Path, repo: Path, *args: str) -> Any:
         cwd=repo,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=True,
     )
     return json.loads(done.stdout)
@@ -54,6 +55,7 @@ def test_the_owner_reviews_another_developers_draft_and_approves_it(
         cwd=repo,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=True,
     ).stdout
     assert "agent, alice" in listing

@@ -43,10 +43,14 @@ def run_hook(
     argv: list[str],
     in_process: Callable[[str, bytes], str],
     describe: Callable[[BaseException], str],
+    *,
+    own_process: bool = False,
 ) -> int:
     """Run one hook; always returns 0 (fail open). Without a daemon's answer, `in_process`
     gives what to print for the event and the raw payload; `describe` words a failure for
-    hook.log (never quoting the payload)."""
+    hook.log (never quoting the payload). `own_process`: this process is the hook's (the
+    `contextd hook` program), so its budget counts from the process's start and the watchdog
+    may end it; otherwise (a hook run inside another program) only the orderly deadline."""
     event = argv[0] if len(argv) == 1 else ""
     home = resolve_home()
     if event not in EVENTS:
@@ -61,7 +65,7 @@ def run_hook(
         why = _OutOfTime(f"gave up when its {budget:.0f} s budget was spent")
         _log(home, event, why, time.monotonic() - started, describe)
 
-    watchdog = _Watchdog(budget, spent)
+    watchdog = _Watchdog(budget, spent, armed=own_process)
     try:
         with watchdog:
             with _deadline(watchdog.remaining() - _GRACE_S):
@@ -142,9 +146,10 @@ class _Watchdog:
     no call the main thread is blocked in (a C library's own wait loop, a lock) can hold the
     agent past it. `on_expiry` logs why, first."""
 
-    def __init__(self, seconds: float, on_expiry: Callable[[], None]) -> None:
-        self._ends = time.monotonic() + seconds - _age()
+    def __init__(self, seconds: float, on_expiry: Callable[[], None], *, armed: bool) -> None:
+        self._ends = time.monotonic() + seconds - (_age() if armed else 0.0)
         self._on_expiry = on_expiry
+        self._armed = armed  # unarmed, it only counts the budget for the orderly deadline
         self._printing = threading.Lock()
         self._timer = threading.Timer(max(0.0, self.remaining()), self._expire)
         self._timer.daemon = True
@@ -153,7 +158,8 @@ class _Watchdog:
         return self._ends - time.monotonic()
 
     def __enter__(self) -> None:
-        self._timer.start()
+        if self._armed:
+            self._timer.start()
 
     def __exit__(self, *_exc: object) -> None:
         self._timer.cancel()
