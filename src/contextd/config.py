@@ -17,10 +17,10 @@ from msgspec.structs import asdict, fields, replace
 
 from contextd import home_folder
 from contextd.agent_dirs import project_dirs
-from contextd.client.grammar import did_you_mean
 from contextd.clock import parse_span
 from contextd.errors import ConfigError, InvalidInputError
 from contextd.server_url import url_problem
+from contextd.text.grammar import did_you_mean
 
 __all__ = [
     "CONFIG_FILE",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from contextd.client.printer import json_text, strip, style, terminal_text
+from contextd.text.printer import json_text, strip, style, terminal_text
 from tests.conftest import Cli
 
 HOSTILE = "Deploys go through staging \x1b]0;pwned\x07first\x1b[2J\r\n\u202eevil"

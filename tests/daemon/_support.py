@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from contextd.client import frames, rendezvous, to_daemon
+from contextd.wire import frames, rendezvous, to_daemon
 from tests.hooks._support import daemon_processes, end_processes, hook_env
 
 __all__ = ["Daemons", "alive", "ask_hook", "exchange", "wait_gone"]

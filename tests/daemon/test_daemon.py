@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from contextd.client import frames, to_daemon
+from contextd.wire import frames, to_daemon
 from tests.conftest import DECISION, POSTGRES, Cli
 from tests.daemon._support import Daemons, alive, ask_hook, exchange, wait_gone
 from tests.hooks._support import (

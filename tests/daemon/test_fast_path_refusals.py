@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from contextd.client import to_daemon
+from contextd.wire import to_daemon
 from tests.conftest import DECISION
 from tests.daemon._support import Daemons
 from tests.daemon.test_served import contextd as run_client

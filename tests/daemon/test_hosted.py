@@ -20,11 +20,11 @@ import pytest
 from mcp.types import Implementation
 
 from contextd.app import open_app
-from contextd.client import to_daemon
 from contextd.client.relay import LOST
 from contextd.config import load_settings
 from contextd.daemon.hosting import MAX_HOSTED
 from contextd.storage.sessions import SessionRow
+from contextd.wire import to_daemon
 from mcp import Client, StdioServerParameters
 from tests.conftest import make_repo
 from tests.daemon._support import Daemons, wait_gone

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from contextd.client.launch import running
 from contextd.config import load_settings
 from contextd.daemon.lifetime import CHECK_S, Lifetime
 from contextd.errors import ConfigError
 from contextd.ids import new_id
+from contextd.wire.launch import running
 from tests.conftest import DECISION, Cli
 from tests.daemon._support import Daemons, alive, ask_hook, wait_gone
 from tests.hooks._support import (

@@ -17,12 +17,12 @@ import anyio
 import msgspec
 import pytest
 
-from contextd.client import frames, to_daemon
 from contextd.daemon.intake import MAX_PENDING, REQUEST_DEADLINE_S
 from contextd.daemon.server import WORKERS
 from contextd.limits import MAX_SEARCH_LIMIT
 from contextd.models import Kind, MemoryBody, RecordDraft
 from contextd.service.requests import MAX_PROJECT_DIRS, MAX_SUPERSEDES, decode_request
+from contextd.wire import frames, to_daemon
 from mcp import Client
 from tests.conftest import DECISION, Cli
 from tests.daemon._support import Daemons, exchange

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from contextd.client import frames, rendezvous, to_daemon
+from contextd.wire import frames, rendezvous, to_daemon
 from tests.conftest import DECISION, Cli
 from tests.daemon._support import Daemons
 from tests.hooks._support import hook_env

@@ -14,9 +14,10 @@ from click.testing import CliRunner
 from contextd.cli import hot
 from contextd.cli._context import state
 from contextd.cli.main import cli
-from contextd.client import commands, frames, quick
+from contextd.client import commands, quick
 from contextd.models import Kind
 from contextd.service.requests import Ping, SearchAsk, WriteAsk, decode_request
+from contextd.wire import frames
 
 ACCEPTED = [
     ["search", "q"],

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from contextd.client import frames, rendezvous, to_daemon
+from contextd.wire import frames, rendezvous, to_daemon
 from tests.conftest import DECISION, POSTGRES, Cli, make_repo
 from tests.daemon._support import Daemons, wait_gone
 from tests.hooks._support import hook_env, run_hook, user_prompt

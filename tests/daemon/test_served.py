@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import contextd as contextd_package
-from contextd.client import to_daemon
+from contextd.wire import to_daemon
 from tests.conftest import DECISION, POSTGRES, Cli, make_repo
 from tests.daemon._support import Daemons, wait_gone
 from tests.hooks._support import hook_env

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import contextd
-from contextd.client import to_daemon
+from contextd.wire import to_daemon
 from tests.conftest import DECISION, Cli
 from tests.daemon._support import Daemons, wait_gone
 from tests.hooks._support import hook_env, run_hook, user_prompt

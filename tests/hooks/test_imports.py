@@ -70,7 +70,7 @@ NOT_FOR_RECALL = {
     "contextd.storage.vectors",
     # (contextd.storage.feedback is read by every search: an answer learned for a prompt's
     # very words comes first; it is two queries over the standard library.)
-    "contextd.client.launch",
+    "contextd.wire.launch",
     "contextd.gitinfo",
     "numpy",
     "subprocess",

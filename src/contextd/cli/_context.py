@@ -10,11 +10,11 @@ import click
 from msgspec import Struct
 
 from contextd.app import App, can_write_store, open_app
-from contextd.client.launch import start_quietly
 from contextd.client.options import Option
-from contextd.client.printer import COLOUR_MODES, echo, use_colour
 from contextd.config import Settings, load_settings
 from contextd.errors import ContextdError
+from contextd.text.printer import COLOUR_MODES, echo, use_colour
+from contextd.wire.launch import start_quietly
 
 __all__ = [
     "CliState",

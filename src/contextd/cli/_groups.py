@@ -5,7 +5,7 @@ from typing import Any
 
 import click
 
-from contextd.client.grammar import did_you_mean
+from contextd.text.grammar import did_you_mean
 
 __all__ = ["SuggestingGroup"]
 

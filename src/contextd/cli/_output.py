@@ -9,7 +9,13 @@ import click
 
 from contextd.cli._context import state
 from contextd.cli._pager import paged
-from contextd.client.printer import (
+from contextd.client.results import write_printout
+from contextd.clock import age
+from contextd.core.reading.views import NOT_CURRENT, written_view
+from contextd.errors import InvalidInputError
+from contextd.fields import body_fields
+from contextd.models import Kind, Record, Similar, Status
+from contextd.text.printer import (
     echo,
     json_text,
     kind_cell,
@@ -18,12 +24,6 @@ from contextd.client.printer import (
     table_lines,
     write,
 )
-from contextd.client.results import write_printout
-from contextd.clock import age
-from contextd.core.reading.views import NOT_CURRENT, written_view
-from contextd.errors import InvalidInputError
-from contextd.fields import body_fields
-from contextd.models import Kind, Record, Similar, Status
 
 if TYPE_CHECKING:  # types only: a write never loads the reader
     from contextd.core.reading.reader import RecordDetail

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from contextd.cli._context import state
-from contextd.client.printer import colour_on
+from contextd.text.printer import colour_on
 
 __all__ = ["Bar", "progress_bar"]
 

@@ -8,9 +8,9 @@ from msgspec.structs import asdict
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
-from contextd.client.printer import echo, style
 from contextd.config import settings_view, toml_value
 from contextd.core.workspace.config_file import set_config_value
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS"]
 

@@ -7,10 +7,10 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, limit_option, more_note, record_block, record_row, table
-from contextd.client.printer import echo
 from contextd.clock import age
 from contextd.core.reading.views import detail_view, project_view, record_view
 from contextd.models import Kind
+from contextd.text.printer import echo
 
 __all__ = ["COMMANDS"]
 

@@ -15,13 +15,13 @@ from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
 from contextd.cli._progress import progress_bar
 from contextd.cli.survey import print_summary
-from contextd.client.grammar import counted
-from contextd.client.printer import echo, style
 from contextd.clock import parse_when, to_iso
 from contextd.core.workspace.capped import Cap, read_capped, read_stream_capped
 from contextd.errors import InvalidInputError
 from contextd.sync.bundle import bundle_cap, dump_bundle
 from contextd.sync.summary import store_summary
+from contextd.text.grammar import counted
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS", "print_merge"]
 

@@ -3,7 +3,7 @@
 import click
 from click.shell_completion import get_completion_class
 
-from contextd.client.printer import echo
+from contextd.text.printer import echo
 
 __all__ = ["COMMANDS"]
 

@@ -12,10 +12,10 @@ import click
 from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
-from contextd.client import rendezvous, to_daemon
-from contextd.client.printer import echo
 from contextd.errors import DaemonError
 from contextd.home_folder import make_private
+from contextd.text.printer import echo
+from contextd.wire import rendezvous, to_daemon
 
 __all__ = ["COMMANDS", "OUTDATED", "ask_daemon", "outdated"]
 
@@ -68,7 +68,7 @@ def start() -> None:
     running = ask_daemon(str(home), "ping")
     action = "already running"
     if running is None:
-        from contextd.client.launch import start_detached
+        from contextd.wire.launch import start_detached
 
         _prepare(home)
         try:
@@ -112,7 +112,7 @@ def _wait_for(home: str, process: Any) -> dict[str, Any]:
 
 def _why_it_failed(home: str) -> str:
     """The reason `daemon run` gave, from the end of its log."""
-    from contextd.client.launch import LOG_FILE
+    from contextd.wire.launch import LOG_FILE
 
     try:
         with open(os.path.join(home, LOG_FILE), encoding="utf-8", errors="replace") as log:

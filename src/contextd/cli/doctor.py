@@ -21,12 +21,12 @@ from contextd.cli._context import common_options, get_app, get_settings
 from contextd.cli._output import emit
 from contextd.cli.daemon import OUTDATED, ask_daemon, outdated
 from contextd.cli.setup import places_here
-from contextd.client.printer import echo, style
 from contextd.config import Settings
 from contextd.core.workspace.local_model import INSTALL_HINT, local_model_health
 from contextd.core.workspace.status import PROBE_TIMEOUT_S
 from contextd.errors import ContextdError
 from contextd.models import Probe
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS", "Finding", "checkup"]
 

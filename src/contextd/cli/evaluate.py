@@ -10,10 +10,10 @@ from contextd.app import open_app, scratch_settings
 from contextd.cli._context import common_options, get_settings
 from contextd.cli._output import emit, table
 from contextd.cli._progress import Bar
-from contextd.client.printer import echo
 from contextd.core.workspace.local_model import find_local_model
 from contextd.errors import ProviderUnavailableError
 from contextd.evaluation import METRICS, Evaluator, load_dataset
+from contextd.text.printer import echo
 
 __all__ = ["COMMANDS"]
 

@@ -7,8 +7,8 @@ import click
 from contextd.agents.agent_files import Target
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
-from contextd.client.grammar import counted
-from contextd.client.printer import echo
+from contextd.text.grammar import counted
+from contextd.text.printer import echo
 
 __all__ = ["COMMANDS"]
 

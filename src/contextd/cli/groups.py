@@ -8,10 +8,10 @@ import click
 from contextd.app import App
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import confirm, emit, table
-from contextd.client.grammar import counted
-from contextd.client.printer import echo, style
 from contextd.core.workspace.groups import GroupDetail, group_view
 from contextd.models import Project
+from contextd.text.grammar import counted
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS"]
 

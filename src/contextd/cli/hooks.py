@@ -7,9 +7,10 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit
-from contextd.client.hook import EVENTS, run_hook
-from contextd.client.printer import echo
+from contextd.client.hook import run_hook
 from contextd.core.recall.compaction import report_text
+from contextd.text.printer import echo
+from contextd.wire.hook_events import EVENTS
 
 __all__ = ["COMMANDS"]
 

@@ -10,9 +10,9 @@ import click
 
 from contextd.cli._context import common_options, declared_options, get_app, option_bundle, state
 from contextd.client import commands
-from contextd.client.printer import write
 from contextd.client.results import answer_printout
 from contextd.service.answer import answer_here
+from contextd.text.printer import write
 
 __all__ = ["COMMANDS"]
 

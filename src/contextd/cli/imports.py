@@ -10,7 +10,6 @@ from contextd.cli._context import common_options, get_app
 from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
 from contextd.cli._progress import progress_bar
-from contextd.client.printer import clip, echo, style
 from contextd.importers import (
     Importer,
     ImportReport,
@@ -19,6 +18,7 @@ from contextd.importers import (
     read_context_keeper,
     read_kept,
 )
+from contextd.text.printer import clip, echo, style
 
 __all__ = ["COMMANDS"]
 

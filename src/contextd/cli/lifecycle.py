@@ -7,14 +7,14 @@ import click
 
 from contextd.cli._context import common_options, declared_options, get_app
 from contextd.cli._output import emit, limit_option, more_note, record_row, report_write, table
-from contextd.client.grammar import counted
 from contextd.client.options import Option
-from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import code_change_view, record_view
 from contextd.core.upkeep.quality import command_for, scan_quality
 from contextd.fields import BODY_FIELDS, BodyField
 from contextd.models import Record, RecordEdit
+from contextd.text.grammar import counted
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS", "edit_from", "edit_options"]
 

@@ -11,9 +11,9 @@ import click
 from contextd import DISTRIBUTION
 from contextd.cli._context import common_options, state
 from contextd.cli._groups import SuggestingGroup
-from contextd.client.printer import echo, use_colour, write
-from contextd.client.words import error_printout, in_cli_words
 from contextd.errors import ContextdError
+from contextd.text.printer import echo, use_colour, write
+from contextd.text.words import error_printout, in_cli_words
 
 __all__ = ["cli", "main"]
 

@@ -11,7 +11,6 @@ from contextd.cli._context import common_options, get_settings
 from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
 from contextd.cli._progress import progress_bar
-from contextd.client.printer import echo
 from contextd.config import Settings
 from contextd.core.workspace.local_model import (
     DEFAULT_TIMEOUT_S,
@@ -19,6 +18,7 @@ from contextd.core.workspace.local_model import (
     ModelSetup,
     install_local_model,
 )
+from contextd.text.printer import echo
 
 __all__ = ["COMMANDS", "put_model_in_home", "setup_view"]
 

@@ -9,12 +9,12 @@ import click
 from contextd.agents.importer import ImportOutcome
 from contextd.cli._context import common_options, get_app, get_settings, state
 from contextd.cli._output import confirm, emit
-from contextd.client.grammar import counted
-from contextd.client.printer import echo, style
 from contextd.config import Settings
 from contextd.core.reading.views import project_view
 from contextd.core.workspace.home import initialise_home
 from contextd.errors import InvalidInputError
+from contextd.text.grammar import counted
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS"]
 

@@ -10,7 +10,6 @@ from contextd.app import App
 from contextd.cli._context import common_options, get_app, state
 from contextd.cli._output import emit
 from contextd.cli._progress import Bar
-from contextd.client.printer import echo
 from contextd.core.recall.presentation import one_line
 from contextd.core.upkeep.consolidation import Cluster, Merge
 from contextd.core.upkeep.refresh import RefreshReport
@@ -18,6 +17,7 @@ from contextd.core.upkeep.summaries import MAX_CLUSTERS, Summarizer, Summary
 from contextd.errors import ContextdError, InvalidInputError
 from contextd.fields import body_fields
 from contextd.models import Kind, Project, RecordDraft, body_to_dict
+from contextd.text.printer import echo
 
 __all__ = ["COMMANDS"]
 

@@ -11,10 +11,10 @@ from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table, warn
 from contextd.cli.bundles import print_merge
 from contextd.cli.survey import print_summary
-from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.sync.remotes import expansion_warnings, remote_view
 from contextd.sync.ssh import RemoteSpec
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS", "conflicts"]
 

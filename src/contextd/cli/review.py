@@ -9,12 +9,12 @@ from contextd.cli._context import common_options, get_app
 from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
 from contextd.cli.lifecycle import edit_from, edit_options
-from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import record_view
 from contextd.core.writing.review import Held, whose
 from contextd.errors import InvalidInputError
 from contextd.models import Record
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS"]
 

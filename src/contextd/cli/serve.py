@@ -9,8 +9,8 @@ import click
 
 from contextd.app import can_write_store
 from contextd.cli._context import common_options, get_app, get_settings, state
-from contextd.client.printer import echo
 from contextd.errors import InvalidInputError, StoreError
+from contextd.text.printer import echo
 
 __all__ = ["COMMANDS"]
 

@@ -8,12 +8,12 @@ from msgspec.structs import asdict
 from contextd.cli._context import common_options, get_app
 from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
-from contextd.client.printer import echo, style
 from contextd.clock import age, duration, now
 from contextd.core.reading.views import record_view
 from contextd.core.workspace.sessions import SessionReport, SessionRow, duration_seconds
 from contextd.errors import NotFoundError
 from contextd.models import Kind, Record
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS"]
 

@@ -16,9 +16,9 @@ from contextd.agents.setup import Action, FileChange, SetupReport, find_executab
 from contextd.agents.writers import Launcher
 from contextd.cli._context import common_options, state
 from contextd.cli._output import emit, table
-from contextd.client.printer import echo, style
 from contextd.config import resolve_home
 from contextd.errors import ConfigError, InvalidInputError
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS", "places_here"]
 

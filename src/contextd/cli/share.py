@@ -8,10 +8,10 @@ from msgspec.structs import asdict
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
-from contextd.client.grammar import counted
-from contextd.client.printer import echo
 from contextd.core.recall.presentation import shown_name
 from contextd.share.history import Refusal
+from contextd.text.grammar import counted
+from contextd.text.printer import echo
 
 __all__ = ["COMMANDS"]
 

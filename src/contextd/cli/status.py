@@ -11,14 +11,14 @@ from contextd.app import App
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import KIND_HEADINGS, emit
 from contextd.cli.setup import places_here
-from contextd.client.grammar import counted
-from contextd.client.printer import echo, style
 from contextd.clock import age
 from contextd.core.reading.views import project_view, record_view
 from contextd.core.recall.presentation import shown_name
 from contextd.core.workspace.status import StatusReport
 from contextd.models import Kind, Probe
 from contextd.share.service import SharedView
+from contextd.text.grammar import counted
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS"]
 

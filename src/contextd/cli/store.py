@@ -6,7 +6,7 @@ import click
 from contextd.cli._context import common_options, get_app
 from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit
-from contextd.client.printer import echo
+from contextd.text.printer import echo
 
 __all__ = ["COMMANDS"]
 

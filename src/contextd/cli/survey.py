@@ -12,10 +12,10 @@ traceback)."""
 from typing import Any
 
 from contextd.cli._output import KIND_HEADINGS, table
-from contextd.client.printer import echo, style
 from contextd.clock import age, is_stamp
 from contextd.core.recall.presentation import shown_name
 from contextd.models import Kind, Status
+from contextd.text.printer import echo, style
 
 __all__ = ["print_summary"]
 

@@ -10,11 +10,11 @@ from contextd.cli._context import common_options, get_app, state
 from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import confirm, emit
 from contextd.cli.remote import conflicts, resolve
-from contextd.client.printer import echo
 from contextd.errors import ConflictError, InvalidInputError
 from contextd.mirror.adopt import Change
 from contextd.mirror.service import AdoptPlan, SyncReport
 from contextd.models import Project
+from contextd.text.printer import echo
 
 __all__ = ["COMMANDS"]
 

@@ -7,9 +7,9 @@ import click
 from contextd.cli._context import common_options, get_app, state
 from contextd.cli._groups import SuggestingGroup
 from contextd.cli._output import emit, table
-from contextd.client.printer import echo, style
 from contextd.clock import now
 from contextd.core.workspace.tokens import TokenRow
+from contextd.text.printer import echo, style
 
 __all__ = ["COMMANDS"]
 

@@ -4,8 +4,8 @@ import click
 
 from contextd.cli._context import common_options, get_app
 from contextd.cli._output import emit, table
-from contextd.client.printer import echo
 from contextd.core.reading.views import record_view
+from contextd.text.printer import echo
 
 __all__ = ["COMMANDS"]
 

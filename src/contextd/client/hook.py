@@ -18,16 +18,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from contextd.agent_dirs import project_dirs
-from contextd.client import to_daemon
-from contextd.client.rendezvous import Unsafe
 from contextd.home_folder import make_folders, open_private, resolve_home, unusable
 from contextd.limits import MAX_HOOK_PAYLOAD
+from contextd.wire import to_daemon
+from contextd.wire.hook_events import EVENTS
+from contextd.wire.rendezvous import Unsafe
 
-__all__ = ["EVENTS", "run_hook"]
+__all__ = ["run_hook"]
 
-EVENTS = (
-    "session-start", "prompt", "post-edit", "post-bash", "pre-compact", "stop", "session-end",
-)  # fmt: skip
 
 _BUDGET_S = {"prompt": 4.0, "post-edit": 4.0, "post-bash": 4.0}  # others: _DEFAULT_BUDGET_S
 _DEFAULT_BUDGET_S = 10.0

@@ -6,7 +6,7 @@ refuse) it leaves to click, which says what is wrong. The standard library only.
 
 from collections.abc import Mapping
 
-from contextd.client.printer import COLOUR_MODES
+from contextd.text.printer import COLOUR_MODES
 
 __all__ = ["COMMON", "Option", "Parsed", "parse"]
 

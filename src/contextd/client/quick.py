@@ -13,13 +13,14 @@ import os
 import sys
 from typing import Any
 
-from contextd.client import commands, to_daemon
-from contextd.client.printer import Printout, use_colour, write
-from contextd.client.rendezvous import Unsafe
+from contextd.client import commands
 from contextd.client.results import answer_printout
-from contextd.client.words import refusal_printout
 from contextd.errors import ContextdError, from_facts
 from contextd.home_folder import resolve_home
+from contextd.text.printer import Printout, use_colour, write
+from contextd.text.words import refusal_printout
+from contextd.wire import to_daemon
+from contextd.wire.rendezvous import Unsafe
 
 __all__ = ["answer", "place"]
 

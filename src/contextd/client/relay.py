@@ -31,10 +31,10 @@ import time
 from typing import Any, NamedTuple
 
 from contextd.agent_dirs import project_dirs
-from contextd.client import to_daemon
 from contextd.client.options import Option, parse
-from contextd.client.rendezvous import Unsafe
 from contextd.home_folder import resolve_home
+from contextd.wire import to_daemon
+from contextd.wire.rendezvous import Unsafe
 
 __all__ = ["IN_PROCESS", "SERVE_OPTIONS", "serve"]
 

@@ -6,8 +6,8 @@ client that uses it."""
 
 from typing import Any
 
-from contextd.client.grammar import counted
-from contextd.client.printer import (
+from contextd.text.grammar import counted
+from contextd.text.printer import (
     Printout,
     clip,
     json_text,

@@ -18,7 +18,7 @@ import socket
 import time
 from typing import NamedTuple
 
-from contextd.client import frames, rendezvous
+from contextd.wire import frames, rendezvous
 
 __all__ = ["MAX_PENDING", "REQUEST_DEADLINE_S", "Arrived", "Intake"]
 

@@ -22,14 +22,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from contextd.app import App
-from contextd.client import frames, rendezvous
-from contextd.client.launch import LOCK_FILE
 from contextd.daemon.handlers import Handlers
 from contextd.daemon.hosting import Hosting, McpSessions
 from contextd.daemon.intake import Arrived, Intake
 from contextd.daemon.lifetime import Lifetime
 from contextd.daemon.pulling import ScheduledPull
 from contextd.home_folder import PRIVATE_FILE, open_private
+from contextd.wire import frames, rendezvous
+from contextd.wire.launch import LOCK_FILE
 
 __all__ = ["serve"]
 

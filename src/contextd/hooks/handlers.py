@@ -17,7 +17,6 @@ from typing import Any
 from msgspec.structs import replace
 
 from contextd.app import App
-from contextd.client.grammar import counted
 from contextd.config import Settings
 from contextd.core.recall.compaction import report_text
 from contextd.core.recall.packing import SEPARATOR, pack
@@ -36,6 +35,7 @@ from contextd.hooks.reply import is_command
 from contextd.models import CodeChange, ConstraintBody, Project, Record, SearchQuery
 from contextd.provenance import changes_via
 from contextd.share.layout import shared_checkout
+from contextd.text.grammar import counted
 
 __all__ = ["handle", "turned_off"]
 
@@ -361,7 +361,7 @@ def _extract_later(app: App, project: Project, hook: HookEvent) -> None:
     if app.settings.capture.extractor == "none" or transcript is None or app.db.read_only:
         return
     if app.capture.transcript_grew(hook.session_key, transcript):
-        from contextd.client.launch import start_extraction  # (subprocess) only here
+        from contextd.wire.launch import start_extraction  # (subprocess) only here
 
         start_extraction(app.settings.home, project.id, hook.session_key, transcript)
 

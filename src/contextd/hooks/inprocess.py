@@ -38,7 +38,7 @@ def answer_in_process(event: str, raw: bytes) -> str:
     with open_app(light, busy_timeout_ms=busy, read_only=not writable) as app:
         text = handle(app, event, payload, settings.project, settings.cwd, settings.agent_dirs)
     if event == "session-start" and text and writable and settings.hooks.autostart_daemon:
-        from contextd.client.launch import start_quietly  # (subprocess) only here
+        from contextd.wire.launch import start_quietly  # (subprocess) only here
 
         start_quietly(settings.home)  # only inside a known project
     return agent_reply(event, text, payload)

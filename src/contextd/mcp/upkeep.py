@@ -5,7 +5,6 @@ from typing import Annotated
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from contextd.client.grammar import counted
 from contextd.core.reading.views import record_view
 from contextd.core.recall.presentation import one_line
 from contextd.core.upkeep.quality import scan_quality
@@ -15,6 +14,7 @@ from contextd.mcp.messages import quality_fix
 from contextd.mcp.project import NOWHERE, ProjectArg
 from contextd.mcp.render import fenced_lines, reply
 from contextd.mcp.toolkit import READ, Toolkit
+from contextd.text.grammar import counted
 
 __all__ = ["register"]
 

@@ -13,7 +13,6 @@ from typing import Any
 import msgspec
 
 from contextd.app import App
-from contextd.client.hook import EVENTS
 from contextd.core.reading.views import written_view
 from contextd.core.recall.answers import recall_answer, search_answer
 from contextd.errors import InvalidInputError
@@ -21,6 +20,7 @@ from contextd.hooks.handlers import handle
 from contextd.hooks.reply import agent_reply, parse_payload
 from contextd.models import Project
 from contextd.service.requests import HookAsk, RecallAsk, SearchAsk, WriteAsk
+from contextd.wire.hook_events import EVENTS
 
 __all__ = ["Asked", "answer", "answer_here"]
 

@@ -16,10 +16,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from contextd.client.grammar import counted
 from contextd.clock import age, duration
 from contextd.core.upkeep.quality import command_for
 from contextd.errors import ConflictError, ContextdError, InvalidInputError, NotFoundError
+from contextd.text.grammar import counted
 from contextd.web.forms import field_label
 
 __all__ = ["error_page", "failure_status", "page", "render", "safe_view", "when"]

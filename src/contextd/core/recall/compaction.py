@@ -10,7 +10,6 @@ from typing import Any
 
 from msgspec import Struct
 
-from contextd.client.grammar import counted
 from contextd.clock import now, to_iso
 from contextd.core.recall.presentation import fence, one_line
 from contextd.ids import new_id
@@ -19,6 +18,7 @@ from contextd.storage import hook_state as rows
 from contextd.storage import records as record_rows
 from contextd.storage.filters import RecordFilter
 from contextd.storage.store import Database
+from contextd.text.grammar import counted
 
 __all__ = ["CompactionReport", "HookState", "report_text"]
 

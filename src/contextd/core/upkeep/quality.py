@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
-from contextd.client.grammar import counted
 from contextd.clock import to_iso
 from contextd.fields import body_fields, flag_of
 from contextd.models import Project, Record, topic_tags
+from contextd.text.grammar import counted
 
 if TYPE_CHECKING:  # only a type here: the prompt hook, importing this, skips the write path
     from contextd.core.reading.reader import RecordReader

@@ -21,7 +21,6 @@ from datetime import UTC, datetime, timedelta
 
 from msgspec import Struct
 
-from contextd.client.grammar import counted
 from contextd.clock import to_iso
 from contextd.core.upkeep.consolidation import Cluster, Consolidation, Merge
 from contextd.core.upkeep.semantic_index import IndexService
@@ -30,6 +29,7 @@ from contextd.storage import record_log
 from contextd.storage import records as record_rows
 from contextd.storage import sync_state as sync_rows
 from contextd.storage.store import Database
+from contextd.text.grammar import counted
 
 __all__ = ["RefreshReport", "Refresher", "Step"]
 

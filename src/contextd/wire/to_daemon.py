@@ -8,7 +8,7 @@ import json
 import os
 from collections.abc import Mapping
 
-from contextd.client import frames, rendezvous
+from contextd.wire import frames, rendezvous
 
 __all__ = [
     "COMMAND_TIMEOUT_S",
@@ -104,7 +104,7 @@ def _replace_if_outdated(home: str, refusal: object) -> None:
     from contextlib import suppress  # (and pathlib, subprocess) only on this rare path
     from pathlib import Path
 
-    from contextd.client.launch import start_detached
+    from contextd.wire.launch import start_detached
 
     ask(home, {"kind": "stop"}, timeout=HOOK_TIMEOUT_S)
     with suppress(OSError):  # a home that cannot hold the daemon's log: answered cold

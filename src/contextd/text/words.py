@@ -1,9 +1,9 @@
 """Errors in the CLI's own words: the core states facts and names what to do next; here those
 become commands and flags a person types."""
 
-from contextd.client.printer import Printout, json_text
 from contextd.errors import ContextdError, ValidationError
 from contextd.fields import flag_of
+from contextd.text.printer import Printout, json_text
 
 __all__ = ["error_printout", "in_cli_words", "refusal_printout"]
 
