@@ -29,7 +29,6 @@ from contextd.storage import records as rows
 from contextd.storage.connection import Connection
 from contextd.storage.filters import RecordFilter
 from contextd.storage.fts import LexicalMatches, lexical_matches
-from contextd.storage.sqlite.database import translate_errors
 from contextd.storage.store import Database
 
 if TYPE_CHECKING:  # full-text recall (the hook without its daemon) never loads the vector half
@@ -170,8 +169,7 @@ class Retriever:
         semantic = None if arms == "fts" else self._semantic
         soon = semantic.search_soon(query.text, reach, pool) if semantic else None
         try:
-            with translate_errors(self._db.path):
-                found = lexical_matches(conn, query.text, scope, pool)
+            found = lexical_matches(conn, query.text, scope, pool)
             if arms == "semantic":
                 found = LexicalMatches([], 0.0, {})
             # Read while the vector arm may still run: every full-text match can be ranked.
