@@ -109,6 +109,7 @@ def test_store_copy_moves_a_store_to_the_server_and_back(
     first = run.json(*DECISION)
     run.json(*POSTGRES, "--supersedes", first["id"])
     run.json("session", "start", "--agent", "claude-code")
+    run.json("token", "create", "alice-laptop", "--developer", "alice")
     copied = run.json("store", "copy", "--to", pg_url)
     assert copied["copied"]["records"] == 2 and copied["copied"]["projects"] == 1
     assert copied["copied"]["embeddings"] == 2 and copied["copied"]["sessions"] == 1
@@ -134,6 +135,10 @@ def test_store_copy_moves_a_store_to_the_server_and_back(
         run.json("--home", str(restored), "search", "task queue", "--include-superseded")["results"]
         == run.json("search", "task queue", "--include-superseded")["results"]
     )
+    # Every column both stores keep crosses, both ways: a token still acts for its developer.
+    for where in (server_home, restored):
+        tokens = run.json("--home", str(where), "token", "list")["tokens"]
+        assert [(t["name"], t["developer"]) for t in tokens] == [("alice-laptop", "alice")]
 
 
 @pytest.mark.parametrize("target", ["postgresql://u:hunter2pw@h/db", "mysql://u@h/db"])

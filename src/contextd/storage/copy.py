@@ -18,61 +18,15 @@ from contextd.storage.store import Database
 
 __all__ = ["TABLES", "copy_store"]
 
-# Every table, parents before children, with the columns both backends share. A table a
-# migration adds must be listed here (tests/postgres/test_copy.py checks the schema).
-TABLES: dict[str, tuple[str, ...]] = {
-    "projects": ("id", "slug", "name", "git_remote", "created_at", "updated_at", "is_group"),
-    "project_paths": ("path", "project_id", "attached_at"),
-    "group_members": ("project_id", "group_id", "joined_at"),
-    "sessions": (
-        "id", "project_id", "agent", "started_at", "ended_at", "summary", "developer",
-    ),
-    "records": (
-        "id", "project_id", "kind", "category", "title", "body", "body_text", "tags",
-        "retrieval_hints", "origin", "priority", "status", "superseded_by", "related_to",
-        "session_id", "created_at", "updated_at", "verified_at", "archived_reason", "shared",
-        "file_digest", "owner", "handle",
-    ),
-    "record_handles": ("kind", "last"),
-    "tombstones": ("id", "project_id", "deleted_at"),
-    "embeddings": (
-        "record_id", "provider", "dimensions", "text_hash", "vector", "passages", "updated_at",
-    ),
-    "feedback": ("project_id", "record_id", "query", "provider", "vector", "created_at"),
-    "agent_files": ("project_id", "path", "target", "sha256", "written_at"),
-    "sync_versions": ("record_id", "updated_at"),
-    "sync_conflicts": (
-        "record_id", "peer", "local_updated_at", "remote_updated_at", "remote_record",
-        "detected_at",
-    ),
-    "sync_remotes": (
-        "name", "target", "login_shell", "command", "remote_home", "ssh_options", "store_id",
-        "last_pull_at", "last_push_at", "created_at",
-    ),
-    "hook_shown": ("session_key", "record_id", "via", "shown_at"),
-    "compaction_snapshots": (
-        "id", "session_key", "project_id", "taken_at", "trigger", "record_ids",
-        "quality_issues", "report", "reported_at",
-    ),
-    "shared_files": ("checkout", "name", "size", "mtime_ns", "digest", "record_id", "problem"),
-    "code_changes": (
-        "record_id", "commit_sha", "committed_at", "subject", "path", "change",
-    ),
-    "code_checks": ("project_id", "head", "renames", "checked_at"),
-    "capture_sessions": (
-        "session_key", "project_id", "developer", "started_at", "seen_at", "root", "start_head",
-        "start_dirty", "asked_at", "ended_at", "checkpoint_id",
-    ),
-    "review_queue": (
-        "id", "project_id", "developer", "draft", "supersedes", "queued_at", "state", "reason",
-        "decided_at", "request", "target", "payload",
-    ),
-    "record_log": ("record_id", "at", "event", "actor", "via", "owner", "prior"),
-    "http_tokens": (
-        "name", "lookup", "secret_hash", "read_only", "project", "created_at", "expires_at",
-        "revoked_at", "used_at", "window_start", "window_count",
-    ),
-}  # fmt: skip
+# Every table, parents before children (tests/postgres/test_schema.py checks the schema holds
+# no other). What is copied of each is read from the two databases: the columns both have, so a
+# column a migration adds crosses without being listed anywhere.
+TABLES: tuple[str, ...] = (
+    "projects", "project_paths", "group_members", "sessions", "records", "record_handles",
+    "tombstones", "embeddings", "feedback", "agent_files", "sync_versions", "sync_conflicts",
+    "sync_remotes", "hook_shown", "compaction_snapshots", "shared_files", "code_changes",
+    "code_checks", "capture_sessions", "review_queue", "record_log", "http_tokens",
+)  # fmt: skip
 # Tables whose rows a database numbers itself: read in that order, numbered anew.
 _NUMBERED = {"records", "embeddings", "feedback", "record_log"}
 # Tables whose rows belong to a record: copied when that record is.
@@ -84,6 +38,7 @@ _OF_A_RECORD = {
 # theirs in the target.
 _PERSONAL = ("sessions", "capture_sessions", "review_queue")
 _BATCH = 500
+_NO_TEXT = ("", "", "", "")  # what asks a full-text index for its column names
 
 
 def copy_store(
@@ -100,7 +55,8 @@ def copy_store(
     with source.snapshot() as reading, target.transaction() as writing:
         _refuse_filled(writing, target)
         sessions: set[str] = set()
-        for table, columns in TABLES.items():
+        for table in TABLES:
+            columns = _shared_columns(reading, writing, table)
             counts[table] = _copy_table(reading, writing, table, columns, sessions)
             if progress:
                 progress(table, counts[table])
@@ -118,6 +74,19 @@ def _refuse_filled(conn: Connection, target: Database) -> None:
             f"{target.path} already holds a contextd store ({found} projects and records); "
             "copy into an empty database or a new file."
         )
+
+
+def _shared_columns(reading: Connection, writing: Connection, table: str) -> tuple[str, ...]:
+    """The columns of `table` both stores keep, in the source's order: not `seq` (numbered
+    anew) nor the target's own full-text columns (computed as the rows go in)."""
+    target = set(_columns(writing, table))
+    computed = {"seq", *(name for name, _, _ in writing.full_text.indexed_columns(_NO_TEXT))}
+    return tuple(c for c in _columns(reading, table) if c in target and c not in computed)
+
+
+def _columns(conn: Connection, table: str) -> list[str]:
+    sql, params = conn.dialect.column_names(table)
+    return [str(row[0]) for row in conn.execute(sql, params).fetchall()]
 
 
 def _copy_table(
@@ -139,7 +108,7 @@ def _copy_table(
     marks = [target.vector_placeholder if _is_vector(table, c) else "?" for c in columns]
     names = list(columns)
     if table == "records":  # the target's own full-text columns, if it keeps any
-        extra = writing.full_text.indexed_columns(("", "", "", ""))
+        extra = writing.full_text.indexed_columns(_NO_TEXT)
         names += [name for name, _, _ in extra]
         marks += [mark for _, mark, _ in extra]
     sql = f"INSERT INTO {table}({', '.join(names)}) VALUES ({', '.join(marks)})"

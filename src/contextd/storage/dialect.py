@@ -67,6 +67,10 @@ class Dialect(ABC):
         return f"({row}.owner = '' OR {row}.owner = ?)", (self.developer,)
 
     @abstractmethod
+    def column_names(self, table: str) -> tuple[str, tuple[object, ...]]:
+        """A query and its parameters: the names of `table`'s columns, in their order."""
+
+    @abstractmethod
     def json_rows(self, source: str, alias: str) -> str:
         """A FROM item: the text values of the JSON list `source` (a column or `?`) as a table
         named `alias` with one column, `value`."""

@@ -19,6 +19,13 @@ class PostgresDialect(Dialect):
     def __init__(self, developer: str = "") -> None:
         self.own_developer = developer  # '' (no store opened yet): the team's rows only
 
+    def column_names(self, table: str) -> tuple[str, tuple[object, ...]]:
+        return (
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
+            (table,),
+        )
+
     def json_rows(self, source: str, alias: str) -> str:
         return f"jsonb_array_elements_text(CAST({source} AS jsonb)) AS {alias}(value)"
 

@@ -13,6 +13,9 @@ class SqliteDialect(Dialect):
     # CROSS JOIN makes SQLite look each listed id up by its index instead of scanning.
     index_join: ClassVar[str] = "CROSS JOIN"
 
+    def column_names(self, table: str) -> tuple[str, tuple[object, ...]]:
+        return "SELECT name FROM pragma_table_info(?) ORDER BY cid", (table,)
+
     def json_rows(self, source: str, alias: str) -> str:
         return f"json_each({source}) AS {alias}"
 
