@@ -14,6 +14,9 @@ from contextd.errors import ContextdError
 
 __all__ = ["FollowedApp", "config_signature"]
 
+_SECTIONS_AT_START = ("store", "embeddings")  # the store and the model, opened at start
+_SERVE_AT_START = ("max_body_kb", "header_timeout_s")  # the sockets' limits, set at start
+
 
 def config_signature(path: Path) -> tuple[int, int, int] | None:
     """What tells one version of the file from another, without reading it (None: no file)."""
@@ -49,34 +52,28 @@ class FollowedApp:
         except ContextdError as exc:
             self.restart_note = f"{exc} Going on with the settings read at start."
             return self._app
-        fixed = _fixed_at_start(old, fresh)
+        kept, fixed = _as_opened(old, fresh)
+        self.restart_note = None
         if fixed:
             self.restart_note = (
                 f"{old.config_path} changed {', '.join(fixed)}, which take effect only at start: "
                 "restart this process to use them; the rest of the change holds now."
             )
-        else:
-            self.restart_note = None
-        opened = replace(
-            fresh.serve,
-            max_body_kb=old.serve.max_body_kb,
-            header_timeout_s=old.serve.header_timeout_s,
-        )
-        kept = replace(fresh, store=old.store, embeddings=old.embeddings, serve=opened)
         self._app = self._app.with_settings(kept)
         return self._app
 
 
-def _fixed_at_start(old: Settings, fresh: Settings) -> list[str]:
-    """The settings that changed but stay as they were until a restart."""
+def _as_opened(old: Settings, fresh: Settings) -> tuple[Settings, list[str]]:
+    """`fresh`, with what the process opened at start kept as `old` has it; and the names of
+    those that changed (and wait for a restart)."""
     fixed = [
-        f"[{name}]"
-        for name in ("store", "embeddings")
-        if getattr(old, name) != getattr(fresh, name)
+        f"[{name}]" for name in _SECTIONS_AT_START if getattr(old, name) != getattr(fresh, name)
     ]
     fixed += [
         f"serve.{key}"
-        for key in ("max_body_kb", "header_timeout_s")
+        for key in _SERVE_AT_START
         if getattr(old.serve, key) != getattr(fresh.serve, key)
     ]
-    return fixed
+    serve = replace(fresh.serve, **{key: getattr(old.serve, key) for key in _SERVE_AT_START})
+    sections = {name: getattr(old, name) for name in _SECTIONS_AT_START}
+    return replace(fresh, serve=serve, **sections), fixed
