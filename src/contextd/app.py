@@ -124,7 +124,7 @@ class App(Struct, dict=True):
         """Within the block, the store itself reads and writes as the developer this App
         acts for (whose sessions and personal records a statement may see). In a home's
         store a token acting for the home's owner reads and writes as the owner does."""
-        if not self.acting or self.acting == self.home_owner:
+        if self._as_home_owner():
             yield
             return
         with acting_as(self.acting):
@@ -298,8 +298,12 @@ class App(Struct, dict=True):
         """Whether this person reviews every developer's held drafts: a home's owner (on the
         CLI, in the web view, or through their own token), a team server's administrator."""
         if not self.settings.on_server:
-            return not self.acting or self.acting == self.home_owner
+            return self._as_home_owner()
         return not self.acting and self.tokens.administering()
+
+    def _as_home_owner(self) -> bool:
+        """Whether this App works as the home's owner: acting for no one, or for them."""
+        return not self.acting or self.acting == self.home_owner
 
     @cached_property
     def capture(self) -> "Capture":
