@@ -18,7 +18,7 @@ from mcp.types import CallToolResult, Implementation
 
 from mcp import Client
 
-__all__ = ["Served", "connect", "new_token", "result_data", "serve", "text_of"]
+__all__ = ["Served", "cli_json", "connect", "new_token", "result_data", "serve", "text_of"]
 
 
 class Served:
@@ -78,17 +78,22 @@ def serve(cwd: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator
         served.stop()
 
 
-def new_token(home: Path, name: str, *extra: str) -> str:
-    """A token made by the real CLI, as an administrator would."""
+def cli_json(home: Path, *args: str, cwd: Path | None = None) -> Any:
+    """`contextd --home HOME ARGS --json`, the real CLI in a process of its own, as parsed."""
     done = subprocess.run(
-        [sys.executable, "-m", "contextd", "--home", str(home), "token", "create", name, "--json"]
-        + list(extra),
+        [sys.executable, "-m", "contextd", "--home", str(home), *args, "--json"],
+        cwd=cwd,
         capture_output=True,
         text=True,
         encoding="utf-8",
         check=True,
     )
-    token = json.loads(done.stdout)["token"]
+    return json.loads(done.stdout)
+
+
+def new_token(home: Path, name: str, *extra: str) -> str:
+    """A token made by the real CLI, as an administrator would."""
+    token = cli_json(home, "token", "create", name, *extra)["token"]
     assert isinstance(token, str)
     return token
 

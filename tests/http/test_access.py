@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.http.served import connect, new_token, result_data, run, serve, text_of
+from tests.http.served import cli_json, connect, new_token, result_data, run, serve, text_of
 
 READ_ONLY_TOOLS = {
     "get_project_summary",
@@ -280,15 +280,7 @@ def _cli_developer(home: Path, repo: Path) -> str:
 
 
 def _add(home: Path, repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "contextd", "--home", str(home), *args, "--json"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=True,
-    )
-    record_id = json.loads(done.stdout)["id"]
+    record_id = cli_json(home, *args, cwd=repo)["id"]
     assert isinstance(record_id, str)
     return record_id
 

@@ -2,28 +2,19 @@
 administrator on the team server) sees every developer's drafts, each named, in `review`
 and `status`, and approves them; a developer's token sees only their own."""
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from tests.core.test_review_queue import at_a_terminal
-from tests.http.served import connect, new_token, result_data, run, serve, text_of
+from tests.http.served import cli_json, connect, new_token, result_data, run, serve, text_of
 
 FACT = "Deploys of the billing worker go through the blue-green switch, never in place"
 
 
 def _cli(home: Path, repo: Path, *args: str) -> Any:
-    done = subprocess.run(
-        [sys.executable, "-m", "contextd", "--home", str(home), *args, "--json"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=True,
-    )
-    return json.loads(done.stdout)
+    return cli_json(home, *args, cwd=repo)
 
 
 def test_the_owner_reviews_another_developers_draft_and_approves_it(
