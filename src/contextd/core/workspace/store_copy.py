@@ -8,8 +8,8 @@ from msgspec import Struct
 from contextd.errors import InvalidInputError, StoreError
 from contextd.server_url import redact, url_problem
 from contextd.storage.copy import copy_store
+from contextd.storage.opening import open_file
 from contextd.storage.server import open_url
-from contextd.storage.sqlite.database import SqliteDatabase
 from contextd.storage.store import Database
 
 __all__ = ["CopyReport", "copy_to"]
@@ -49,7 +49,7 @@ def copy_to(
         raise InvalidInputError("--to names the store being copied; name another file.")
     created = None if path.exists() else path
     try:
-        destination = SqliteDatabase.open(path)
+        destination = open_file(path)
     except StoreError:
         _remove(created)
         raise
