@@ -128,7 +128,7 @@ class Gate:
             return
         self._held.update(held)
         try:
-            await self._serve(caller, scope, receive, send)
+            await self._serve(core, caller, scope, receive, send)
         finally:
             for key in held:
                 self._held[key] -= 1
@@ -150,8 +150,10 @@ class Gate:
             )
         return None
 
-    async def _serve(self, caller: Caller, scope: Scope, receive: Receive, send: Send) -> None:
-        app, transport = await self._servers.serving(caller.developer, caller.read_only)
+    async def _serve(
+        self, core: App, caller: Caller, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        app, transport = await self._servers.serving(core, caller.developer, caller.read_only)
         place = ServerPlace(app.settings.cwd, caller.project)
         via = f"http {caller.token}"
         agent = _agent(scope)

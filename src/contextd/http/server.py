@@ -78,14 +78,13 @@ def serve(
     """Serve MCP over HTTP at /mcp until interrupted (Ctrl-C, SIGTERM)."""
     limits = core.settings.serve
     body_bytes = limits.max_body_kb * 1024
-    followed = FollowedApp(core)
-    servers = TeamServers(followed, read_only=read_only, body_bytes=body_bytes)
+    servers = TeamServers(read_only=read_only, body_bytes=body_bytes)
     sock = bind(port, host)
     tls_files: dict[str, str] = {}
     if tls is not None:
         tls_files = {"ssl_certfile": str(tls[0]), "ssl_keyfile": str(tls[1])}
     config = uvicorn.Config(
-        _Application(servers, Gate(followed, servers)),
+        _Application(servers, Gate(FollowedApp(core), servers)),
         access_log=False,  # nothing a request carries is logged
         log_level="warning",
         server_header=False,

@@ -18,7 +18,6 @@ from anyio.abc import TaskGroup, TaskStatus
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from contextd.app import App
-from contextd.following import FollowedApp
 from contextd.mcp.server import build_server
 
 __all__ = ["TeamServers"]
@@ -27,8 +26,7 @@ __all__ = ["TeamServers"]
 class TeamServers:
     """The servers of one process, and the task group their transports run in."""
 
-    def __init__(self, followed: FollowedApp, *, read_only: bool, body_bytes: int) -> None:
-        self._followed = followed
+    def __init__(self, *, read_only: bool, body_bytes: int) -> None:
         self._read_only = read_only  # `serve --read-only`: every caller reads only
         self._body_bytes = body_bytes
         # (developer, read-only) -> the App it was built from, the developer's, its transport
@@ -47,12 +45,12 @@ class TeamServers:
                 self._group = None
 
     async def serving(
-        self, developer: str, read_only: bool
+        self, core: App, developer: str, read_only: bool
     ) -> tuple[App, StreamableHTTPSessionManager]:
-        """The developer's App and the transport of their server (built on first use, and
-        again after config.toml changed)."""
+        """The developer's App over `core` (the process's, with the settings in force) and
+        the transport of their server: built on first use, and again once `core` is another
+        (config.toml changed)."""
         key = (developer, read_only or self._read_only)
-        core = self._followed.current()
         async with self._lock:
             if key not in self._served or self._served[key][0] is not core:
                 app = core.acting_for(developer)
